@@ -1,0 +1,26 @@
+//! unitxt-rs engine: prepares textual datasets for generative AI from Unitxt catalog
+//! artifacts (cards, templates, formats, system prompts, demos, augmentors) and evaluates
+//! predictions, producing the same instances and scores as Unitxt 1.26.10.
+
+pub mod artifact;
+pub mod augmentors;
+pub mod card;
+pub mod catalog;
+pub mod error;
+pub mod expr;
+pub mod formats;
+pub mod loaders;
+pub mod operators;
+pub mod py;
+pub mod query;
+pub mod recipe;
+pub mod registry;
+pub mod splitters;
+pub mod stream;
+pub mod system_prompts;
+pub mod task;
+pub mod templates;
+pub mod value;
+
+pub use error::{Error, ErrorKind, Result};
+pub use value::{Instance, Value};

@@ -1,0 +1,238 @@
+//! Stream operators: the steps of cards and recipes.
+//!
+//! Three shapes, as in Unitxt's `operator.py`:
+//! - [`Operator`]: a multi-stream in, a multi-stream out (`MultiStreamOperator`).
+//! - [`StreamOperator`]: one split at a time (`StreamOperator`), e.g. filters and shuffles;
+//!   wrapped by [`StreamOp`], which honours `apply_to_streams` / `dont_apply_to_streams`.
+//! - [`InstanceOperator`]: one instance at a time (`InstanceOperator`); wrapped by
+//!   [`InstanceOp`], which also adds the split and instance index to errors.
+//!
+//! [`FieldOperator`] is the per-value shape of Unitxt's `InstanceFieldOperator` (`field`,
+//! `to_field`, `field_to_field`, `process_every_value`, `not_exist_ok`, ...), adapted by
+//! [`FieldOp`].
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result, ResultExt};
+use crate::stream::{MultiStream, Stream};
+use crate::value::{dict_get_opt, dict_set, Instance, Value};
+
+/// A multi-stream operator: splits in, splits out. Receives `Arc<Self>` so that lazy streams
+/// can hold on to it.
+pub trait Operator: Send + Sync {
+    /// Transforms the multi-stream. Errors found while setting up are returned here; errors
+    /// of individual instances travel inside the streams.
+    fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream>;
+}
+
+/// A per-instance operator.
+pub trait InstanceOperator: Send + Sync {
+    /// Transforms one instance of split `split`.
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
+}
+
+/// A per-split operator.
+pub trait StreamOperator: Send + Sync {
+    /// Transforms the stream of split `split`.
+    fn process_stream(self: Arc<Self>, stream: Stream, split: &str) -> Result<Stream>;
+}
+
+/// Which splits an operator applies to (Unitxt's `apply_to_streams` and
+/// `dont_apply_to_streams`); both absent means every split.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct StreamScope {
+    #[serde(default)]
+    pub apply_to_streams: Option<Vec<String>>,
+    #[serde(default)]
+    pub dont_apply_to_streams: Option<Vec<String>>,
+}
+
+impl StreamScope {
+    /// Whether split `name` is processed.
+    pub fn applies(&self, name: &str) -> bool {
+        self.apply_to_streams.as_ref().is_none_or(|v| v.iter().any(|s| s == name))
+            && self.dont_apply_to_streams.as_ref().is_none_or(|v| !v.iter().any(|s| s == name))
+    }
+}
+
+/// Adapts an [`InstanceOperator`] to an [`Operator`], lazily, for the splits in `scope`.
+pub struct InstanceOp<T: ?Sized> {
+    /// `__type__` (or catalog name) for error messages.
+    pub name: String,
+    pub scope: StreamScope,
+    pub op: Arc<T>,
+}
+
+impl<T: InstanceOperator + ?Sized + 'static> Operator for InstanceOp<T> {
+    fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
+        Ok(ms.map_streams(|split, stream| {
+            if !self.scope.applies(split) {
+                return stream;
+            }
+            let me = self.clone();
+            let split = split.to_string();
+            Box::new(stream.enumerate().map(move |(i, r)| {
+                let inst = r?;
+                me.op.process_instance(inst, &split).map_err(|e| {
+                    e.context(format!("in operator `{}`", me.name))
+                        .context(format!("split {split:?}, instance {i}"))
+                })
+            }))
+        }))
+    }
+}
+
+/// Adapts a [`StreamOperator`] to an [`Operator`] for the splits in `scope`.
+pub struct StreamOp<T: ?Sized> {
+    pub name: String,
+    pub scope: StreamScope,
+    pub op: Arc<T>,
+}
+
+impl<T: StreamOperator + ?Sized + 'static> Operator for StreamOp<T> {
+    fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
+        let mut out = MultiStream::new();
+        for (split, stream) in ms.streams {
+            let s = if self.scope.applies(&split) {
+                self.op.clone().process_stream(stream, &split).with_ctx(|| format!("in operator `{}`, split {split:?}", self.name))?
+            } else {
+                stream
+            };
+            out.streams.insert(split, s);
+        }
+        Ok(out)
+    }
+}
+
+/// The field selection shared by field operators (Unitxt's `InstanceFieldOperator` fields).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct FieldSpec {
+    #[serde(default)]
+    pub field: Option<String>,
+    #[serde(default)]
+    pub to_field: Option<String>,
+    /// A list of `[from, to]` pairs or a `{from: to}` dict.
+    #[serde(default)]
+    pub field_to_field: Option<Value>,
+    #[serde(default)]
+    pub process_every_value: bool,
+    #[serde(default)]
+    pub get_default: Option<Value>,
+    #[serde(default)]
+    pub not_exist_ok: bool,
+    #[serde(default)]
+    pub not_exist_do_nothing: bool,
+}
+
+impl FieldSpec {
+    /// The `(from, to)` pairs in processing order. Errors when neither or both of `field` and
+    /// `field_to_field` are given, or a pair is malformed.
+    pub fn pairs(&self) -> Result<Vec<(String, String)>> {
+        match (&self.field, &self.field_to_field) {
+            (Some(f), None) => Ok(vec![(f.clone(), self.to_field.clone().unwrap_or_else(|| f.clone()))]),
+            (None, Some(ftf)) => {
+                if self.to_field.is_some() {
+                    return Err(Error::invalid("cannot set both `to_field` and `field_to_field`"));
+                }
+                let mut out = Vec::new();
+                match ftf {
+                    Value::Object(m) => {
+                        for (k, v) in m {
+                            let t = v.as_str().ok_or_else(|| Error::invalid("field_to_field values must be strings"))?;
+                            out.push((k.clone(), t.to_string()));
+                        }
+                    }
+                    Value::Array(a) => {
+                        for p in a {
+                            match p.as_array().map(|x| x.as_slice()) {
+                                Some([Value::String(f), Value::String(t)]) => out.push((f.clone(), t.clone())),
+                                _ => return Err(Error::invalid(format!("field_to_field entries must be [from, to] pairs, got {p}"))),
+                            }
+                        }
+                    }
+                    _ => return Err(Error::invalid("field_to_field must be a dict or a list of pairs")),
+                }
+                if out.is_empty() {
+                    return Err(Error::invalid("field_to_field must name at least one field"));
+                }
+                Ok(out)
+            }
+            (None, None) => Err(Error::invalid("must define the field to work on: `field` or `field_to_field`")),
+            (Some(_), Some(_)) => Err(Error::invalid("cannot set both `field` and `field_to_field`")),
+        }
+    }
+}
+
+/// A per-value operator: Unitxt's `FieldOperator.process_value`.
+pub trait FieldOperator: Send + Sync {
+    /// Transforms one value (the field's value, or each element with `process_every_value`).
+    fn process_value(&self, value: Value, instance: &Instance) -> Result<Value>;
+}
+
+/// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`].
+pub struct FieldOp<T: ?Sized> {
+    pub spec: FieldSpec,
+    pairs: Vec<(String, String)>,
+    pub op: Arc<T>,
+}
+
+impl<T: ?Sized> FieldOp<T> {
+    /// Checks the spec and builds the adapter.
+    pub fn new(spec: FieldSpec, op: Arc<T>) -> Result<Self> {
+        let pairs = spec.pairs()?;
+        Ok(FieldOp { spec, pairs, op })
+    }
+}
+
+impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        for (from, to) in &self.pairs {
+            let old = match dict_get_opt(&instance, from)? {
+                Some(v) => v.clone(),
+                None => {
+                    if self.spec.not_exist_do_nothing {
+                        continue;
+                    }
+                    if self.spec.not_exist_ok {
+                        self.spec.get_default.clone().unwrap_or(Value::Null)
+                    } else {
+                        return Err(Error::not_found(format!(
+                            "field {from:?} is missing; fields are {:?}",
+                            instance.keys().collect::<Vec<_>>()
+                        )));
+                    }
+                }
+            };
+            let new = if self.spec.process_every_value {
+                match old {
+                    Value::Array(items) => Value::Array(
+                        items.into_iter().map(|v| self.op.process_value(v, &instance)).collect::<Result<_>>()?,
+                    ),
+                    other => {
+                        return Err(Error::invalid(format!(
+                            "process_every_value needs a list in field {from:?}, got {}",
+                            crate::artifact::short(&other)
+                        )))
+                    }
+                }
+            } else {
+                self.op.process_value(old, &instance).with_ctx(|| format!("field {from:?}"))?
+            };
+            dict_set(&mut instance, to, new)?;
+        }
+        Ok(instance)
+    }
+}
+
+/// Applies a list of operators in order (Unitxt's `SequentialOperator`).
+pub fn apply_all(ops: &[crate::artifact::Art<dyn Operator>], mut ms: MultiStream) -> Result<MultiStream> {
+    for op in ops {
+        ms = op.inner.clone().process(ms).with_ctx(|| format!("in operator `{}`", op.display_name()))?;
+    }
+    Ok(ms)
+}
+
+/// Placeholder type so the registry can name this module before it has artifacts.
+pub struct Marker;

@@ -1,0 +1,200 @@
+//! Parser of Unitxt's query strings: recipes (`card=cards.wnli,num_demos=3`) and artifact
+//! names with overwrites (`templates.x[instruction=Answer,postprocessors=[a,b]]`).
+//!
+//! Grammar (Unitxt's `parsing_utils`):
+//! `query -> name | name [overwrites]`, `overwrites -> assignment (, assignment)*`,
+//! `assignment -> name = term`, `term -> [term (, term)*] | {overwrites} | name_value | query`.
+//! A `name_value` runs to the next of `[],{}=` and is read as `true`/`false` (any case), `None`,
+//! an int, a float (`3.5`), or else a string. A nested `name[...]` term is kept as the raw string,
+//! to be resolved when the field is built.
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::value::Value;
+
+fn err(msg: String) -> Error {
+    Error::invalid(msg)
+}
+
+fn consume_name_val(s: &str) -> (Value, &str) {
+    let end = s.find(|c| "[],{}=".contains(c)).unwrap_or(s.len());
+    let raw = s[..end].trim();
+    let rest = s[end..].trim();
+    let lower = raw.to_lowercase();
+    if lower == "true" {
+        return (Value::Bool(true), rest);
+    }
+    if lower == "false" {
+        return (Value::Bool(false), rest);
+    }
+    if raw == "None" {
+        return (Value::Null, rest);
+    }
+    let (neg, body) = match raw.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, raw),
+    };
+    let is_digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    if is_digits(body) {
+        if let Ok(i) = body.parse::<i64>() {
+            return (Value::from(if neg { -i } else { i }), rest);
+        }
+    }
+    if body.matches('.').count() == 1 && is_digits(&body.replacen('.', "", 1)) {
+        if let Ok(f) = body.parse::<f64>() {
+            return (Value::from(if neg { -f } else { f }), rest);
+        }
+    }
+    (Value::String(raw.to_string()), rest)
+}
+
+fn is_name_like(v: &Value) -> bool {
+    matches!(v, Value::String(s) if !s.is_empty())
+}
+
+fn consume_name(s: &str) -> Result<(String, &str)> {
+    let (v, rest) = consume_name_val(s);
+    match v {
+        Value::String(n) if !n.is_empty() => Ok((n, rest)),
+        _ => Err(err(format!("malformed name at the beginning of: {s}"))),
+    }
+}
+
+fn consume_term(s: &str) -> Result<(Value, &str)> {
+    if let Some(inner) = s.strip_prefix('[') {
+        let mut items = Vec::new();
+        let (t, mut rest) = consume_term(inner.trim())?;
+        items.push(t);
+        while let Some(r) = rest.strip_prefix(',') {
+            let (t, r2) = consume_term(r.trim())?;
+            items.push(t);
+            rest = r2;
+        }
+        let rest = rest.strip_prefix(']').ok_or_else(|| err(format!("malformed list in: {s}")))?;
+        return Ok((Value::Array(items), rest.trim()));
+    }
+    if let Some(inner) = s.strip_prefix('{') {
+        let (items, rest) = consume_overwrites(inner.trim(), '}')?;
+        let rest = rest.strip_prefix('}').ok_or_else(|| err(format!("malformed dict in: {s}")))?;
+        return Ok((Value::Object(items.into_iter().collect()), rest.trim()));
+    }
+    let (v, rest) = consume_name_val(s);
+    if is_name_like(&v) && rest.starts_with('[') {
+        let (_, r) = consume_overwrites(rest[1..].trim(), ']')?;
+        let r = r.trim().strip_prefix(']').ok_or_else(|| err(format!("malformed query as a term in: {s}")))?;
+        let r = r.trim();
+        let consumed = &s[..s.len() - r.len()];
+        return Ok((Value::String(consumed.trim().to_string()), r));
+    }
+    Ok((v, rest))
+}
+
+fn consume_assignment(s: &str) -> Result<((String, Value), &str)> {
+    let (name, rest) = consume_name(s)?;
+    let rest = rest.strip_prefix('=').ok_or_else(|| err(format!("malformed assignment in: {s}")))?;
+    let (term, rest) = consume_term(rest.trim())?;
+    let empty = match &term {
+        Value::String(x) => x.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    if empty {
+        return Err(err(format!("malformed assigned value in: {s}")));
+    }
+    Ok(((name, term), rest))
+}
+
+fn consume_overwrites(s: &str, follower: char) -> Result<(IndexMap<String, Value>, &str)> {
+    let mut out = IndexMap::new();
+    if s.starts_with(follower) {
+        return Ok((out, s));
+    }
+    let ((k, v), mut rest) = consume_assignment(s.trim())?;
+    out.insert(k, v);
+    while let Some(r) = rest.strip_prefix(',') {
+        let ((k, v), r2) = consume_assignment(r.trim())?;
+        out.insert(k, v);
+        rest = r2;
+    }
+    Ok((out, rest))
+}
+
+/// Parses `key=value,key=value` (a recipe) into an ordered map. Errors on malformed input,
+/// quoting the part that could not be read.
+pub fn parse_key_values(args: &str) -> Result<IndexMap<String, Value>> {
+    let s = args.trim();
+    if s.is_empty() {
+        return Ok(IndexMap::new());
+    }
+    let (map, rest) = consume_overwrites(s, ' ')?;
+    if !rest.trim().is_empty() {
+        return Err(err(format!("illegal key-value structure in {args:?}: cannot read {rest:?}")));
+    }
+    Ok(map)
+}
+
+/// Splits `name[overwrites]` into the name and the parsed overwrites (Unitxt's
+/// `separate_inside_and_outside_square_brackets`). A string with no brackets, or whose first
+/// `=` or `,` comes before the first `[`, is returned whole with no overwrites.
+pub fn split_name_and_overwrites(s: &str) -> Result<(String, Option<IndexMap<String, Value>>)> {
+    let start = s.find('[');
+    let end = s.rfind(']');
+    match (start, end) {
+        (None, None) => return Ok((s.to_string(), None)),
+        (Some(a), Some(b)) if a < b => {}
+        _ => return Err(err(format!("illegal structure: unmatched square brackets in {s:?}"))),
+    }
+    let t = s.trim();
+    let lb = t.find('[').unwrap();
+    if t.find('=').is_some_and(|i| i < lb) || t.find(',').is_some_and(|i| i < lb) {
+        return Ok((t.to_string(), None));
+    }
+    let (name, rest) = consume_name(t)?;
+    let rest = rest.strip_prefix('[').ok_or_else(|| err(format!("malformed query {s:?}")))?;
+    let (ov, rest) = consume_overwrites(rest.trim(), ']')?;
+    let rest = rest.strip_prefix(']').ok_or_else(|| err(format!("malformed query {s:?}: missing ]")))?;
+    if !rest.trim().is_empty() {
+        return Err(err(format!("malformed end of query: excessive text after the closing ] in {s:?}")));
+    }
+    Ok((name, Some(ov)))
+}
+
+/// Whether `name` is a legal catalog name: word characters and dots only.
+pub fn is_legal_catalog_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_recipe() {
+        let m = parse_key_values(
+            "card=cards.wnli,template=templates.x[instruction=Hi there,postprocessors=[a,b]],num_demos=3,loader_limit=-2,f=0.5,b=True,n=None,l=[1,2]",
+        )
+        .unwrap();
+        assert_eq!(m["card"], json!("cards.wnli"));
+        assert_eq!(m["template"], json!("templates.x[instruction=Hi there,postprocessors=[a,b]]"));
+        assert_eq!(m["num_demos"], json!(3));
+        assert_eq!(m["loader_limit"], json!(-2));
+        assert_eq!(m["f"], json!(0.5));
+        assert_eq!(m["b"], json!(true));
+        assert_eq!(m["n"], json!(null));
+        assert_eq!(m["l"], json!([1, 2]));
+    }
+
+    #[test]
+    fn splits_name_and_overwrites() {
+        let (n, o) = split_name_and_overwrites("templates.x[a=1,b={c=d}]").unwrap();
+        assert_eq!(n, "templates.x");
+        assert_eq!(serde_json::to_value(o.unwrap()).unwrap(), json!({"a": 1, "b": {"c": "d"}}));
+        assert_eq!(split_name_and_overwrites("cards.sst2").unwrap(), ("cards.sst2".into(), None));
+        assert!(split_name_and_overwrites("a[b=1").is_err());
+        assert!(parse_key_values("card=").is_err());
+        assert!(parse_key_values("card").is_err());
+    }
+}

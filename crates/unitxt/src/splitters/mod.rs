@@ -1,0 +1,12 @@
+//! Splitters (operators that re-split streams, Unitxt's `splitters.py`) and the demos
+//! samplers.
+
+use crate::error::Result;
+use crate::value::Instance;
+
+/// Picks demos for an instance from the demos pool (Unitxt's `Sampler`).
+pub trait Sampler: Send + Sync {
+    /// Indices into `pool` (already filtered of demos equal to `instance` by input fields) of
+    /// the `sample_size` demos for `instance`, in order.
+    fn sample(&self, sample_size: usize, pool: &[&Instance], instance: &Instance, sampling_seed: Option<i64>) -> Result<Vec<usize>>;
+}

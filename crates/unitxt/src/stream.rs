@@ -1,0 +1,78 @@
+//! Streams of instances and multi-streams of named splits.
+//!
+//! A [`Stream`] is a lazy iterator of `Result<Instance>`: operators wrap it, so a recipe without
+//! demos holds one instance at a time (memory flat in the dataset size). A [`MultiStream`] maps
+//! split names (`train`, `validation`, `test`, ...) to streams, in insertion order, like Unitxt's
+//! `MultiStream`.
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::value::Instance;
+
+/// A lazy stream of instances. Errors travel inside the stream and stop its consumer.
+pub type Stream = Box<dyn Iterator<Item = Result<Instance>> + Send>;
+
+/// Named streams (splits), in order.
+#[derive(Default)]
+pub struct MultiStream {
+    pub streams: IndexMap<String, Stream>,
+}
+
+impl MultiStream {
+    /// An empty multi-stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A multi-stream over in-memory lists of instances, one per split.
+    pub fn from_lists(lists: IndexMap<String, Vec<Instance>>) -> Self {
+        let streams = lists
+            .into_iter()
+            .map(|(k, v)| (k, Box::new(v.into_iter().map(Ok)) as Stream))
+            .collect();
+        MultiStream { streams }
+    }
+
+    /// Split names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.streams.keys().cloned().collect()
+    }
+
+    /// Takes one split out, erroring (with the available names) if it does not exist.
+    pub fn take(&mut self, name: &str) -> Result<Stream> {
+        let names = self.names();
+        self.streams.shift_remove(name).ok_or_else(|| {
+            Error::not_found(format!("split {name:?} does not exist; available splits: {names:?}"))
+        })
+    }
+
+    /// Applies `f` to every stream, keeping names and order.
+    pub fn map_streams(self, mut f: impl FnMut(&str, Stream) -> Stream) -> Self {
+        let streams = self.streams.into_iter().map(|(k, s)| {
+            let s2 = f(&k, s);
+            (k, s2)
+        });
+        MultiStream { streams: streams.collect() }
+    }
+}
+
+/// Collects a stream into a vector, stopping at the first error.
+pub fn collect(stream: Stream) -> Result<Vec<Instance>> {
+    stream.collect()
+}
+
+/// Wraps a stream so that each error names the split and the 0-based index of the instance in
+/// that stream (as it reached this point of the pipeline).
+pub fn locate_errors(split: &str, stream: Stream) -> Stream {
+    let split = split.to_string();
+    Box::new(stream.enumerate().map(move |(i, r)| {
+        r.map_err(|e| {
+            if e.context.iter().any(|c| c.starts_with("split ")) {
+                e
+            } else {
+                e.context(format!("split {split:?}, instance {i}"))
+            }
+        })
+    }))
+}

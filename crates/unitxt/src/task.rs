@@ -1,0 +1,303 @@
+//! Tasks (Unitxt's `Task`): pack an instance's fields into `input_fields` and
+//! `reference_fields`, checking each value against the task's declared type.
+//!
+//! Types are Unitxt's type strings: `str`, `int`, `float`, `bool`, `Any`, `List[T]`,
+//! `Dict[K, V]`, `Tuple[A, B]`, `Union[A, B]`, `Optional[T]`, and Unitxt's named types
+//! (`Text` is a `str`; `Table`, `Image`, `Audio`, `Video`, `Tool`, `ToolCall`, `Document`,
+//! `SQLDatabase`, `Conversation`, `RagResponse` are dicts; `Dialog`, `MultiDocument` are lists).
+//! As in Python, a bool is an int, and an int is not a float.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+use crate::artifact::Art;
+use crate::error::{Error, Result};
+use crate::operators::InstanceOperator;
+use crate::templates::Template;
+use crate::value::{Instance, Value};
+
+/// A parsed Unitxt type string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Type {
+    Any,
+    Str,
+    Int,
+    Float,
+    Bool,
+    NoneType,
+    List(Box<Type>),
+    Dict(Box<Type>, Box<Type>),
+    Tuple(Vec<Type>),
+    Union(Vec<Type>),
+    /// A named dict-like type (TypedDict in Unitxt).
+    Object(String),
+    /// A named list-like type.
+    Sequence(String),
+}
+
+impl Type {
+    /// Parses a type string such as `List[Union[str, int]]`.
+    pub fn parse(s: &str) -> Result<Type> {
+        let (t, rest) = parse_type(s.trim()).map_err(|e| Error::invalid(format!("bad type string {s:?}: {e}")))?;
+        if !rest.trim().is_empty() {
+            return Err(Error::invalid(format!("bad type string {s:?}: trailing {rest:?}")));
+        }
+        Ok(t)
+    }
+
+    /// Whether `v` is of this type (Unitxt's `isoftype`).
+    pub fn check(&self, v: &Value) -> bool {
+        match self {
+            Type::Any => true,
+            Type::Str => v.is_string(),
+            Type::Int => v.is_i64() || v.is_u64() || v.is_boolean(),
+            Type::Float => v.is_f64(),
+            Type::Bool => v.is_boolean(),
+            Type::NoneType => v.is_null(),
+            Type::List(t) => v.as_array().is_some_and(|a| a.iter().all(|x| t.check(x))),
+            Type::Dict(_, vt) => v.as_object().is_some_and(|m| m.values().all(|x| vt.check(x))),
+            Type::Tuple(ts) => v.as_array().is_some_and(|a| a.len() == ts.len() && a.iter().zip(ts).all(|(x, t)| t.check(x))),
+            Type::Union(ts) => ts.iter().any(|t| t.check(v)),
+            Type::Object(_) => v.is_object(),
+            Type::Sequence(_) => v.is_array(),
+        }
+    }
+}
+
+fn parse_type(s: &str) -> std::result::Result<(Type, &str), String> {
+    let end = s.find(|c: char| c == '[' || c == ']' || c == ',').unwrap_or(s.len());
+    let name = s[..end].trim();
+    let mut rest = &s[end..];
+    let mut args = Vec::new();
+    if let Some(r) = rest.strip_prefix('[') {
+        rest = r;
+        loop {
+            let (t, r) = parse_type(rest.trim_start())?;
+            args.push(t);
+            let r = r.trim_start();
+            if let Some(r2) = r.strip_prefix(',') {
+                rest = r2;
+            } else if let Some(r2) = r.strip_prefix(']') {
+                rest = r2;
+                break;
+            } else {
+                return Err(format!("expected , or ] at {r:?}"));
+            }
+        }
+    }
+    let one = |args: &mut Vec<Type>| args.pop().unwrap_or(Type::Any);
+    let t = match (name, args.len()) {
+        ("Any" | "typing.Any" | "object", _) => Type::Any,
+        ("str" | "Text", _) => Type::Str,
+        ("int", _) => Type::Int,
+        ("float", _) => Type::Float,
+        ("bool", _) => Type::Bool,
+        ("None" | "NoneType", _) => Type::NoneType,
+        ("List" | "list" | "Sequence", _) => Type::List(Box::new(one(&mut args))),
+        ("Dict" | "dict", 2) => {
+            let v = args.pop().unwrap();
+            let k = args.pop().unwrap();
+            Type::Dict(Box::new(k), Box::new(v))
+        }
+        ("Dict" | "dict", 0) => Type::Dict(Box::new(Type::Any), Box::new(Type::Any)),
+        ("Tuple" | "tuple", _) => Type::Tuple(args),
+        ("Union", _) => Type::Union(args),
+        ("Optional", 1) => Type::Union(vec![args.pop().unwrap(), Type::NoneType]),
+        ("Literal", _) => Type::Any,
+        ("Dialog" | "MultiDocument", _) => Type::Sequence(name.to_string()),
+        ("", _) => return Err("empty type name".into()),
+        (other, _) => Type::Object(other.to_string()),
+    };
+    Ok((t, rest))
+}
+
+/// Field declarations: a list of names (all `Any`) or a dict of name to type string.
+fn parse_fields(v: &Option<Value>) -> Result<IndexMap<String, Type>> {
+    let mut out = IndexMap::new();
+    match v {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(a)) => {
+            for x in a {
+                let n = x.as_str().ok_or_else(|| Error::invalid("task field names must be strings"))?;
+                out.insert(n.to_string(), Type::Any);
+            }
+        }
+        Some(Value::Object(m)) => {
+            for (k, t) in m {
+                let ts = t.as_str().ok_or_else(|| Error::invalid(format!("type of task field {k:?} must be a type string")))?;
+                out.insert(k.clone(), Type::parse(ts)?);
+            }
+        }
+        Some(other) => return Err(Error::invalid(format!("task fields must be a list or a dict, got {other}"))),
+    }
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+struct TaskJson {
+    #[serde(default)]
+    input_fields: Option<Value>,
+    #[serde(default)]
+    reference_fields: Option<Value>,
+    #[serde(default)]
+    inputs: Option<Value>,
+    #[serde(default)]
+    outputs: Option<Value>,
+    #[serde(default)]
+    metrics: Option<Value>,
+    #[serde(default)]
+    prediction_type: Option<Value>,
+    #[serde(default)]
+    augmentable_inputs: Vec<String>,
+    #[serde(default)]
+    defaults: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    default_template: Option<Art<dyn Template>>,
+}
+
+/// A task: the roles and types of an instance's fields, and its metrics.
+pub struct Task {
+    pub input_fields: IndexMap<String, Type>,
+    pub reference_fields: IndexMap<String, Type>,
+    /// Metric names (catalog names or inline JSON strings), as given.
+    pub metrics: Vec<Value>,
+    pub prediction_type: Option<String>,
+    pub augmentable_inputs: Vec<String>,
+    pub defaults: Option<Instance>,
+    pub default_template: Option<Art<dyn Template>>,
+}
+
+impl Task {
+    /// Builds a task from its catalog JSON. Errors when fields are missing or conflicting.
+    pub fn from_json(v: &Value) -> Result<Task> {
+        let j: TaskJson = crate::artifact::from_value("task", v)?;
+        if j.input_fields.is_some() && j.inputs.is_some() {
+            return Err(Error::invalid("task: 'input_fields' cannot be set together with 'inputs'"));
+        }
+        if j.reference_fields.is_some() && j.outputs.is_some() {
+            return Err(Error::invalid("task: 'reference_fields' cannot be set together with 'outputs'"));
+        }
+        let inf = j.input_fields.or(j.inputs);
+        let rf = j.reference_fields.or(j.outputs);
+        if inf.is_none() {
+            return Err(Error::invalid("task: missing attribute 'input_fields'"));
+        }
+        if rf.is_none() {
+            return Err(Error::invalid("task: missing attribute 'reference_fields'"));
+        }
+        let metrics = match j.metrics {
+            Some(Value::Array(a)) => a,
+            Some(Value::String(s)) => vec![Value::String(s)],
+            None => return Err(Error::invalid("task: missing attribute 'metrics'")),
+            Some(other) => return Err(Error::invalid(format!("task: metrics must be a list, got {other}"))),
+        };
+        let input_fields = parse_fields(&inf)?;
+        let reference_fields = parse_fields(&rf)?;
+        for a in &j.augmentable_inputs {
+            if !input_fields.contains_key(a) {
+                return Err(Error::invalid(format!("task: augmentable input {a:?} is not an input field")));
+            }
+        }
+        Ok(Task {
+            input_fields,
+            reference_fields,
+            metrics,
+            prediction_type: j.prediction_type.and_then(|p| p.as_str().map(String::from)),
+            augmentable_inputs: j.augmentable_inputs,
+            defaults: j.defaults,
+            default_template: j.default_template,
+        })
+    }
+
+    fn pick(&self, fields: &IndexMap<String, Type>, instance: &Instance) -> Result<Instance> {
+        let mut out = Instance::new();
+        for (name, ty) in fields {
+            let v = instance.get(name).ok_or_else(|| {
+                Error::not_found(format!(
+                    "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
+                    instance.keys().collect::<Vec<_>>()
+                ))
+            })?;
+            if !ty.check(v) {
+                return Err(Error::invalid(format!(
+                    "value {} of field {name:?} is not of the required type {ty:?}",
+                    crate::artifact::short(v)
+                )));
+            }
+            out.insert(name.clone(), v.clone());
+        }
+        Ok(out)
+    }
+}
+
+impl InstanceOperator for Task {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        if let Some(d) = &self.defaults {
+            let mut merged = d.clone();
+            for (k, v) in std::mem::take(&mut instance) {
+                merged.insert(k, v);
+            }
+            instance = merged;
+        }
+        let input_fields = self.pick(&self.input_fields, &instance)?;
+        let mut out = Instance::new();
+        out.insert("input_fields".into(), Value::Object(input_fields));
+        out.insert("metrics".into(), Value::Array(self.metrics.clone()));
+        out.insert(
+            "data_classification_policy".into(),
+            instance.get("data_classification_policy").cloned().unwrap_or(Value::Array(vec![])),
+        );
+        out.insert("media".into(), instance.get("media").cloned().unwrap_or(Value::Object(Instance::new())));
+        out.insert(
+            "recipe_metadata".into(),
+            instance.get("recipe_metadata").cloned().unwrap_or(Value::Object(Instance::new())),
+        );
+        for k in ["demos", "instruction", "system_prompt"] {
+            if let Some(v) = instance.get(k) {
+                out.insert(k.into(), v.clone());
+            }
+        }
+        let reference_fields = self.pick(&self.reference_fields, &instance)?;
+        out.insert("reference_fields".into(), Value::Object(reference_fields));
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn type_strings() {
+        let t = Type::parse("List[Union[str, int]]").unwrap();
+        assert!(t.check(&json!(["a", 1, true])));
+        assert!(!t.check(&json!(["a", 1.5])));
+        assert!(!Type::parse("float").unwrap().check(&json!(1)));
+        assert!(Type::parse("Optional[Dict[str, float]]").unwrap().check(&json!(null)));
+        assert!(Type::parse("Table").unwrap().check(&json!({"header": []})));
+        assert!(Type::parse("List[").is_err());
+    }
+
+    #[test]
+    fn packs_fields_and_checks_types() {
+        let task = Task::from_json(&json!({
+            "__type__": "task",
+            "input_fields": {"text": "str"},
+            "reference_fields": {"label": "int"},
+            "metrics": ["metrics.accuracy"]
+        }))
+        .unwrap();
+        let inst = json!({"text": "hi", "label": 1, "data_classification_policy": ["public"]});
+        let out = task.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
+        assert_eq!(
+            Value::Object(out),
+            json!({"input_fields": {"text": "hi"}, "metrics": ["metrics.accuracy"],
+                   "data_classification_policy": ["public"], "media": {}, "recipe_metadata": {},
+                   "reference_fields": {"label": 1}})
+        );
+        let bad = json!({"text": "hi", "label": "x"});
+        let e = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
+        assert!(e.message.contains("field \"label\""), "{e}");
+    }
+}

@@ -1,0 +1,25 @@
+//! Templates: verbalize task fields into `source`, `target` and `references`
+//! (Unitxt's `templates.py`), and the serializers that turn field values into text
+//! (Unitxt's `serializers.py`).
+
+use crate::error::Result;
+use crate::value::{Instance, Value};
+
+/// A template: reads `input_fields` and `reference_fields` of an instance and adds `source`,
+/// `target`, `references`, `instruction`, `target_prefix` and `postprocessors`
+/// (Unitxt's `Template.process`).
+pub trait Template: Send + Sync {
+    /// Verbalizes one instance of split `split` (demos are verbalized with split `""`... the
+    /// caller passes the instance's own split).
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
+}
+
+/// Turns one field value into text (Unitxt's `Serializer.serialize`).
+pub trait Serializer: Send + Sync {
+    /// The text for `value`, or `None` when this serializer does not handle the value's type
+    /// (so that a multi-type serializer tries the next one).
+    fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>>;
+}
+
+/// Placeholder type so the registry can name this module before it has artifacts.
+pub struct Marker;

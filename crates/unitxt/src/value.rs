@@ -1,0 +1,209 @@
+//! The data model: instances are ordered JSON objects.
+//!
+//! Unitxt passes Python dicts between operators; key order is insertion order and matters for
+//! `str()` seeds and `json.dumps`. We use `serde_json` with `preserve_order`, so a [`Value`]
+//! object keeps insertion order like a Python dict. Integers and floats stay distinct
+//! (`1` vs `1.0`), as in Python.
+//!
+//! Field paths follow Unitxt's `dict_utils`: `a/b/0` walks into nested dicts and lists; a key
+//! that literally contains `/` and exists at the top level is taken as is.
+
+use crate::error::{Error, Result};
+
+/// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
+pub type Value = serde_json::Value;
+/// One instance of a stream: an ordered map of field names to values.
+pub type Instance = serde_json::Map<String, Value>;
+
+/// Splits a Unitxt field path into components (`"a//b/"` is cleaned as Unitxt cleans it).
+/// Errors on an empty path or an empty component.
+pub fn path_components(query: &str) -> Result<Vec<&str>> {
+    let q = query.trim();
+    if q.is_empty() {
+        return Err(Error::invalid(format!("invalid field path: empty string {query:?}")));
+    }
+    let q = q.strip_prefix('/').unwrap_or(q);
+    let comps: Vec<&str> = q.split('/').map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
+    if comps.is_empty() {
+        return Err(Error::invalid(format!("invalid field path {query:?}")));
+    }
+    Ok(comps)
+}
+
+fn index_of(list_len: usize, comp: &str) -> Option<usize> {
+    let i: i64 = comp.parse().ok()?;
+    let n = list_len as i64;
+    let j = if i < 0 { n + i } else { i };
+    if j < 0 || j >= n {
+        None
+    } else {
+        Some(j as usize)
+    }
+}
+
+/// Reads the value at `path` in `dict` (Unitxt's `dict_get`). Errors when the path does not
+/// exist, naming the path.
+pub fn dict_get<'a>(dict: &'a Instance, path: &str) -> Result<&'a Value> {
+    dict_get_opt(dict, path)?.ok_or_else(|| {
+        Error::not_found(format!("field {path:?} does not exist; fields are {:?}", dict.keys().collect::<Vec<_>>()))
+    })
+}
+
+/// Reads the value at `path` in `dict`, `Ok(None)` when it does not exist.
+pub fn dict_get_opt<'a>(dict: &'a Instance, path: &str) -> Result<Option<&'a Value>> {
+    if let Some(v) = dict.get(path.trim()) {
+        return Ok(Some(v));
+    }
+    let comps = path_components(path)?;
+    let mut cur: &Value = match dict.get(comps[0]) {
+        Some(v) => v,
+        None => return Ok(None),
+    };
+    for c in &comps[1..] {
+        cur = match cur {
+            Value::Object(m) => match m.get(*c) {
+                Some(v) => v,
+                None => return Ok(None),
+            },
+            Value::Array(a) => match index_of(a.len(), c) {
+                Some(i) => &a[i],
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+    }
+    Ok(Some(cur))
+}
+
+/// Sets the value at `path` in `dict` (Unitxt's `dict_set` with `not_exist_ok=True`): missing
+/// intermediate dicts are created. Errors when the path goes through a scalar or a list index
+/// out of range.
+pub fn dict_set(dict: &mut Instance, path: &str, value: Value) -> Result<()> {
+    if dict.contains_key(path.trim()) {
+        dict.insert(path.trim().to_string(), value);
+        return Ok(());
+    }
+    let comps = path_components(path)?;
+    if comps.len() == 1 {
+        dict.insert(comps[0].to_string(), value);
+        return Ok(());
+    }
+    let first = dict.entry(comps[0].to_string()).or_insert_with(|| Value::Object(Instance::new()));
+    set_in(first, &comps[1..], value, path)
+}
+
+fn set_in(cur: &mut Value, comps: &[&str], value: Value, path: &str) -> Result<()> {
+    let c = comps[0];
+    let last = comps.len() == 1;
+    match cur {
+        Value::Object(m) => {
+            if last {
+                m.insert(c.to_string(), value);
+                Ok(())
+            } else {
+                let next = m.entry(c.to_string()).or_insert_with(|| Value::Object(Instance::new()));
+                set_in(next, &comps[1..], value, path)
+            }
+        }
+        Value::Array(a) => {
+            let len = a.len();
+            match index_of(len, c) {
+                Some(i) => {
+                    if last {
+                        a[i] = value;
+                        Ok(())
+                    } else {
+                        set_in(&mut a[i], &comps[1..], value, path)
+                    }
+                }
+                None if c.parse::<i64>().ok() == Some(len as i64) && last => {
+                    a.push(value);
+                    Ok(())
+                }
+                None => Err(Error::invalid(format!("cannot set {path:?}: list index {c} out of range"))),
+            }
+        }
+        _ => Err(Error::invalid(format!("cannot set {path:?}: {c:?} is inside a non-container value"))),
+    }
+}
+
+/// Removes the value at `path` (Unitxt's `dict_delete`), returning it. Errors when missing.
+pub fn dict_delete(dict: &mut Instance, path: &str) -> Result<Value> {
+    if let Some(v) = dict.shift_remove(path.trim()) {
+        return Ok(v);
+    }
+    let comps = path_components(path)?;
+    let missing = || Error::not_found(format!("field {path:?} does not exist"));
+    if comps.len() == 1 {
+        return Err(missing());
+    }
+    let mut cur = dict.get_mut(comps[0]).ok_or_else(missing)?;
+    for c in &comps[1..comps.len() - 1] {
+        cur = match cur {
+            Value::Object(m) => m.get_mut(*c).ok_or_else(missing)?,
+            Value::Array(a) => {
+                let i = index_of(a.len(), c).ok_or_else(missing)?;
+                &mut a[i]
+            }
+            _ => return Err(missing()),
+        };
+    }
+    let lastc = comps[comps.len() - 1];
+    match cur {
+        Value::Object(m) => m.shift_remove(lastc).ok_or_else(missing),
+        Value::Array(a) => {
+            let i = index_of(a.len(), lastc).ok_or_else(missing)?;
+            Ok(a.remove(i))
+        }
+        _ => Err(missing()),
+    }
+}
+
+/// Python truthiness of a value: `None`, `False`, `0`, `0.0`, `""`, `[]`, `{}` are false.
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().map(|f| f != 0.0).unwrap_or(true),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn inst(v: Value) -> Instance {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn get_nested_and_index() {
+        let d = inst(json!({"a": {"b": [10, 20, 30]}, "x/y": 1}));
+        assert_eq!(dict_get(&d, "a/b/1").unwrap(), &json!(20));
+        assert_eq!(dict_get(&d, "a/b/-1").unwrap(), &json!(30));
+        assert_eq!(dict_get(&d, "x/y").unwrap(), &json!(1));
+        assert!(dict_get(&d, "a/c").is_err());
+        assert_eq!(dict_get_opt(&d, "a/b/7").unwrap(), None);
+    }
+
+    #[test]
+    fn set_creates_and_delete_removes() {
+        let mut d = inst(json!({"a": 1}));
+        dict_set(&mut d, "recipe_metadata/format", json!("f")).unwrap();
+        assert_eq!(Value::Object(d.clone()), json!({"a": 1, "recipe_metadata": {"format": "f"}}));
+        assert_eq!(dict_delete(&mut d, "recipe_metadata/format").unwrap(), json!("f"));
+        assert_eq!(Value::Object(d.clone()), json!({"a": 1, "recipe_metadata": {}}));
+        assert!(dict_set(&mut d, "a/b", json!(2)).is_err());
+    }
+
+    #[test]
+    fn python_truthiness() {
+        assert!(!truthy(&json!(0.0)));
+        assert!(!truthy(&json!("")));
+        assert!(truthy(&json!([0])));
+    }
+}
