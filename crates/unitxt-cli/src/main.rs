@@ -1,1 +1,62 @@
-fn main() {}
+//! `unitxt-rs`: prepare Unitxt recipes into model-ready JSON Lines, and manage the catalog.
+
+mod catalog_cmd;
+mod output;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Prepare and evaluate textual datasets for generative AI, compatible with Unitxt's catalog.
+#[derive(Parser)]
+#[command(name = "unitxt-rs", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a recipe (`card=...,template=...`) and write its instances as JSON Lines.
+    Prepare {
+        /// Unitxt recipe: comma-separated key=value pairs, or a dataset_recipe catalog name.
+        recipe: String,
+        /// Split to write; without it every split is written to `<OUTPUT>/<split>.jsonl`.
+        #[arg(long)]
+        split: Option<String>,
+        /// Output file (with --split; `-` or absent for stdout) or directory (without --split).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Extra catalog directory (repeatable; the last one given has the highest precedence).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+    },
+    /// Manage the Unitxt catalog.
+    Catalog {
+        #[command(subcommand)]
+        command: catalog_cmd::CatalogCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::Prepare { recipe, split, output, catalogs } => {
+            output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())
+        }
+        Command::Catalog { command } => catalog_cmd::run(command),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(match e.kind {
+                unitxt::ErrorKind::NotFound => 3,
+                unitxt::ErrorKind::Io => 4,
+                _ => 2,
+            })
+        }
+    }
+}

@@ -1,2 +1,454 @@
-//! Recipes (Unitxt's `DatasetRecipe`): a card mixed with a template, format, system prompt,
-//! demos and augmentors, run as a pipeline of streams.
+//! Recipes (Unitxt's `DatasetRecipe` in `standard.py`): a card mixed with a template, format,
+//! system prompt, demos and augmentors, run as a pipeline of lazy streams.
+//!
+//! Stages, in Unitxt's order: loading (loader, `loader_limit`), metadata, standardization
+//! (the card's preprocess steps), processing (task, augmentors, demos pool, split size
+//! refiners), verbalization (demos sampling, template, system prompt, format) and
+//! finalization (Unitxt's `FinalizeDataset`: `task_data`, `groups`, `subset`, `media`).
+
+mod demos;
+mod finalize;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::artifact::{resolve, Art};
+use crate::card::{Card, Templates};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result, ResultExt};
+use crate::operators::{apply_all, InstanceOperator, Operator};
+use crate::splitters::Sampler;
+use crate::stream::{MultiStream, Stream};
+use crate::task::Task;
+use crate::templates::Template;
+use crate::value::{dict_set, Instance, Value};
+
+pub use finalize::{finalize_instance, OUTPUT_FIELDS};
+
+/// The number of demos: one size, or a list of sizes drawn from per instance.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NumDemos {
+    Fixed(usize),
+    OneOf(Vec<usize>),
+}
+
+impl NumDemos {
+    fn max(&self) -> usize {
+        match self {
+            NumDemos::Fixed(n) => *n,
+            NumDemos::OneOf(v) => v.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
+/// The recipe's arguments, as Unitxt's `DatasetRecipe` fields (raw JSON values, resolved
+/// when the recipe is built).
+#[derive(Debug, Clone, Default)]
+pub struct RecipeArgs {
+    pub args: IndexMap<String, Value>,
+}
+
+const KNOWN_ARGS: &[&str] = &[
+    "card", "task", "template", "system_prompt", "format", "serializer", "template_card_index", "metrics",
+    "postprocessors", "group_by", "loader_limit", "max_train_instances", "max_validation_instances",
+    "max_test_instances", "train_refiner", "validation_refiner", "test_refiner", "demos_pool_size", "demos_pool",
+    "num_demos", "demos_removed_from_data", "demos_pool_field_name", "demos_taken_from", "demos_field", "sampler",
+    "demos_sampling_seed", "skip_demoed_instances", "augmentor", "__type__", "__description__", "__tags__",
+    "__title__",
+];
+
+impl RecipeArgs {
+    /// Parses a recipe query (`card=cards.wnli,template=...,num_demos=3`), or the name of a
+    /// `dataset_recipe` artifact in the catalog.
+    pub fn parse(query: &str, catalog: &Arc<Catalog>) -> Result<RecipeArgs> {
+        let q = query.trim();
+        if crate::query::is_legal_catalog_name(q) && catalog.contains(q) {
+            let v = catalog.get_json(q)?;
+            let m = v.as_object().ok_or_else(|| Error::invalid(format!("artifact {q} is not a recipe")))?;
+            return RecipeArgs::from_map(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        }
+        let args = crate::query::parse_key_values(q).ctx("in the recipe string")?;
+        RecipeArgs::from_map(args)
+    }
+
+    /// Takes arguments as a map; errors on names that are not recipe arguments.
+    pub fn from_map(args: IndexMap<String, Value>) -> Result<RecipeArgs> {
+        for k in args.keys() {
+            if !KNOWN_ARGS.contains(&k.as_str()) {
+                let near: Vec<&&str> = KNOWN_ARGS.iter().filter(|a| strsim::jaro_winkler(a, k) > 0.85).collect();
+                let hint = if near.is_empty() { String::new() } else { format!("; did you mean {}?", near[0]) };
+                return Err(Error::invalid(format!("{k:?} is not a recipe argument{hint}")));
+            }
+        }
+        Ok(RecipeArgs { args })
+    }
+
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.args.get(k).filter(|v| !v.is_null())
+    }
+
+    fn usize_arg(&self, k: &str) -> Result<Option<usize>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .map(|n| Some(n as usize))
+                .ok_or_else(|| Error::invalid(format!("recipe argument {k} must be a non-negative integer, got {v}"))),
+        }
+    }
+}
+
+/// A built recipe, ready to produce streams.
+pub struct Recipe {
+    pub card: Art<Card>,
+    pub templates: TemplateChoice,
+    pub system_prompt: Art<dyn InstanceOperator>,
+    pub format: Art<dyn InstanceOperator>,
+    pub augmentors: Vec<Arc<dyn InstanceOperator>>,
+    pub num_demos: NumDemos,
+    /// `None`: no custom demos pool; `Some(usize::MAX)`: the whole `demos_taken_from` split.
+    pub demos_pool_size: Option<usize>,
+    pub demos_taken_from: String,
+    pub demos_removed_from_data: bool,
+    pub demos_sampling_seed: Option<i64>,
+    pub skip_demoed_instances: bool,
+    pub sampler: Option<Art<dyn Sampler>>,
+    pub loader_limit: Option<usize>,
+    pub max_instances: IndexMap<String, usize>,
+    pub metrics: Option<Vec<Value>>,
+    pub postprocessors: Option<Vec<Value>>,
+    pub group_by: Vec<Value>,
+    pub catalog: Arc<Catalog>,
+}
+
+/// The template of each instance: always the same, or drawn per instance from a list.
+#[derive(Clone)]
+pub enum TemplateChoice {
+    Single(Art<dyn Template>),
+    Random(Vec<Art<dyn Template>>),
+}
+
+fn as_list(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+impl Recipe {
+    /// Builds the recipe from its arguments: resolves every artifact in `catalog` and checks
+    /// the arguments as Unitxt's `DatasetRecipe.prepare` and `verify` do.
+    pub fn build(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
+        let cat = catalog.clone();
+        cat.scope(|| Self::build_in_scope(args, catalog))
+    }
+
+    fn build_in_scope(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
+        let card_v = args.get("card").ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
+        let card: Art<Card> = resolve::<Card>(card_v).ctx("recipe argument `card`")?;
+        let task: &Art<Task> = &card.task;
+
+        let num_demos = match args.get("num_demos") {
+            None => NumDemos::Fixed(0),
+            Some(Value::Array(a)) => NumDemos::OneOf(
+                a.iter()
+                    .map(|x| x.as_u64().map(|n| n as usize).ok_or_else(|| Error::invalid(format!("num_demos entries must be ints, got {x}"))))
+                    .collect::<Result<_>>()?,
+            ),
+            Some(v) => NumDemos::Fixed(
+                v.as_u64().ok_or_else(|| Error::invalid(format!("num_demos must be an int or a list of ints, got {v}")))? as usize,
+            ),
+        };
+        let use_demos = num_demos.max() > 0;
+
+        // Templates (DatasetRecipe.prepare).
+        if args.get("template").is_some() && args.get("template_card_index").is_some() {
+            return Err(Error::invalid("specify either `template` or `template_card_index`, not both"));
+        }
+        let templates = if let Some(t) = args.get("template") {
+            match Templates::from_value(t).ctx("recipe argument `template`")? {
+                Templates::One(t) => TemplateChoice::Single(t),
+                Templates::List(l) => TemplateChoice::Random(l),
+                Templates::Dict(_) => return Err(Error::invalid("recipe argument `template` cannot be a dict of templates")),
+            }
+        } else {
+            let idx = args.get("template_card_index").cloned();
+            match (&card.templates, idx) {
+                (Some(Templates::List(l)), idx) => {
+                    let i = match &idx {
+                        None => 0,
+                        Some(v) => v.as_u64().ok_or_else(|| Error::invalid(format!("template_card_index {v} must be an int for this card")))? as usize,
+                    };
+                    TemplateChoice::Single(l.get(i).cloned().ok_or_else(|| {
+                        Error::invalid(format!("template_card_index {i} is not defined in the card; options: 0..{}", l.len()))
+                    })?)
+                }
+                (Some(Templates::Dict(d)), idx) => {
+                    let key = match &idx {
+                        None => d.keys().next().cloned().unwrap_or_default(),
+                        Some(Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                    };
+                    TemplateChoice::Single(d.get(&key).cloned().ok_or_else(|| {
+                        Error::invalid(format!("template_card_index {key:?} is not defined in the card; options: {:?}", d.keys().collect::<Vec<_>>()))
+                    })?)
+                }
+                (Some(Templates::One(t)), None) => TemplateChoice::Single(t.clone()),
+                (_, Some(i)) => return Err(Error::invalid(format!("template_card_index {i} given but the card has no templates"))),
+                (None, None) => match &task.default_template {
+                    Some(t) => TemplateChoice::Single(t.clone()),
+                    None => return Err(Error::invalid("no template given in `template` or `template_card_index`, and the card and task define none")),
+                },
+            }
+        };
+
+        let system_prompt = match args.get("system_prompt") {
+            Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `system_prompt`")?,
+            None => resolve::<dyn InstanceOperator>(&serde_json::json!({"__type__": "empty_system_prompt"}))?,
+        };
+        let format = match args.get("format") {
+            Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `format`")?,
+            None => resolve::<dyn InstanceOperator>(&serde_json::json!({"__type__": "system_format"}))?,
+        };
+
+        let mut augmentors = Vec::new();
+        if let Some(a) = args.get("augmentor") {
+            for v in as_list(a) {
+                let aug = resolve::<dyn crate::augmentors::Augmentor>(&v).ctx("recipe argument `augmentor`")?;
+                if aug.raw.get("__type__").and_then(|t| t.as_str()) == Some("null_augmentor") {
+                    continue;
+                }
+                if task.augmentable_inputs.is_empty() {
+                    return Err(Error::invalid("an augmentor is given but the task has no augmentable_inputs"));
+                }
+                let fields: Vec<String> = task.augmentable_inputs.iter().map(|f| format!("input_fields/{f}")).collect();
+                augmentors.push(aug.for_fields(&fields)?);
+            }
+        }
+
+        let mut demos_pool_size = match args.get("demos_pool_size") {
+            None => None,
+            Some(v) => Some(v.as_i64().ok_or_else(|| Error::invalid(format!("demos_pool_size must be an int, got {v}")))?),
+        };
+        if args.get("demos_pool").is_some() {
+            return Err(Error::unsupported("recipe argument `demos_pool` (an explicit list of demos) is not supported yet"));
+        }
+        if demos_pool_size == Some(-1) {
+            demos_pool_size = Some(i64::MAX);
+        }
+        let loader_limit = args.usize_arg("loader_limit")?;
+        if use_demos {
+            let size = demos_pool_size.filter(|s| *s >= 1).ok_or_else(|| {
+                Error::invalid("when using demonstrations both num_demos and demos_pool_size should be positive integers")
+            })?;
+            if size < num_demos.max() as i64 + 1 {
+                return Err(Error::invalid(format!(
+                    "num_demos (got: {}) should not exceed demos_pool_size - 1 (got: {size}), (-1: to always allow filtering of a demo identical to the processed instance)",
+                    num_demos.max()
+                )));
+            }
+            if let Some(l) = loader_limit {
+                if size != i64::MAX && size > l as i64 {
+                    return Err(Error::invalid(format!("demos_pool_size should not exceed loader_limit ({l}), got demos_pool_size={size}")));
+                }
+            }
+        }
+        let mut max_instances = IndexMap::new();
+        for (arg, split) in [("max_train_instances", "train"), ("max_validation_instances", "validation"), ("max_test_instances", "test")] {
+            if let Some(n) = args.usize_arg(arg)? {
+                if let Some(l) = loader_limit {
+                    if n > l {
+                        return Err(Error::invalid(format!("{arg} should not exceed loader_limit ({l}), got {arg}={n}")));
+                    }
+                }
+                max_instances.insert(split.to_string(), n);
+            }
+        }
+        let sampler = match args.get("sampler") {
+            Some(v) => Some(resolve::<dyn Sampler>(v).ctx("recipe argument `sampler`")?),
+            None => card.sampler.clone(),
+        };
+        let list_arg = |k: &str| -> Result<Option<Vec<Value>>> {
+            match args.get(k) {
+                None => Ok(None),
+                Some(Value::Array(a)) => Ok(Some(a.clone())),
+                Some(v) => Err(Error::invalid(format!("{k} must be a list, got {v}"))),
+            }
+        };
+        Ok(Recipe {
+            templates,
+            system_prompt,
+            format,
+            augmentors,
+            num_demos,
+            demos_pool_size: demos_pool_size.map(|s| if s == i64::MAX { usize::MAX } else { s.max(0) as usize }).filter(|s| *s > 0),
+            demos_taken_from: args.get("demos_taken_from").and_then(|v| v.as_str()).unwrap_or("train").to_string(),
+            demos_removed_from_data: args.get("demos_removed_from_data").map(crate::value::truthy).unwrap_or(true),
+            demos_sampling_seed: args.get("demos_sampling_seed").and_then(|v| v.as_i64()),
+            skip_demoed_instances: args.get("skip_demoed_instances").map(crate::value::truthy).unwrap_or(false),
+            sampler,
+            loader_limit,
+            max_instances,
+            metrics: list_arg("metrics")?,
+            postprocessors: list_arg("postprocessors")?,
+            group_by: list_arg("group_by")?.unwrap_or_default(),
+            card,
+            catalog,
+        })
+    }
+
+    /// Runs the pipeline and returns the finished splits (lazy streams of output instances,
+    /// each with exactly [`OUTPUT_FIELDS`]).
+    pub fn run(self: &Arc<Self>) -> Result<MultiStream> {
+        let me = self.clone();
+        self.catalog.clone().scope(move || me.run_in_scope())
+    }
+
+    fn run_in_scope(self: &Arc<Self>) -> Result<MultiStream> {
+        // Loading.
+        let mut ms = self.card.loader.load(self.loader_limit).ctx("in the card's loader")?;
+        if let Some(l) = self.loader_limit {
+            ms = ms.map_streams(|_, s| Box::new(s.take(l)) as Stream);
+        }
+        // Metadata.
+        let meta_sp = self.system_prompt.to_jsonable();
+        let meta_fmt = self.format.to_jsonable();
+        ms = ms.map_streams(|_, s| {
+            let (sp, fm) = (meta_sp.clone(), meta_fmt.clone());
+            Box::new(s.map(move |r| {
+                let mut inst = r?;
+                dict_set(&mut inst, "recipe_metadata/system_prompt", sp.clone())?;
+                dict_set(&mut inst, "recipe_metadata/format", fm.clone())?;
+                Ok(inst)
+            })) as Stream
+        });
+        // Standardization.
+        if let Some(steps) = &self.card.preprocess_steps {
+            ms = apply_all(steps, ms).ctx("in the card's preprocess_steps")?;
+        }
+        // Processing: task, augmentors.
+        ms = map_instances(ms, "task", self.card.task.inner.clone() as Arc<dyn InstanceOperator>);
+        for (i, aug) in self.augmentors.iter().enumerate() {
+            ms = map_instances(ms, &format!("augmentor {i}"), aug.clone());
+        }
+        // Demos pool.
+        let pool = match self.demos_pool_size {
+            Some(size) => {
+                let (ms2, pool) = demos::create_demos_pool(ms, &self.demos_taken_from, size, self.demos_removed_from_data)?;
+                ms = ms2;
+                Some(Arc::new(pool))
+            }
+            None => None,
+        };
+        // Refiners.
+        let maxes = self.max_instances.clone();
+        ms = ms.map_streams(|name, s| match maxes.get(name) {
+            Some(&n) => Box::new(s.take(n)) as Stream,
+            None => s,
+        });
+        // Verbalization and finalization, per instance.
+        let me = self.clone();
+        Ok(ms.map_streams(|split, s| {
+            let me = me.clone();
+            let pool = pool.clone();
+            let split = split.to_string();
+            Box::new(s.enumerate().map(move |(i, r)| {
+                let inst = r?;
+                me.verbalize_and_finalize(inst, &split, pool.as_deref())
+                    .map_err(|e| e.context(format!("split {split:?}, instance {i}")))
+            })) as Stream
+        }))
+    }
+
+    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&Vec<Instance>>) -> Result<Instance> {
+        let use_demos = self.num_demos.max() > 0;
+        if use_demos {
+            let pool = pool.ok_or_else(|| Error::invalid("demos requested but no demos pool"))?;
+            let sampler = self.sampler.as_ref().map(|s| s.inner.clone()).unwrap_or_else(|| Arc::new(crate::splitters::samplers::RandomSampler {}));
+            inst = demos::assign_demos(inst, pool, sampler.as_ref(), &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
+            let n_demos = inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0);
+            let nd = match &self.num_demos {
+                NumDemos::Fixed(n) => Value::from(*n),
+                NumDemos::OneOf(_) => Value::from(n_demos),
+            };
+            dict_set(&mut inst, "recipe_metadata/num_demos", nd)?;
+            let ps = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
+            dict_set(&mut inst, "recipe_metadata/demos_pool_size", ps)?;
+        } else {
+            dict_set(&mut inst, "recipe_metadata/num_demos", Value::from(0))?;
+            dict_set(&mut inst, "recipe_metadata/demos_pool_size", Value::from(0))?;
+        }
+        let template = match &self.templates {
+            TemplateChoice::Single(t) => t.clone(),
+            TemplateChoice::Random(list) => {
+                let mut seed = inst.get("input_fields").and_then(|v| v.as_object()).cloned().unwrap_or_default();
+                if let Some(r) = inst.get("reference_fields").and_then(|v| v.as_object()) {
+                    for (k, v) in r {
+                        seed.insert(k.clone(), v.clone());
+                    }
+                }
+                let mut rng = crate::py::random::new_random_generator(&Value::Object(seed));
+                list[rng.choice_index(list.len())].clone()
+            }
+        };
+        let tname = template.display_name();
+        if use_demos {
+            if let Some(Value::Array(demos)) = inst.shift_remove("demos") {
+                let mut out = Vec::with_capacity(demos.len());
+                for d in demos {
+                    let d = match d {
+                        Value::Object(m) => m,
+                        other => return Err(Error::invalid(format!("a demo must be a dict, got {other}"))),
+                    };
+                    out.push(Value::Object(template.process_instance(d, "").with_ctx(|| format!("in template `{tname}` (a demo)"))?));
+                }
+                inst.insert("demos".into(), Value::Array(out));
+            } else {
+                return Err(Error::invalid("demos field is missing"));
+            }
+        }
+        dict_set(&mut inst, "recipe_metadata/template", template.to_jsonable())?;
+        let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;
+        let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
+        let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
+        if let Some(p) = &self.postprocessors {
+            inst.insert("postprocessors".into(), Value::Array(p.clone()));
+        }
+        if let Some(m) = &self.metrics {
+            inst.insert("metrics".into(), Value::Array(m.clone()));
+        }
+        finalize_instance(inst, &self.group_by)
+    }
+}
+
+fn map_instances(ms: MultiStream, name: &str, op: Arc<dyn InstanceOperator>) -> MultiStream {
+    let name = name.to_string();
+    ms.map_streams(|split, s| {
+        let op = op.clone();
+        let split = split.to_string();
+        let name = name.clone();
+        Box::new(s.map(move |r| r.and_then(|inst| op.process_instance(inst, &split).with_ctx(|| format!("in {name}"))))) as Stream
+    })
+}
+
+/// Options of [`prepare`].
+#[derive(Debug, Clone, Default)]
+pub struct PrepareOptions {
+    /// Extra catalog directories, as `--catalog` gives them.
+    pub catalogs: Vec<PathBuf>,
+}
+
+/// Resolves a recipe query in the standard catalog (plus `opts.catalogs`) and runs it.
+pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
+    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
+    let args = RecipeArgs::parse(query, &catalog)?;
+    let recipe = Arc::new(Recipe::build(&args, catalog)?);
+    recipe.run()
+}
+
+/// Runs the operators of `ops` on a multi-stream (used by tests and tools).
+pub fn run_operators(ops: &[Art<dyn Operator>], ms: MultiStream) -> Result<MultiStream> {
+    apply_all(ops, ms)
+}

@@ -6,7 +6,9 @@ use crate::value::Instance;
 
 /// Picks demos for an instance from the demos pool (Unitxt's `Sampler`).
 pub trait Sampler: Send + Sync {
-    /// Indices into `pool` (already filtered of demos equal to `instance` by input fields) of
-    /// the `sample_size` demos for `instance`, in order.
-    fn sample(&self, sample_size: usize, pool: &[&Instance], instance: &Instance, sampling_seed: Option<i64>) -> Result<Vec<usize>>;
+    /// The `sample_size` demos for `instance`, in order, drawn from `pool` (already filtered
+    /// of demos whose input fields equal the instance's).
+    fn sample(&self, sample_size: usize, pool: &[&Instance], instance: &Instance, sampling_seed: Option<i64>) -> Result<Vec<Instance>>;
 }
+
+pub mod samplers;

@@ -1,0 +1,101 @@
+//! `unitxt-rs catalog ...`: install Unitxt's catalog (from the Unitxt wheel, with pip) and
+//! look artifacts up.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+use clap::Subcommand;
+use unitxt::catalog::{default_catalog_dir, Catalog, UNITXT_VERSION};
+use unitxt::error::{Error, Result};
+
+#[derive(Subcommand)]
+pub enum CatalogCommand {
+    /// Download the Unitxt wheel with `pip download --no-deps unitxt==<version>` and unpack
+    /// its `unitxt/catalog` folder (into $UNITXT_RS_CATALOG or ~/.cache/unitxt-rs/catalog-<version>).
+    Install {
+        /// Target directory (default: the standard catalog location).
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// Python interpreter that has pip.
+        #[arg(long, default_value = "python3")]
+        python: String,
+    },
+    /// Print where the catalogs are searched, highest precedence first.
+    Where,
+    /// Print an artifact's JSON.
+    Show {
+        name: String,
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+    },
+}
+
+pub fn run(cmd: CatalogCommand) -> Result<()> {
+    match cmd {
+        CatalogCommand::Install { to, python } => install(to.unwrap_or_else(default_catalog_dir), &python),
+        CatalogCommand::Where => {
+            for d in Catalog::standard(&[]).dirs() {
+                println!("{}", d.display());
+            }
+            Ok(())
+        }
+        CatalogCommand::Show { name, catalogs } => {
+            let cat = Arc::new(Catalog::standard(&catalogs));
+            let v = cat.get_json(&name)?;
+            println!("{}", serde_json::to_string_pretty(&*v).map_err(|e| Error::invalid(e.to_string()))?);
+            Ok(())
+        }
+    }
+}
+
+const UNPACK: &str = r#"
+import sys, zipfile, glob, os, shutil
+src, dest = sys.argv[1], sys.argv[2]
+wheel = glob.glob(os.path.join(src, "unitxt-*.whl"))[0]
+tmp = dest + ".partial"
+shutil.rmtree(tmp, ignore_errors=True)
+with zipfile.ZipFile(wheel) as z:
+    for m in z.namelist():
+        if m.startswith("unitxt/catalog/") and not m.endswith("/"):
+            rel = m[len("unitxt/catalog/"):]
+            out = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with z.open(m) as f, open(out, "wb") as g:
+                g.write(f.read())
+shutil.rmtree(dest, ignore_errors=True)
+os.replace(tmp, dest)
+print(sum(len(fs) for _, _, fs in os.walk(dest)))
+"#;
+
+fn install(dest: PathBuf, python: &str) -> Result<()> {
+    let tmp = std::env::temp_dir().join(format!("unitxt-rs-wheel-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let status = Command::new(python)
+        .args(["-m", "pip", "download", "--no-deps", "--quiet", &format!("unitxt=={UNITXT_VERSION}"), "-d"])
+        .arg(&tmp)
+        .status()
+        .map_err(|e| Error::io(format!("could not run {python} -m pip: {e}")))?;
+    if !status.success() {
+        return Err(Error::io(format!("pip download of unitxt=={UNITXT_VERSION} failed")));
+    }
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let out = Command::new(python)
+        .args(["-c", UNPACK])
+        .arg(&tmp)
+        .arg(&dest)
+        .output()
+        .map_err(|e| Error::io(format!("could not run {python}: {e}")))?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    if !out.status.success() {
+        return Err(Error::io(format!("unpacking the catalog failed: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    eprintln!(
+        "installed Unitxt {UNITXT_VERSION} catalog ({} files) into {}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        dest.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! The demos pool and demos assignment (Unitxt's `CreateDemosPool` in `standard.py` and
+//! `AssignDemosToInstance` in `splitters.py`).
+
+use crate::error::{Error, Result};
+use crate::py::json::{dumps, DumpOptions};
+use crate::splitters::Sampler;
+use crate::stream::{MultiStream, Stream};
+use crate::value::{Instance, Value};
+
+use super::NumDemos;
+
+/// Takes up to `size` instances with distinct `input_fields` (compared by their
+/// `json.dumps(..., sort_keys=True)`) from the start of split `from`. With
+/// `removed_from_data`, the pool instances leave that split; instances skipped as duplicates
+/// stay, ahead of the rest of the split. `size == usize::MAX` with removal consumes the
+/// whole split (and drops it). Returns the new multi-stream and the pool.
+pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_from_data: bool) -> Result<(MultiStream, Vec<Instance>)> {
+    if !ms.streams.contains_key(from) {
+        return Err(Error::not_found(format!(
+            "the demos pool is taken from split {from:?}, which does not exist; available splits: {:?}",
+            ms.names()
+        )));
+    }
+    if removed_from_data && size == usize::MAX && ms.streams.len() == 1 {
+        return Err(Error::invalid(format!(
+            "the single split {from:?} would be wholly consumed for demos, leaving no instance to use them"
+        )));
+    }
+    let position = ms.streams.get_index_of(from).expect("checked above");
+    let mut stream = ms.streams.shift_remove(from).expect("checked above");
+    let mut pool = Vec::new();
+    let mut signatures = std::collections::HashSet::new();
+    let mut skipped = Vec::new();
+    let mut scanned = Vec::new();
+    while pool.len() < size {
+        let Some(r) = stream.next() else { break };
+        let inst = r?;
+        let inputs = inst
+            .get("input_fields")
+            .ok_or_else(|| Error::invalid("an instance of the demos split has no 'input_fields'"))?;
+        let sig = dumps(inputs, DumpOptions { sort_keys: true, ..Default::default() });
+        if !removed_from_data {
+            scanned.push(inst.clone());
+        }
+        if signatures.contains(&sig) {
+            if removed_from_data {
+                skipped.push(inst);
+            }
+            continue;
+        }
+        signatures.insert(sig);
+        pool.push(inst);
+    }
+    if removed_from_data && size == usize::MAX {
+        return Ok((ms, pool));
+    }
+    let rest: Stream = if removed_from_data {
+        Box::new(skipped.into_iter().map(Ok).chain(stream))
+    } else {
+        Box::new(scanned.into_iter().map(Ok).chain(stream))
+    };
+    ms.streams.shift_insert(position, from.to_string(), rest);
+    Ok((ms, pool))
+}
+
+/// Puts `demos` into an instance: filters the pool of items whose `input_fields` equal the
+/// instance's, checks the pool is large enough, and asks the sampler.
+pub fn assign_demos(
+    mut inst: Instance,
+    pool: &[Instance],
+    sampler: &dyn Sampler,
+    num_demos: &NumDemos,
+    seed: Option<i64>,
+    skip_demoed: bool,
+) -> Result<Instance> {
+    if skip_demoed && inst.contains_key("demos") {
+        return Ok(inst);
+    }
+    let inputs = inst.get("input_fields").ok_or_else(|| Error::invalid("instance has no 'input_fields'"))?;
+    let filtered: Vec<&Instance> = pool.iter().filter(|p| p.get("input_fields") != Some(inputs)).collect();
+    let n = match num_demos {
+        NumDemos::Fixed(n) => *n,
+        NumDemos::OneOf(sizes) => {
+            let mut rng = crate::splitters::samplers::instance_rng(&inst, None)?;
+            sizes[rng.choice_index(sizes.len())]
+        }
+    };
+    if filtered.len() < n {
+        return Err(Error::invalid(format!(
+            "the demos pool to sample from has {} instances, fewer than the {n} demos needed; increase demos_pool_size (or loader_limit)",
+            filtered.len()
+        )));
+    }
+    let demos = sampler.sample(n, &filtered, &inst, seed)?;
+    inst.insert("demos".into(), Value::Array(demos.into_iter().map(Value::Object).collect()));
+    Ok(inst)
+}

@@ -1,0 +1,161 @@
+//! Demos samplers (Unitxt's `RandomSampler`, `FixedIndicesSampler`, `DiverseLabelsSampler`,
+//! `CloseTextSampler` in `splitters.py`).
+//!
+//! Every sampler is seeded per instance as Unitxt's `get_random_generator_based_on_instance`:
+//! the sub-seed is the instance's `input_fields` dict (plus `local_seed` when the recipe sets
+//! `demos_sampling_seed`), hashed through Python's `str()` and md5.
+
+use std::sync::OnceLock;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::py::random::{new_random_generator, PyRandom};
+use crate::value::{Instance, Value};
+
+use super::Sampler;
+
+/// The generator Unitxt seeds from an instance's input fields (and an optional local seed).
+pub fn instance_rng(instance: &Instance, local_seed: Option<i64>) -> Result<PyRandom> {
+    let inputs = instance
+        .get("input_fields")
+        .and_then(|v| v.as_object())
+        .ok_or_else(|| Error::invalid("instance has no 'input_fields' dict to seed demos sampling"))?;
+    let mut seed = inputs.clone();
+    if let Some(s) = local_seed {
+        seed.insert("local_seed".into(), Value::from(s));
+    }
+    Ok(new_random_generator(&Value::Object(seed)))
+}
+
+/// `random_sampler`: a uniform sample without replacement (Python's `random.sample`).
+#[derive(Deserialize, Default)]
+pub struct RandomSampler {}
+
+impl Sampler for RandomSampler {
+    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<Instance>> {
+        let mut rng = instance_rng(instance, seed)?;
+        Ok(rng.sample_indices(pool.len(), n).into_iter().map(|i| pool[i].clone()).collect())
+    }
+}
+
+/// `fixed_indices_sampler`: the pool items at `indices` (the first `sample_size` of them).
+#[derive(Deserialize)]
+pub struct FixedIndicesSampler {
+    pub indices: Vec<i64>,
+}
+
+impl Sampler for FixedIndicesSampler {
+    fn sample(&self, n: usize, pool: &[&Instance], _instance: &Instance, _seed: Option<i64>) -> Result<Vec<Instance>> {
+        self.indices
+            .iter()
+            .take(n)
+            .map(|&i| {
+                if i < 0 || i as usize >= pool.len() {
+                    Err(Error::invalid(format!(
+                        "fixed_indices_sampler index {i} is out of bounds of the demos pool (of size {})",
+                        pool.len()
+                    )))
+                } else {
+                    Ok(pool[i as usize].clone())
+                }
+            })
+            .collect()
+    }
+}
+
+/// `diverse_labels_sampler`: balances the demos over the label combinations found in
+/// `reference_fields[labels]` restricted to `input_fields[choices]`. As in Unitxt, the label
+/// groups are computed once, from the first pool the sampler sees.
+#[derive(Deserialize)]
+pub struct DiverseLabelsSampler {
+    #[serde(default = "default_choices")]
+    pub choices: String,
+    #[serde(default = "default_labels")]
+    pub labels: String,
+    #[serde(default = "default_true")]
+    pub include_empty_label: bool,
+    #[serde(skip)]
+    cache: OnceLock<IndexMap<String, Vec<Instance>>>,
+}
+
+fn default_choices() -> String {
+    "choices".into()
+}
+fn default_labels() -> String {
+    "labels".into()
+}
+fn default_true() -> bool {
+    true
+}
+
+impl DiverseLabelsSampler {
+    fn label_repr(&self, ex: &Instance) -> Result<String> {
+        let inputs = ex.get("input_fields").and_then(|v| v.as_object()).ok_or_else(|| Error::invalid("demo has no input_fields"))?;
+        let choices = match inputs.get(&self.choices) {
+            Some(Value::Array(a)) => a.clone(),
+            Some(Value::String(s)) => vec![Value::String(s.clone())],
+            Some(other) => return Err(Error::invalid(format!("unexpected choices value {other}; expected a list or a string"))),
+            None => return Err(Error::not_found(format!("field {:?} is missing from input_fields", self.choices))),
+        };
+        let outputs = ex
+            .get("reference_fields")
+            .and_then(|v| v.as_object())
+            .and_then(|o| o.get(&self.labels))
+            .ok_or_else(|| Error::not_found(format!("field {:?} is missing from reference_fields", self.labels)))?;
+        let outputs = outputs.as_array().ok_or_else(|| Error::invalid(format!("labels {outputs} must be a list")))?;
+        let kept: Vec<Value> = choices.into_iter().filter(|c| outputs.contains(c)).collect();
+        Ok(crate::py::repr::repr(&Value::Array(kept)))
+    }
+}
+
+impl Sampler for DiverseLabelsSampler {
+    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<Instance>> {
+        if self.cache.get().is_none() {
+            let mut groups: IndexMap<String, Vec<Instance>> = IndexMap::new();
+            for ex in pool {
+                let r = self.label_repr(ex)?;
+                if r == "[]" && !self.include_empty_label {
+                    continue;
+                }
+                groups.entry(r).or_default().push((*ex).clone());
+            }
+            let _ = self.cache.set(groups);
+        }
+        let groups = self.cache.get().expect("set above");
+        let mut labels: Vec<&String> = groups.keys().collect();
+        let mut rng = instance_rng(instance, seed)?;
+        rng.shuffle(&mut labels);
+        if n > pool.len() {
+            return Err(Error::invalid(format!("requested sample size {n} is greater than the number of instances {}", pool.len())));
+        }
+        let mut alloc: IndexMap<&String, usize> = IndexMap::new();
+        let mut total = 0;
+        while total < n {
+            let before = total;
+            for l in &labels {
+                if total >= n {
+                    break;
+                }
+                let used = alloc.get(*l).copied().unwrap_or(0);
+                if groups[*l].len() > used {
+                    *alloc.entry(*l).or_insert(0) += 1;
+                    total += 1;
+                }
+            }
+            if total == before {
+                return Err(Error::invalid("not enough demos in the label groups to sample from"));
+            }
+        }
+        let mut chosen: Vec<&Instance> = Vec::new();
+        for (l, k) in alloc {
+            let g = &groups[l];
+            for i in rng.sample_indices(g.len(), k) {
+                chosen.push(&g[i]);
+            }
+        }
+        rng.shuffle(&mut chosen);
+        Ok(chosen.into_iter().cloned().collect())
+    }
+}
