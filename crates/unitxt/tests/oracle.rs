@@ -1,0 +1,108 @@
+//! Golden comparison against Unitxt 1.26.10 on real data.
+//!
+//! For every `SPLIT<TAB>RECIPE` line of `tests/oracle_recipes.tsv`, `scripts/oracle.py` (run by
+//! the project's test command before this test) wrote Unitxt's rows to
+//! `target/oracle/<key>.jsonl` (or `<key>.error` when Unitxt refuses the recipe). This test
+//! prepares the same recipe with the engine and fails on any difference: every field of every
+//! instance, `task_data` byte for byte. A recipe Unitxt refuses must be refused here too.
+//! A missing golden file is a failure, not a skip.
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use sha1::{Digest, Sha1};
+use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn key(split: &str, recipe: &str) -> String {
+    let h = Sha1::digest(format!("{split}\t{recipe}").as_bytes());
+    h.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 600 {
+        format!("{}…", s.chars().take(600).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn first_string_diff(a: &str, b: &str) -> String {
+    let i = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let ctx = |s: &str| s.chars().skip(i.saturating_sub(60)).take(160).collect::<String>();
+    format!("first difference at char {i}:\n  ours:   {:?}\n  unitxt: {:?}", ctx(a), ctx(b))
+}
+
+fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> {
+    let k = key(split, recipe);
+    let golden = golden_dir.join(format!("{k}.jsonl"));
+    let error = golden_dir.join(format!("{k}.error"));
+    let ours = prepare(recipe, &PrepareOptions::default()).and_then(|mut ms| ms.take(split)).and_then(unitxt::stream::collect);
+    if error.exists() {
+        return match ours {
+            Err(_) => Ok(()),
+            Ok(rows) => Err(format!(
+                "Unitxt refuses this recipe ({}), but we produced {} instances",
+                std::fs::read_to_string(&error).unwrap_or_default().lines().last().unwrap_or(""),
+                rows.len()
+            )
+            .into()),
+        };
+    }
+    let text = std::fs::read_to_string(&golden).map_err(|e| {
+        format!("golden file {} is missing ({e}); run the test command from the README, which runs scripts/oracle.py first", golden.display())
+    })?;
+    let expected: Vec<Value> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+    let ours = ours.map_err(|e| format!("we failed where Unitxt succeeded: {e}"))?;
+    if ours.len() != expected.len() {
+        return Err(format!("{} instances, Unitxt has {}", ours.len(), expected.len()).into());
+    }
+    for (i, (o, e)) in ours.iter().zip(&expected).enumerate() {
+        let e = e.as_object().ok_or("golden row is not an object")?;
+        let ok: Vec<&String> = o.keys().collect();
+        let mut ek: Vec<&String> = e.keys().collect();
+        let mut ok_sorted = ok.clone();
+        ok_sorted.sort();
+        ek.sort();
+        if ok_sorted != ek {
+            return Err(format!("instance {i}: fields {ok:?}, Unitxt has {ek:?}").into());
+        }
+        for (f, ev) in e {
+            let ov = &o[f];
+            if ov != ev {
+                let detail = match (ov, ev) {
+                    (Value::String(a), Value::String(b)) => first_string_diff(a, b),
+                    _ => format!("\n  ours:   {}\n  unitxt: {}", show(ov), show(ev)),
+                };
+                return Err(format!("instance {i}, field {f:?} differs: {detail}").into());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    if std::env::var_os("HF_HUB_CACHE").is_none() {
+        std::env::set_var("HF_HUB_CACHE", root().join("../shared/hf-hub"));
+    }
+    std::env::set_var("HF_HUB_OFFLINE", "1");
+    let golden_dir = std::env::var_os("UNITXT_RS_ORACLE_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle"));
+    let list = std::fs::read_to_string(root().join("tests/oracle_recipes.tsv")).expect("tests/oracle_recipes.tsv");
+    let mut trials = Vec::new();
+    for (n, line) in list.lines().enumerate() {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let (split, recipe) = line.split_once('\t').expect("SPLIT<TAB>RECIPE");
+        let (split, recipe, dir) = (split.to_string(), recipe.to_string(), golden_dir.clone());
+        let name = format!("line{:03}::{}::{}", n + 1, split, recipe.replace([',', '='], "_"));
+        trials.push(Trial::test(name, move || run_case(&split, &recipe, &dir)));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

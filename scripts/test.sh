@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The project's test command. On a fresh machine it installs what the tests need:
+# a Python venv with the Unitxt 1.26.10 oracle, Unitxt's catalog (through `unitxt-rs catalog
+# install`), the oracle's golden outputs on ../shared/hf-hub, then runs every test with nextest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+export HF_HUB_CACHE="${HF_HUB_CACHE:-$ROOT/../shared/hf-hub}"
+export HF_HUB_OFFLINE=1
+export NLTK_DATA="${NLTK_DATA:-$ROOT/../shared/nltk_data}"
+VENV="$ROOT/.venv"
+
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import unitxt, sys; sys.exit(unitxt.__version__ != '1.26.10')" 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "unitxt==1.26.10"
+fi
+
+cargo build --quiet -p unitxt-cli
+# The catalog, installed the way a user installs it.
+if [ ! -f "${UNITXT_RS_CATALOG:-$HOME/.cache/unitxt-rs/catalog-1.26.10}/cards/sst2.json" ]; then
+  ./target/debug/unitxt-rs catalog install --python "$VENV/bin/python"
+fi
+
+# Golden outputs of the Unitxt oracle (kept in target/oracle; delete it to regenerate).
+"$VENV/bin/python" scripts/oracle.py tests/oracle_recipes.tsv target/oracle
+
+cargo nextest run --workspace --no-fail-fast "$@"
