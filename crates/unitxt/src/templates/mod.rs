@@ -14,6 +14,9 @@ pub mod multiple_choice;
 pub mod others;
 pub mod serializers;
 
+#[cfg(test)]
+mod tests;
+
 /// A template: reads `input_fields` and `reference_fields` of an instance and adds `source`,
 /// `target`, `references`, `instruction`, `target_prefix` and `postprocessors`
 /// (Unitxt's `Template.process`).

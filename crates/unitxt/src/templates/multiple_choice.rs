@@ -153,7 +153,7 @@ impl MultipleChoiceTemplate {
         })
     }
 
-    fn choices_of<'a>(&self, data: &'a Fields) -> Result<Vec<Value>> {
+    fn choices_of(&self, data: &Fields) -> Result<Vec<Value>> {
         match get_field(data, &self.choices_field, "choices field")? {
             Value::Array(a) => Ok(a.clone()),
             Value::String(t) => Ok(t.chars().map(|c| Value::String(c.to_string())).collect()),
