@@ -73,6 +73,10 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "number_quantizing_serializer" => serializer::<tp::serializers::NumberQuantizingSerializer>(t, v)?,
         "number_serializer" => serializer::<tp::serializers::NumberSerializer>(t, v)?,
         "output_quantizing_template" => template::<tp::input_output::OutputQuantizingTemplate>(t, v)?,
+        "pairwise_choice_template" => template::<tp::others::PairwiseChoiceTemplate>(t, v)?,
+        "pairwise_comparative_rating_template" => {
+            template::<tp::others::PairwiseComparativeRatingTemplate>(t, v)?
+        }
         "span_labeling_json_template" => template::<tp::input_output::SpanLabelingJsonTemplate>(t, v)?,
         "span_labeling_template" => template::<tp::input_output::SpanLabelingTemplate>(t, v)?,
         "sql_database_as_schema_serializer" => {

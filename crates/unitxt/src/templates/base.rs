@@ -758,6 +758,7 @@ mod tests {
         assert_eq!(py_format("{a[0]!r:>5}|{b:{w}}|", &data).unwrap(), "  'x'|q   |");
         assert_eq!(py_format("{{{a}}} {m[x:y]} {l[1]}", &data).unwrap(), "{xyz} 1 q");
         assert_eq!(py_format("{a:^7}|{a:.2}|{w:03}|{w:+}", &data).unwrap(), "  xyz  |xy|004|+4");
+        assert_eq!(py_format("[{b:05}][{w:*<4}][{w:,}]", &data).unwrap(), "[q0000][4***][4]");
         assert_eq!(py_format("{nope}", &data), Err(FormatError::Key("nope".into())));
         assert!(matches!(py_format("{}", &data), Err(FormatError::Other(_))));
         assert!(matches!(py_format("a } b", &data), Err(FormatError::Other(_))));

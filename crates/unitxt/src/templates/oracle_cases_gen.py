@@ -77,6 +77,10 @@ add("list_serializer_override", {"__type__": "input_output_template", "input_for
 add("skip_rendered", "templates.qa.with_context.simple", {"input_fields": {}, "reference_fields": {}, "source": "s", "target": "t", "references": ["t"]})
 add("missing_field", {"__type__": "input_output_template", "input_format": "{nope}", "output_format": "{y}"}, {"input_fields": {"x": "1"}, "reference_fields": {"y": "2"}})
 add("table_dialog", {"__type__": "input_output_template", "input_format": "{t}\n---\n{d}", "output_format": "{y}"}, {"input_fields": {"t": {"header": ["a", "b"], "rows": [["1,2", 3], [None, "x\"y"]]}, "d": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}, "reference_fields": {"y": "2"}})
+add("pairwise_choice", {"__type__": "pairwise_choice_template", "input_format": "{question}|{answer_a}|{answer_b}", "output_format": "{winner}", "choice_a_field": "answer_a", "choice_b_field": "answer_b", "answer_field": "winner", "choice_a_label": "A", "choice_b_label": "B", "choice_tie_label": "Tie", "shuffle": False}, {"input_fields": {"question": "q", "answer_a": "x", "answer_b": "y"}, "reference_fields": {"winner": "choice_b"}})
+add("arena_hard", "templates.response_assessment.pairwise_comparative_rating.arena_hard", {"input_fields": {"question": "q", "answer_a": "x", "answer_b": "y", "model_a": "m1", "model_b": "m2"}, "reference_fields": {"answer_a_preference": -2}})
+add("format_specs", {"__type__": "input_output_template", "input_format": "[{a:05}][{a:*^9}][{n:>6}][{a!r}][{a!a}]", "output_format": "{o:.2}"}, {"input_fields": {"a": "héllo", "n": 12}, "reference_fields": {"o": "xyz"}})
+add("title_fields", {"__type__": "input_output_template", "input_format": "{a} {b}", "output_format": "{o}", "title_fields": ["a"], "instruction": "{a}"}, {"input_fields": {"a": "hello wORLD it's", "b": "keep case"}, "reference_fields": {"o": "x"}})
 
 out = []
 for c in cases:

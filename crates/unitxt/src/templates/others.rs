@@ -158,3 +158,106 @@ impl TemplateKind for NullTemplate {
         Ok((String::new(), vec![]))
     }
 }
+
+fn unseeded_shuffle() -> Error {
+    Error::unsupported(
+        "`shuffle: true` in pairwise templates uses Python's unseeded global random(), so its \
+         output cannot be reproduced; use `shuffle: false`",
+    )
+}
+
+/// `pairwise_choice_template`: an input/output template for comparing two answers; the answer
+/// field (`"choice_a"`, `"choice_b"` or `"tie"`) is replaced, in the instance's own
+/// `reference_fields` too, by `choice_a_label`, `choice_b_label` or `choice_tie_label`.
+/// `shuffle: true` is refused (see [`PairwiseComparativeRatingTemplate`]).
+#[derive(Deserialize)]
+pub struct PairwiseChoiceTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    pub input_format: String,
+    #[serde(default)]
+    pub output_format: Option<String>,
+    pub choice_a_field: String,
+    pub choice_b_field: String,
+    pub answer_field: String,
+    pub choice_a_label: String,
+    pub choice_b_label: String,
+    pub choice_tie_label: String,
+    pub shuffle: bool,
+}
+
+impl TemplateKind for PairwiseChoiceTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "PairwiseChoiceTemplate"
+    }
+    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        let refs = refs.ok_or_else(|| Error::invalid("pairwise_choice_template needs `reference_fields`"))?;
+        let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
+        let label = match answer.as_str() {
+            "choice_a" => &self.choice_a_label,
+            "choice_b" => &self.choice_b_label,
+            "tie" => &self.choice_tie_label,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
+                    self.answer_field
+                )))
+            }
+        };
+        refs.insert(self.answer_field.clone(), Value::String(label.clone()));
+        if self.shuffle {
+            return Err(unseeded_shuffle());
+        }
+        Ok(())
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}
+
+/// `pairwise_comparative_rating_template`: an input/output template for rating two answers
+/// against each other. Unitxt's `shuffle: true` swaps the answers half of the time with the
+/// unseeded global `random()`, which cannot be reproduced, so it is refused.
+#[derive(Deserialize)]
+pub struct PairwiseComparativeRatingTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    pub input_format: String,
+    #[serde(default)]
+    pub output_format: Option<String>,
+    pub choice_a_field: String,
+    pub choice_b_field: String,
+    pub choice_a_id_field: String,
+    pub choice_b_id_field: String,
+    pub answer_field: String,
+    pub shuffle: bool,
+}
+
+impl TemplateKind for PairwiseComparativeRatingTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "PairwiseComparativeRatingTemplate"
+    }
+    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, _refs: Option<&mut Fields>) -> Result<()> {
+        if self.shuffle {
+            return Err(unseeded_shuffle());
+        }
+        Ok(())
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}
