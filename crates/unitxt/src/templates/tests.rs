@@ -61,3 +61,23 @@ fn multiple_choice_rejects_bad_flag_combinations() {
         "sort_choices_by_length": true, "sort_choices_alphabetically": true});
     assert!(crate::registry::build(&bad).is_err());
 }
+
+#[test]
+fn every_catalog_template_builds() {
+    // Every template artifact of Unitxt's catalog builds, except the dialog templates, which
+    // are not implemented.
+    let Some(cat) = catalog() else { return };
+    let names: Vec<String> = cat.all_names().into_iter().filter(|n| n.starts_with("templates.")).collect();
+    assert!(names.len() > 300);
+    let mut failures = Vec::new();
+    for n in &names {
+        let ty = cat.get_json(n).ok().and_then(|j| j.get("__type__").and_then(|t| t.as_str()).map(String::from));
+        if matches!(ty.as_deref(), Some("dialog_template" | "dialog_pairwise_choice_template")) {
+            continue;
+        }
+        if let Err(e) = cat.fetch(n) {
+            failures.push(format!("{n}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
