@@ -46,6 +46,47 @@ pub fn build(v: &Value) -> Result<Artifact> {
         // ---- splitters and samplers (splitters/) ----
 
         // ---- templates and serializers (templates/) ----
+        "conversation_serializer" => serializer::<tp::serializers::ConversationSerializer>(t, v)?,
+        "default_list_serializer" => serializer::<tp::serializers::DefaultListSerializer>(t, v)?,
+        "default_serializer" => serializer::<tp::serializers::DefaultSerializer>(t, v)?,
+        "dialog_serializer" => serializer::<tp::serializers::DialogSerializer>(t, v)?,
+        "dict_as_json_serializer" => serializer::<tp::serializers::DictAsJsonSerializer>(t, v)?,
+        "document_serializer" => serializer::<tp::serializers::DocumentSerializer>(t, v)?,
+        "image_serializer" => serializer::<tp::serializers::ImageSerializer>(t, v)?,
+        "input_output_template" => template::<tp::input_output::InputOutputTemplate>(t, v)?,
+        "input_output_template_with_custom_target" => {
+            template::<tp::input_output::InputOutputTemplateWithCustomTarget>(t, v)?
+        }
+        "json_output_template" => template::<tp::input_output::JsonOutputTemplate>(t, v)?,
+        "key_val_template" => template::<tp::others::KeyValTemplate>(t, v)?,
+        "list_serializer" => serializer::<tp::serializers::ListSerializer>(t, v)?,
+        "multi_document_serializer" => serializer::<tp::serializers::MultiDocumentSerializer>(t, v)?,
+        "multi_label_template" => template::<tp::input_output::MultiLabelTemplate>(t, v)?,
+        "multi_reference_template" => template::<tp::input_output::MultiReferenceTemplate>(t, v)?,
+        "multi_turn_template" => template::<tp::input_output::MultiTurnTemplate>(t, v)?,
+        "multi_type_serializer" => serializer::<tp::serializers::MultiTypeSerializer>(t, v)?,
+        "multiple_choice_template" => {
+            let tpl: Arc<dyn tp::Template> = Arc::new(tp::multiple_choice::MultipleChoiceTemplate::from_json(v)?);
+            Artifact::Template(Art::new(tpl, v.clone()))
+        }
+        "null_template" => template::<tp::others::NullTemplate>(t, v)?,
+        "number_quantizing_serializer" => serializer::<tp::serializers::NumberQuantizingSerializer>(t, v)?,
+        "number_serializer" => serializer::<tp::serializers::NumberSerializer>(t, v)?,
+        "output_quantizing_template" => template::<tp::input_output::OutputQuantizingTemplate>(t, v)?,
+        "pairwise_choice_template" => template::<tp::others::PairwiseChoiceTemplate>(t, v)?,
+        "pairwise_comparative_rating_template" => {
+            template::<tp::others::PairwiseComparativeRatingTemplate>(t, v)?
+        }
+        "span_labeling_json_template" => template::<tp::input_output::SpanLabelingJsonTemplate>(t, v)?,
+        "span_labeling_template" => template::<tp::input_output::SpanLabelingTemplate>(t, v)?,
+        "sql_database_as_schema_serializer" => {
+            serializer::<tp::serializers::SqlDatabaseAsSchemaSerializer>(t, v)?
+        }
+        "table_serializer" => serializer::<tp::serializers::TableSerializer>(t, v)?,
+        "tool_call_serializer" => serializer::<tp::serializers::ToolCallSerializer>(t, v)?,
+        "tools_serializer" => serializer::<tp::serializers::ToolsSerializer>(t, v)?,
+        "video_serializer" => serializer::<tp::serializers::VideoSerializer>(t, v)?,
+        "yes_no_template" => template::<tp::others::YesNoTemplate>(t, v)?,
 
         // ---- formats (formats/) ----
 
@@ -65,6 +106,18 @@ pub fn build(v: &Value) -> Result<Artifact> {
 /// Deserializes a plain struct artifact.
 pub fn plain<T: DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Art<T>> {
     Ok(Art::new(Arc::new(from_value::<T>(t, v)?), v.clone()))
+}
+
+/// Builds a template from a struct implementing [`crate::templates::base::TemplateKind`].
+pub fn template<T: crate::templates::Template + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
+    let tpl: Arc<dyn crate::templates::Template> = Arc::new(from_value::<T>(t, v)?);
+    Ok(Artifact::Template(Art::new(tpl, v.clone())))
+}
+
+/// Builds a serializer from a struct implementing [`crate::templates::Serializer`].
+pub fn serializer<T: crate::templates::Serializer + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
+    let s: Arc<dyn crate::templates::Serializer> = Arc::new(from_value::<T>(t, v)?);
+    Ok(Artifact::Serializer(Art::new(s, v.clone())))
 }
 
 /// Builds an [`Operator`] from a struct implementing it.

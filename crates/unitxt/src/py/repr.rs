@@ -68,10 +68,24 @@ pub fn number_repr(n: &serde_json::Number) -> String {
 /// Splits a finite, non-zero `|f|` into its shortest round-trip decimal digits (no leading or
 /// trailing zeros) and the decimal exponent of the first digit (`f = d.ddd × 10^exp`).
 pub(crate) fn shortest_digits(f: f64) -> (String, i32) {
-    // Rust's `{:e}` prints the shortest digit string that round-trips, like CPython's
-    // `repr` (both use the shortest mode of David Gay's / Grisu-style conversion).
-    let s = format!("{:e}", f.abs());
-    let (mant, exp) = s.split_once('e').unwrap_or((s.as_str(), "0"));
+    let a = f.abs();
+    // Rust's `{:e}` prints a shortest digit string that round-trips, as CPython's `repr` does,
+    // but when two such strings are equally close it rounds half up where CPython's dtoa
+    // rounds half to even. Re-rounding to the same number of digits with an explicit
+    // precision (exact, half to even) gives CPython's choice; keep it only if it still
+    // round-trips (near powers of two the rounding interval is lopsided).
+    let (digits, exp) = split_sci(&format!("{a:e}"));
+    let n = digits.len();
+    let exact = format!("{a:.*e}", n - 1);
+    if exact.parse::<f64>().ok() == Some(a) {
+        return split_sci(&exact);
+    }
+    (digits, exp)
+}
+
+/// Splits Rust's `d.ddde±x` output into digits without trailing zeros and the exponent.
+fn split_sci(s: &str) -> (String, i32) {
+    let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     let digits = digits.trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
@@ -307,7 +321,7 @@ mod tests {
 
     #[test]
     fn floats() {
-        let cases: [(f64, &str); 19] = [
+        let cases: [(f64, &str); 21] = [
             (1e-05, "1e-05"),
             (1.5e16, "1.5e+16"),
             (1e16, "1e+16"),
@@ -327,6 +341,9 @@ mod tests {
             (0.5, "0.5"),
             (100.0, "100.0"),
             (1234567890123456.7, "1234567890123456.8"),
+            // exact ties between two shortest candidates round half to even in CPython
+            (22396477884559.5625, "22396477884559.562"),
+            (1245793986745740.25, "1245793986745740.2"),
         ];
         for (f, want) in cases {
             assert_eq!(float_repr(f), want, "repr of {f:?}");

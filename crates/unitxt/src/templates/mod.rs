@@ -1,9 +1,21 @@
 //! Templates: verbalize task fields into `source`, `target` and `references`
 //! (Unitxt's `templates.py`), and the serializers that turn field values into text
 //! (Unitxt's `serializers.py`).
+//!
+//! [`base`] holds the rendering flow shared by all templates; [`input_output`],
+//! [`multiple_choice`] and [`others`] the template families; [`serializers`] the serializers.
 
 use crate::error::Result;
 use crate::value::{Instance, Value};
+
+pub mod base;
+pub mod input_output;
+pub mod multiple_choice;
+pub mod others;
+pub mod serializers;
+
+#[cfg(test)]
+mod tests;
 
 /// A template: reads `input_fields` and `reference_fields` of an instance and adds `source`,
 /// `target`, `references`, `instruction`, `target_prefix` and `postprocessors`
@@ -19,6 +31,13 @@ pub trait Serializer: Send + Sync {
     /// The text for `value`, or `None` when this serializer does not handle the value's type
     /// (so that a multi-type serializer tries the next one).
     fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>>;
+
+    /// Like [`Serializer::serialize`], for serializers that record things in the instance
+    /// (images in `media/images`, tools in `__tools__`) or rewrite the value (an image's
+    /// `image` becomes its media path), as Unitxt's do. Templates call this one.
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        self.serialize(value, instance)
+    }
 }
 
 /// Placeholder type so the registry can name this module before it has artifacts.

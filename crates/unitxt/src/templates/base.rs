@@ -1,0 +1,784 @@
+//! Shared machinery of all templates: the rendering flow of Unitxt's `Template.process`,
+//! Python `str.format(**fields)` semantics ([`py_format`]), `str.title()` ([`py_title`]) and
+//! the fields every template accepts ([`TemplateBase`]).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::artifact::Art;
+use crate::error::{Error, Result};
+use crate::py::repr::{repr, str as py_str};
+use crate::templates::serializers::{default_template_serializer, serialize_with};
+use crate::templates::{Serializer, Template};
+use crate::value::{Instance, Value};
+
+/// Name of the split Unitxt renders without references (`constants.inference_stream`).
+pub const INFERENCE_STREAM: &str = "__INFERENCE_STREAM__";
+
+/// An ordered field map (a Python dict of field name to value).
+pub type Fields = serde_json::Map<String, Value>;
+
+fn default_true() -> bool {
+    true
+}
+
+/// Arguments common to every template (Unitxt's `Template` fields).
+///
+/// `postprocessors` is `None` when the catalog does not give it; each template then uses its
+/// own default (see [`TemplateKind::default_postprocessors`]). `serializer` is `None` for the
+/// template's default serializer.
+#[derive(Deserialize, Default)]
+pub struct TemplateBase {
+    /// Return instances that already have `source`, `target` and `references` unchanged.
+    #[serde(default = "default_true")]
+    pub skip_rendered_instance: bool,
+    /// Processor names (or inline operator objects) copied to the instance's `postprocessors`.
+    #[serde(default)]
+    pub postprocessors: Option<Vec<Value>>,
+    /// Format string over the serialized input fields; an instance's own `instruction` wins.
+    #[serde(default)]
+    pub instruction: String,
+    /// Format string over the serialized input fields.
+    #[serde(default)]
+    pub target_prefix: String,
+    /// Input fields whose (string) value is title-cased before serialization.
+    #[serde(default)]
+    pub title_fields: Vec<String>,
+    /// Serializer override.
+    #[serde(default)]
+    pub serializer: Option<Art<dyn Serializer>>,
+}
+
+/// The hooks of a concrete template, called in order by [`render`] (mirrors the overridable
+/// methods of Unitxt's `Template`). Every type implementing it is a [`Template`].
+pub trait TemplateKind: Send + Sync {
+    /// The common arguments.
+    fn base(&self) -> &TemplateBase;
+    /// Unitxt's class name, for error messages.
+    fn class_name(&self) -> &'static str;
+    /// Postprocessors used when the catalog gives none.
+    fn default_postprocessors(&self) -> Vec<Value> {
+        vec![Value::String("processors.to_string_stripped".into())]
+    }
+    /// The serializer used when the catalog gives none.
+    fn default_serializer(&self) -> Arc<dyn Serializer> {
+        default_template_serializer()
+    }
+    /// The serializer in effect.
+    fn serializer(&self) -> Arc<dyn Serializer> {
+        match &self.base().serializer {
+            Some(s) => s.inner.clone(),
+            None => self.default_serializer(),
+        }
+    }
+    /// Changes input and reference fields in place (not on the inference split). The maps are
+    /// the instance's own `input_fields` / `reference_fields`, so changes stay in the output.
+    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, _refs: Option<&mut Fields>) -> Result<()> {
+        Ok(())
+    }
+    /// Prepares input fields for serialization: `None` after changing `input` in place (these
+    /// changes stay in the instance), or `Some` new map that leaves the instance untouched.
+    fn preprocess_input_fields(&self, _input: &mut Fields) -> Result<Option<Fields>> {
+        Ok(None)
+    }
+    /// Prepares reference fields for serialization (a new map; the instance is untouched).
+    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
+        Ok(refs)
+    }
+    /// Serializes every field value to text (Unitxt's `Template.serialize`).
+    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
+        let ser = self.serializer();
+        let mut out = Fields::new();
+        for (k, v) in data.iter_mut() {
+            out.insert(k.clone(), Value::String(serialize_with(&*ser, v, instance)?));
+        }
+        Ok(out)
+    }
+    /// The `source` text from the serialized input fields.
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String>;
+    /// `target` and `references` from the serialized reference fields.
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)>;
+    /// Last changes to the rendered instance.
+    fn post_process_instance(&self, instance: Instance) -> Result<Instance> {
+        Ok(instance)
+    }
+    /// Python's `format_str.format(**data)` with Unitxt's error for a missing field.
+    fn format(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<String> {
+        apply_formatting(self.class_name(), data, data_type, format_str, format_name)
+    }
+}
+
+impl<T: TemplateKind> Template for T {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        render(self, instance, split)
+    }
+}
+
+fn fields_of(instance: &Instance, key: &str) -> Result<Option<Fields>> {
+    match instance.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m.clone())),
+        Some(other) => Err(Error::invalid(format!(
+            "instance field `{key}` must be a dict, got {}",
+            crate::artifact::short(other)
+        ))),
+    }
+}
+
+/// Unitxt's `Template.process`: renders `source`, `instruction`, `target_prefix`,
+/// `postprocessors`, then (except on the inference split) `target` and `references`, added in
+/// that order after the instance's own keys.
+pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &str) -> Result<Instance> {
+    let b = t.base();
+    if b.skip_rendered_instance
+        && instance.contains_key("source")
+        && instance.contains_key("target")
+        && instance.contains_key("references")
+    {
+        return Ok(instance);
+    }
+    let inference = split == INFERENCE_STREAM;
+    let mut input = fields_of(&instance, "input_fields")?
+        .ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?;
+    let mut refs = fields_of(&instance, "reference_fields")?;
+    if !inference {
+        t.preprocess_input_and_reference_fields(&mut input, refs.as_mut())?;
+    }
+    let mut fresh = t.preprocess_input_fields(&mut input)?;
+    let serialized_inputs = {
+        let cur = match fresh.as_mut() {
+            Some(f) => f,
+            None => &mut input,
+        };
+        for f in &b.title_fields {
+            let v = cur
+                .get_mut(f)
+                .ok_or_else(|| Error::not_found(format!("title field {f:?} is not an input field")))?;
+            match v {
+                Value::String(s) => *s = py_title(s),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "title field {f:?} must be a string, got {}",
+                        crate::artifact::short(other)
+                    )))
+                }
+            }
+        }
+        t.serialize(cur, &mut instance)?
+    };
+    instance.insert("input_fields".into(), Value::Object(input));
+    if let Some(r) = &refs {
+        instance.insert("reference_fields".into(), Value::Object(r.clone()));
+    }
+    let source = t.input_fields_to_source(&serialized_inputs)?;
+    let instruction_fmt = match instance.get("instruction") {
+        None => Some(b.instruction.clone()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
+    };
+    let instruction = t.format(&serialized_inputs, "input field", instruction_fmt.as_deref(), "instruction")?;
+    let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
+    let mut result = instance;
+    result.insert("source".into(), Value::String(source));
+    result.insert("instruction".into(), Value::String(instruction));
+    result.insert("target_prefix".into(), Value::String(target_prefix));
+    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
+    result.insert("postprocessors".into(), Value::Array(post));
+    if inference {
+        return t.post_process_instance(result);
+    }
+    let refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
+    let mut refs = t.preprocess_reference_fields(refs)?;
+    let serialized_refs = t.serialize(&mut refs, &mut result)?;
+    let (target, references) = t.reference_fields_to_target_and_references(&serialized_refs)?;
+    result.insert("target".into(), Value::String(target));
+    result.insert("references".into(), Value::Array(references.into_iter().map(Value::String).collect()));
+    t.post_process_instance(result)
+}
+
+/// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes
+/// an error listing the available ones, a missing format string an error naming it.
+pub fn apply_formatting(
+    class: &str,
+    data: &Fields,
+    data_type: &str,
+    format_str: Option<&str>,
+    format_name: &str,
+) -> Result<String> {
+    let f = format_str.ok_or_else(|| {
+        Error::invalid(format!("required field '{format_name}' of class {class} is not set"))
+    })?;
+    py_format(f, data).map_err(|e| match e {
+        FormatError::Key(_) => Error::invalid(format!(
+            "available {data_type}s are [{}] but {class}.{format_name} format requires different ones: {f:?}",
+            data.keys().cloned().collect::<Vec<_>>().join(", ")
+        )),
+        FormatError::Other(m) => Error::invalid(format!("in {class}.{format_name} {f:?}: {m}")),
+    })
+}
+
+/// Why [`py_format`] failed: a missing key (Python's `KeyError`) or anything else.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormatError {
+    /// A field or dict key that is not there.
+    Key(String),
+    /// Malformed format string, bad index, unsupported spec, ...
+    Other(String),
+}
+
+fn other<T>(m: impl Into<String>) -> std::result::Result<T, FormatError> {
+    Err(FormatError::Other(m.into()))
+}
+
+/// Python's `fmt.format(**data)`: `{name}`, `{name[0]}`, `{name[key]}`, conversions `!s`,
+/// `!r`, `!a`, format specs (nested `{}` allowed) and `{{` / `}}` escapes. Positional fields
+/// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
+pub fn py_format(fmt: &str, data: &Fields) -> std::result::Result<String, FormatError> {
+    format_depth(fmt, data, 2)
+}
+
+fn format_depth(fmt: &str, data: &Fields, depth: u32) -> std::result::Result<String, FormatError> {
+    if depth == 0 {
+        return other("Max string recursion exceeded");
+    }
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '}' {
+            if chars.get(i + 1) == Some(&'}') {
+                out.push('}');
+                i += 2;
+                continue;
+            }
+            return other("Single '}' encountered in format string");
+        }
+        if c != '{' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if chars.get(i + 1) == Some(&'{') {
+            out.push('{');
+            i += 2;
+            continue;
+        }
+        // a replacement field: find its closing brace
+        let start = i + 1;
+        let mut j = start;
+        let mut count = 1;
+        let mut in_spec = false;
+        while j < chars.len() {
+            match chars[j] {
+                '[' if !in_spec => {
+                    while j < chars.len() && chars[j] != ']' {
+                        j += 1;
+                    }
+                    if j >= chars.len() {
+                        break;
+                    }
+                }
+                ':' if !in_spec => in_spec = true,
+                '{' => {
+                    if !in_spec {
+                        return other("unexpected '{' in field name");
+                    }
+                    count += 1;
+                }
+                '}' => {
+                    count -= 1;
+                    if count == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        if j >= chars.len() {
+            return other("expected '}' before end of string");
+        }
+        let field: String = chars[start..j].iter().collect();
+        out.push_str(&render_field(&field, data, depth)?);
+        i = j + 1;
+    }
+    Ok(out)
+}
+
+fn render_field(field: &str, data: &Fields, depth: u32) -> std::result::Result<String, FormatError> {
+    // split name / conversion / spec, skipping [...] in the name
+    let chars: Vec<char> = field.chars().collect();
+    let mut k = 0;
+    while k < chars.len() && chars[k] != '!' && chars[k] != ':' {
+        if chars[k] == '[' {
+            while k < chars.len() && chars[k] != ']' {
+                k += 1;
+            }
+            if k >= chars.len() {
+                break;
+            }
+        }
+        k += 1;
+    }
+    let name: String = chars[..k.min(chars.len())].iter().collect();
+    let mut conversion = None;
+    let mut spec = String::new();
+    if k < chars.len() {
+        if chars[k] == '!' {
+            let c = *chars.get(k + 1).ok_or(FormatError::Other("end of string while looking for conversion specifier".into()))?;
+            conversion = Some(c);
+            k += 2;
+            if k < chars.len() {
+                if chars[k] != ':' {
+                    return other("expected ':' after conversion specifier");
+                }
+                spec = chars[k + 1..].iter().collect();
+            }
+        } else {
+            spec = chars[k + 1..].iter().collect();
+        }
+    }
+    let value = lookup(&name, data)?;
+    let spec = if spec.contains('{') { format_depth(&spec, data, depth - 1)? } else { spec };
+    let converted;
+    let v = match conversion {
+        None => &value,
+        Some('s') => {
+            converted = Value::String(py_str(&value));
+            &converted
+        }
+        Some('r') => {
+            converted = Value::String(repr(&value));
+            &converted
+        }
+        Some('a') => {
+            converted = Value::String(ascii_escape(&repr(&value)));
+            &converted
+        }
+        Some(c) => return other(format!("Unknown conversion specifier {c}")),
+    };
+    format_value(v, &spec)
+}
+
+fn ascii_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        let n = c as u32;
+        if n < 128 {
+            out.push(c);
+        } else if n < 0x100 {
+            out.push_str(&format!("\\x{n:02x}"));
+        } else if n < 0x10000 {
+            out.push_str(&format!("\\u{n:04x}"));
+        } else {
+            out.push_str(&format!("\\U{n:08x}"));
+        }
+    }
+    out
+}
+
+fn lookup(name: &str, data: &Fields) -> std::result::Result<Value, FormatError> {
+    let first_end = name.find(['.', '[']).unwrap_or(name.len());
+    let first = &name[..first_end];
+    if first.is_empty() || first.chars().all(|c| c.is_ascii_digit()) {
+        return other("Replacement index 0 out of range for positional args tuple");
+    }
+    let mut cur = data.get(first).cloned().ok_or_else(|| FormatError::Key(first.to_string()))?;
+    let mut rest = &name[first_end..];
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            return other(format!("attribute access .{} is not supported", &r[..end]));
+        }
+        let r = rest.strip_prefix('[').ok_or(FormatError::Other("Only '.' or '[' may follow ']' in format field specifier".into()))?;
+        let end = r.find(']').ok_or(FormatError::Other("Missing ']' in format string".into()))?;
+        let key = &r[..end];
+        if key.is_empty() {
+            return other("Empty attribute in format string");
+        }
+        cur = get_item(&cur, key)?;
+        rest = &r[end + 1..];
+    }
+    Ok(cur)
+}
+
+fn get_item(v: &Value, key: &str) -> std::result::Result<Value, FormatError> {
+    let idx: Option<usize> = if key.chars().all(|c| c.is_ascii_digit()) { key.parse().ok() } else { None };
+    match (v, idx) {
+        (Value::Object(m), _) => m.get(key).filter(|_| idx.is_none()).cloned().ok_or_else(|| FormatError::Key(key.to_string())),
+        (Value::Array(a), Some(i)) => a.get(i).cloned().ok_or(FormatError::Other("list index out of range".into())),
+        (Value::String(s), Some(i)) => s
+            .chars()
+            .nth(i)
+            .map(|c| Value::String(c.to_string()))
+            .ok_or(FormatError::Other("string index out of range".into())),
+        (Value::Array(_), None) => other("list indices must be integers or slices, not str"),
+        (Value::String(_), None) => other("string indices must be integers, not 'str'"),
+        (other_v, _) => other(format!("'{}' object is not subscriptable", type_name(other_v))),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// A parsed format spec: `[[fill]align][sign][#][0][width][grouping][.precision][type]`.
+#[derive(Default)]
+struct Spec {
+    fill: Option<char>,
+    align: Option<char>,
+    sign: Option<char>,
+    alternate: bool,
+    zero: bool,
+    width: usize,
+    grouping: Option<char>,
+    precision: Option<usize>,
+    ty: Option<char>,
+}
+
+fn parse_spec(spec: &str) -> std::result::Result<Spec, FormatError> {
+    let c: Vec<char> = spec.chars().collect();
+    let mut s = Spec::default();
+    let mut i = 0;
+    let is_align = |ch: char| matches!(ch, '<' | '>' | '^' | '=');
+    if c.len() >= 2 && is_align(c[1]) {
+        s.fill = Some(c[0]);
+        s.align = Some(c[1]);
+        i = 2;
+    } else if !c.is_empty() && is_align(c[0]) {
+        s.align = Some(c[0]);
+        i = 1;
+    }
+    if i < c.len() && matches!(c[i], '+' | '-' | ' ') {
+        s.sign = Some(c[i]);
+        i += 1;
+    }
+    if i < c.len() && c[i] == 'z' {
+        i += 1;
+    }
+    if i < c.len() && c[i] == '#' {
+        s.alternate = true;
+        i += 1;
+    }
+    if i < c.len() && c[i] == '0' {
+        s.zero = true;
+        i += 1;
+    }
+    let mut w = String::new();
+    while i < c.len() && c[i].is_ascii_digit() {
+        w.push(c[i]);
+        i += 1;
+    }
+    if !w.is_empty() {
+        s.width = w.parse().map_err(|_| FormatError::Other("Too many decimal digits in format string".into()))?;
+    }
+    if i < c.len() && matches!(c[i], ',' | '_') {
+        s.grouping = Some(c[i]);
+        i += 1;
+    }
+    if i < c.len() && c[i] == '.' {
+        i += 1;
+        let mut p = String::new();
+        while i < c.len() && c[i].is_ascii_digit() {
+            p.push(c[i]);
+            i += 1;
+        }
+        if p.is_empty() {
+            return other("Format specifier missing precision");
+        }
+        s.precision = Some(p.parse().map_err(|_| FormatError::Other("Too many decimal digits in format string".into()))?);
+    }
+    if i < c.len() {
+        s.ty = Some(c[i]);
+        i += 1;
+    }
+    if i < c.len() {
+        return other("Invalid format specifier");
+    }
+    if s.zero && s.fill.is_none() {
+        s.fill = Some('0');
+    }
+    Ok(s)
+}
+
+fn pad(body: &str, sign: &str, s: &Spec, default_align: char) -> String {
+    let len = body.chars().count() + sign.chars().count();
+    if len >= s.width {
+        return format!("{sign}{body}");
+    }
+    let n = s.width - len;
+    let fill = s.fill.unwrap_or(' ');
+    let f = |k: usize| std::iter::repeat_n(fill, k).collect::<String>();
+    match s.align.unwrap_or(default_align) {
+        '<' => format!("{sign}{body}{}", f(n)),
+        '^' => format!("{}{sign}{body}{}", f(n / 2), f(n - n / 2)),
+        '=' => format!("{sign}{}{body}", f(n)),
+        _ => format!("{}{sign}{body}", f(n)),
+    }
+}
+
+fn group(digits: &str, sep: char) -> String {
+    let mut out: Vec<char> = Vec::new();
+    for (k, ch) in digits.chars().rev().enumerate() {
+        if k > 0 && k % 3 == 0 {
+            out.push(sep);
+        }
+        out.push(ch);
+    }
+    out.into_iter().rev().collect()
+}
+
+fn sign_str(neg: bool, s: &Spec) -> &'static str {
+    match (neg, s.sign) {
+        (true, _) => "-",
+        (false, Some('+')) => "+",
+        (false, Some(' ')) => " ",
+        _ => "",
+    }
+}
+
+/// Python's `format(value, spec)` for JSON-like values.
+fn format_value(v: &Value, spec: &str) -> std::result::Result<String, FormatError> {
+    if spec.is_empty() {
+        return Ok(py_str(v));
+    }
+    let s = parse_spec(spec)?;
+    match v {
+        Value::String(text) => {
+            if !matches!(s.ty, None | Some('s')) {
+                return other(format!("Unknown format code '{}' for object of type 'str'", s.ty.unwrap_or(' ')));
+            }
+            if s.sign.is_some() {
+                return other("Sign not allowed in string format specifier");
+            }
+            if s.align == Some('=') {
+                return other("'=' alignment not allowed in string format specifier");
+            }
+            let body: String = match s.precision {
+                Some(p) => text.chars().take(p).collect(),
+                None => text.clone(),
+            };
+            Ok(pad(&body, "", &s, '<'))
+        }
+        Value::Bool(b) => format_int(*b as i128, &s),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                format_int(i as i128, &s)
+            } else if let Some(u) = n.as_u64() {
+                format_int(u as i128, &s)
+            } else {
+                format_float(n.as_f64().unwrap_or(f64::NAN), &s)
+            }
+        }
+        other_v => other(format!("unsupported format string passed to {}.__format__", type_name(other_v))),
+    }
+}
+
+fn format_int(i: i128, s: &Spec) -> std::result::Result<String, FormatError> {
+    let ty = s.ty.unwrap_or('d');
+    if matches!(ty, 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') {
+        return format_float(i as f64, s);
+    }
+    if s.precision.is_some() {
+        return other("Precision not allowed in integer format specifier");
+    }
+    let a = i.unsigned_abs();
+    let (prefix, digits) = match ty {
+        'd' | 'n' => ("", a.to_string()),
+        'b' => ("0b", format!("{a:b}")),
+        'o' => ("0o", format!("{a:o}")),
+        'x' => ("0x", format!("{a:x}")),
+        'X' => ("0X", format!("{a:X}")),
+        'c' => {
+            let ch = char::from_u32(i as u32).ok_or(FormatError::Other("%c arg not in range(0x110000)".into()))?;
+            return Ok(pad(&ch.to_string(), "", s, '<'));
+        }
+        t => return other(format!("Unknown format code '{t}' for object of type 'int'")),
+    };
+    let digits = match s.grouping {
+        Some(g) => group(&digits, g),
+        None => digits,
+    };
+    let sign = format!("{}{}", sign_str(i < 0, s), if s.alternate { prefix } else { "" });
+    Ok(pad(&digits, &sign, s, if s.zero { '=' } else { '>' }))
+}
+
+fn format_float(f: f64, s: &Spec) -> std::result::Result<String, FormatError> {
+    let neg = f.is_sign_negative() && !f.is_nan();
+    let a = f.abs();
+    let body = if !a.is_finite() {
+        let t = if a.is_nan() { "nan" } else { "inf" };
+        if matches!(s.ty, Some('E' | 'F' | 'G')) { t.to_uppercase() } else { t.to_string() }
+    } else {
+        match (s.ty, s.precision) {
+            (None, None) => crate::py::repr::float_repr(a),
+            (Some('f' | 'F'), p) => with_grouping(&format!("{:.*}", p.unwrap_or(6), a), s.grouping),
+            (Some('%'), p) => format!("{}%", with_grouping(&format!("{:.*}", p.unwrap_or(6), a * 100.0), s.grouping)),
+            (Some(t @ ('e' | 'E')), p) => {
+                let r = format!("{:.*e}", p.unwrap_or(6), a);
+                let (m, e) = r.split_once('e').unwrap_or((&r, "0"));
+                let e: i32 = e.parse().unwrap_or(0);
+                let out = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+                if t == 'E' { out.to_uppercase() } else { out }
+            }
+            (t, _) => return other(format!("format code {:?} for floats is not supported", t)),
+        }
+    };
+    Ok(pad(&body, sign_str(neg, s), s, if s.zero { '=' } else { '>' }))
+}
+
+fn with_grouping(num: &str, g: Option<char>) -> String {
+    match g {
+        None => num.to_string(),
+        Some(sep) => {
+            let (int, frac) = num.split_once('.').map(|(a, b)| (a, Some(b))).unwrap_or((num, None));
+            let mut out = group(int, sep);
+            if let Some(fr) = frac {
+                out.push('.');
+                out.push_str(fr);
+            }
+            out
+        }
+    }
+}
+
+/// Python's `str.title()`: the first cased character of each run of cased characters is
+/// upper-cased, the rest lower-cased.
+pub fn py_title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        let cased = c.is_uppercase() || c.is_lowercase();
+        if cased {
+            if prev_cased {
+                out.extend(c.to_lowercase());
+            } else {
+                out.extend(title_case(c));
+            }
+        } else {
+            out.push(c);
+        }
+        prev_cased = cased;
+    }
+    out
+}
+
+fn title_case(c: char) -> Vec<char> {
+    // Unicode titlecase digraphs differ from their uppercase forms.
+    match c {
+        'Ǆ' | 'ǅ' | 'ǆ' => vec!['ǅ'],
+        'Ǉ' | 'ǈ' | 'ǉ' => vec!['ǈ'],
+        'Ǌ' | 'ǋ' | 'ǌ' => vec!['ǋ'],
+        'Ǳ' | 'ǲ' | 'ǳ' => vec!['ǲ'],
+        _ => c.to_uppercase().collect(),
+    }
+}
+
+/// Python truthiness-free equality used by `list.index` / `in`: numbers compare by value
+/// (`1 == 1.0 == True`), everything else structurally.
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    fn num(v: &Value) -> Option<f64> {
+        match v {
+            Value::Bool(b) => Some(*b as i64 as f64),
+            Value::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(p), Some(q)) => {
+                if let (Some(i), Some(j)) = (as_int(a), as_int(b)) {
+                    i == j
+                } else {
+                    p == q
+                }
+            }
+            _ => a == b,
+        },
+    }
+}
+
+/// The value as a Python int (`bool` included), if it is one.
+pub fn as_int(v: &Value) -> Option<i128> {
+    match v {
+        Value::Bool(b) => Some(*b as i128),
+        Value::Number(n) => n.as_i64().map(|i| i as i128).or_else(|| n.as_u64().map(|u| u as i128)),
+        _ => None,
+    }
+}
+
+/// Python `seq[i]` with negative indices; `None` when out of range.
+pub fn py_index<T>(seq: &[T], i: i128) -> Option<&T> {
+    let n = seq.len() as i128;
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        None
+    } else {
+        seq.get(j as usize)
+    }
+}
+
+/// Reads a required field from a field map, with Unitxt-like wording on error.
+pub fn get_field<'a>(data: &'a Fields, name: &str, what: &str) -> Result<&'a Value> {
+    data.get(name).ok_or_else(|| {
+        Error::not_found(format!(
+            "{what} {name:?} is missing; available fields are [{}]",
+            data.keys().cloned().collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn d(v: Value) -> Fields {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    // Expected strings obtained by running the same `str.format` calls in CPython 3.11.
+    #[test]
+    fn format_basics() {
+        let data = d(json!({"a": "xyz", "b": "q", "w": 4, "m": {"x:y": "1"}, "l": ["p", "q"]}));
+        assert_eq!(py_format("{a[0]!r:>5}|{b:{w}}|", &data).unwrap(), "  'x'|q   |");
+        assert_eq!(py_format("{{{a}}} {m[x:y]} {l[1]}", &data).unwrap(), "{xyz} 1 q");
+        assert_eq!(py_format("{a:^7}|{a:.2}|{w:03}|{w:+}", &data).unwrap(), "  xyz  |xy|004|+4");
+        assert_eq!(py_format("[{b:05}][{w:*<4}][{w:,}]", &data).unwrap(), "[q0000][4***][4]");
+        assert_eq!(py_format("{nope}", &data), Err(FormatError::Key("nope".into())));
+        assert!(matches!(py_format("{}", &data), Err(FormatError::Other(_))));
+        assert!(matches!(py_format("a } b", &data), Err(FormatError::Other(_))));
+        assert!(matches!(py_format("{a", &data), Err(FormatError::Other(_))));
+    }
+
+    #[test]
+    fn title() {
+        // "they're bill's o'neil 3rd ǆx".title() in CPython 3.11
+        assert_eq!(py_title("they're bill's o'neil 3rd ǆx"), "They'Re Bill'S O'Neil 3Rd ǅx");
+        assert_eq!(py_title("HELLO wORLD"), "Hello World");
+    }
+
+    #[test]
+    fn missing_field_error_names_fields() {
+        let data = d(json!({"question": "q"}));
+        let e = apply_formatting("InputOutputTemplate", &data, "input field", Some("{text}"), "input_format")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[question]") && e.contains("input_format"), "{e}");
+        assert!(apply_formatting("X", &data, "reference field", None, "output_format").is_err());
+    }
+}

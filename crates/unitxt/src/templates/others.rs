@@ -1,0 +1,263 @@
+//! Small templates: `yes_no_template`, `key_val_template` and `null_template` (Unitxt's
+//! `YesNoTemplate`, `KeyValTemplate`, `NullTemplate`).
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::py::repr::str as py_str;
+use crate::templates::base::{Fields, TemplateBase, TemplateKind};
+use crate::value::Value;
+
+fn yes() -> String {
+    "Yes".into()
+}
+fn no() -> String {
+    "No".into()
+}
+
+/// `yes_no_template`: asks whether the input is of class `class_field`; the target is
+/// `yes_answer` when that class is among the gold classes in `label_field`, else `no_answer`.
+/// The gold classes are read after serialization, where Unitxt requires them to still be a
+/// list (the default serializer turns lists into text, which Unitxt rejects; so do we).
+#[derive(Deserialize)]
+pub struct YesNoTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    #[serde(default)]
+    pub input_format: Option<String>,
+    #[serde(default)]
+    pub class_field: Option<String>,
+    #[serde(default)]
+    pub label_field: Option<String>,
+    #[serde(default = "yes")]
+    pub yes_answer: String,
+    #[serde(default = "no")]
+    pub no_answer: String,
+}
+
+impl TemplateKind for YesNoTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "YesNoTemplate"
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", self.input_format.as_deref(), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let keys = || refs.keys().cloned().collect::<Vec<_>>();
+        let label_field = self.label_field.clone().unwrap_or_default();
+        let gold = refs.get(&label_field).ok_or_else(|| {
+            Error::invalid(format!(
+                "available reference_fields are {:?}, missing required label field: {label_field:?}",
+                keys()
+            ))
+        })?;
+        let gold = gold.as_array().ok_or_else(|| {
+            Error::invalid(format!("unexpected value for gold_class_names: '{}'; expecting a list", py_str(gold)))
+        })?;
+        let class_field = self.class_field.clone().unwrap_or_default();
+        let queried = refs.get(&class_field).ok_or_else(|| {
+            Error::invalid(format!(
+                "available reference_fields are {:?}, missing required class field: {class_field:?}",
+                keys()
+            ))
+        })?;
+        match queried {
+            Value::String(s) if !s.is_empty() => {}
+            other => {
+                return Err(Error::invalid(format!(
+                    "unexpected value for queried_class_names: '{}'; expected a string",
+                    py_str(other)
+                )))
+            }
+        }
+        let answer = if gold.iter().any(|g| g == queried) { &self.yes_answer } else { &self.no_answer };
+        Ok((answer.clone(), vec![answer.clone()]))
+    }
+}
+
+fn pairs_sep() -> String {
+    ", ".into()
+}
+fn kv_sep() -> String {
+    ": ".into()
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `key_val_template`: `source` lists the serialized input fields as `key: value` pairs
+/// joined by `pairs_separator`; the target lists the reference fields' values (with keys when
+/// `use_keys_for_outputs`). As in Unitxt, outputs use `key_val_separator`, not
+/// `outputs_key_val_separator`.
+#[derive(Deserialize)]
+pub struct KeyValTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    #[serde(default = "pairs_sep")]
+    pub pairs_separator: String,
+    #[serde(default = "kv_sep")]
+    pub key_val_separator: String,
+    #[serde(default = "default_true")]
+    pub use_keys_for_inputs: bool,
+    #[serde(default = "kv_sep")]
+    pub outputs_key_val_separator: String,
+    #[serde(default)]
+    pub use_keys_for_outputs: bool,
+}
+
+impl KeyValTemplate {
+    fn process_dict(&self, data: &Fields, use_keys: bool) -> String {
+        let pairs: Vec<String> = data
+            .iter()
+            .map(|(k, v)| if use_keys { format!("{k}{}{}", self.key_val_separator, py_str(v)) } else { py_str(v) })
+            .collect();
+        pairs.join(&self.pairs_separator)
+    }
+}
+
+impl TemplateKind for KeyValTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "KeyValTemplate"
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        Ok(self.process_dict(input, self.use_keys_for_inputs))
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.process_dict(refs, self.use_keys_for_outputs);
+        Ok((t.clone(), vec![t]))
+    }
+}
+
+/// `null_template`: empty `source` and `target`, no references, no postprocessors.
+#[derive(Deserialize)]
+pub struct NullTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+}
+
+impl TemplateKind for NullTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "NullTemplate"
+    }
+    fn default_postprocessors(&self) -> Vec<Value> {
+        vec![]
+    }
+    fn input_fields_to_source(&self, _input: &Fields) -> Result<String> {
+        Ok(String::new())
+    }
+    fn reference_fields_to_target_and_references(&self, _refs: &Fields) -> Result<(String, Vec<String>)> {
+        Ok((String::new(), vec![]))
+    }
+}
+
+fn unseeded_shuffle() -> Error {
+    Error::unsupported(
+        "`shuffle: true` in pairwise templates uses Python's unseeded global random(), so its \
+         output cannot be reproduced; use `shuffle: false`",
+    )
+}
+
+/// `pairwise_choice_template`: an input/output template for comparing two answers; the answer
+/// field (`"choice_a"`, `"choice_b"` or `"tie"`) is replaced, in the instance's own
+/// `reference_fields` too, by `choice_a_label`, `choice_b_label` or `choice_tie_label`.
+/// `shuffle: true` is refused (see [`PairwiseComparativeRatingTemplate`]).
+#[derive(Deserialize)]
+pub struct PairwiseChoiceTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    pub input_format: String,
+    #[serde(default)]
+    pub output_format: Option<String>,
+    pub choice_a_field: String,
+    pub choice_b_field: String,
+    pub answer_field: String,
+    pub choice_a_label: String,
+    pub choice_b_label: String,
+    pub choice_tie_label: String,
+    pub shuffle: bool,
+}
+
+impl TemplateKind for PairwiseChoiceTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "PairwiseChoiceTemplate"
+    }
+    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        let refs = refs.ok_or_else(|| Error::invalid("pairwise_choice_template needs `reference_fields`"))?;
+        let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
+        let label = match answer.as_str() {
+            "choice_a" => &self.choice_a_label,
+            "choice_b" => &self.choice_b_label,
+            "tie" => &self.choice_tie_label,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
+                    self.answer_field
+                )))
+            }
+        };
+        refs.insert(self.answer_field.clone(), Value::String(label.clone()));
+        if self.shuffle {
+            return Err(unseeded_shuffle());
+        }
+        Ok(())
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}
+
+/// `pairwise_comparative_rating_template`: an input/output template for rating two answers
+/// against each other. Unitxt's `shuffle: true` swaps the answers half of the time with the
+/// unseeded global `random()`, which cannot be reproduced, so it is refused.
+#[derive(Deserialize)]
+pub struct PairwiseComparativeRatingTemplate {
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    pub input_format: String,
+    #[serde(default)]
+    pub output_format: Option<String>,
+    pub choice_a_field: String,
+    pub choice_b_field: String,
+    pub choice_a_id_field: String,
+    pub choice_b_id_field: String,
+    pub answer_field: String,
+    pub shuffle: bool,
+}
+
+impl TemplateKind for PairwiseComparativeRatingTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "PairwiseComparativeRatingTemplate"
+    }
+    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, _refs: Option<&mut Fields>) -> Result<()> {
+        if self.shuffle {
+            return Err(unseeded_shuffle());
+        }
+        Ok(())
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}

@@ -1,0 +1,613 @@
+//! Serializers: turn field values into the text templates format (Unitxt's `serializers.py`).
+//!
+//! Each single-type serializer answers `None` for values outside its type (Unitxt's
+//! `isoftype(value, serialized_type)` test), so that [`MultiTypeSerializer`] can try the next;
+//! when none matches, the value is rendered with Python's `str()`.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::artifact::Art;
+use crate::error::{Error, Result};
+use crate::py::json::{dumps, DumpOptions};
+use crate::py::repr::str as py_str;
+use crate::templates::Serializer;
+use crate::value::{Instance, Value};
+
+/// Serializes `v` with `ser`, falling back to Python's `str(v)` when `ser` does not handle the
+/// value's type. Uses [`Serializer::serialize_mut`], so image and tool serializers can record
+/// media and tools in the instance.
+pub fn serialize_with(ser: &dyn Serializer, v: &mut Value, instance: &mut Instance) -> Result<String> {
+    match ser.serialize_mut(v, instance)? {
+        Some(s) => Ok(s),
+        None => Ok(py_str(v)),
+    }
+}
+
+fn art(s: Arc<dyn Serializer>, type_name: &str) -> Art<dyn Serializer> {
+    Art::new(s, serde_json::json!({ "__type__": type_name }))
+}
+
+/// The serializer of a template that names none (Unitxt's `Template.serializer` default):
+/// image, video, table, tool call, tools, dialog, conversation, list, SQL database.
+pub fn default_template_serializer() -> Arc<dyn Serializer> {
+    Arc::new(MultiTypeSerializer {
+        serializers: vec![
+            art(Arc::new(ImageSerializer {}), "image_serializer"),
+            art(Arc::new(VideoSerializer {}), "video_serializer"),
+            art(Arc::new(TableSerializer {}), "table_serializer"),
+            art(Arc::new(ToolCallSerializer {}), "tool_call_serializer"),
+            art(Arc::new(ToolsSerializer {}), "tools_serializer"),
+            art(Arc::new(DialogSerializer {}), "dialog_serializer"),
+            art(Arc::new(ConversationSerializer {}), "conversation_serializer"),
+            art(Arc::new(ListSerializer {}), "list_serializer"),
+            art(Arc::new(SqlDatabaseAsSchemaSerializer {}), "sql_database_as_schema_serializer"),
+        ],
+    })
+}
+
+/// The serializers of a `multi_type_serializer` that names none (Unitxt's
+/// `MultiTypeSerializer.serializers` default; note: no list serializer).
+pub fn default_multi_type_serializers() -> Vec<Art<dyn Serializer>> {
+    vec![
+        art(Arc::new(DocumentSerializer {}), "document_serializer"),
+        art(Arc::new(ToolCallSerializer {}), "tool_call_serializer"),
+        art(Arc::new(DialogSerializer {}), "dialog_serializer"),
+        art(Arc::new(MultiDocumentSerializer {}), "multi_document_serializer"),
+        art(Arc::new(ImageSerializer {}), "image_serializer"),
+        art(Arc::new(VideoSerializer {}), "video_serializer"),
+        art(Arc::new(TableSerializer {}), "table_serializer"),
+        art(Arc::new(ToolsSerializer {}), "tools_serializer"),
+        art(Arc::new(DialogSerializer {}), "dialog_serializer"),
+    ]
+}
+
+// ---- type tests (Unitxt's isoftype against the types of `types.py`) ----
+
+fn is_str(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::String(_)))
+}
+
+fn opt_str(v: Option<&Value>) -> bool {
+    matches!(v, None | Some(Value::Null) | Some(Value::String(_)))
+}
+
+fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Number(_) | Value::Bool(_))
+}
+
+fn is_image(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| m.contains_key("image") && is_str(m.get("format")))
+}
+
+fn is_video(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(is_image))
+}
+
+fn is_table(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("header").and_then(|h| h.as_array()).is_some_and(|h| h.iter().all(|x| x.is_string()))
+            && m.get("rows").and_then(|r| r.as_array()).is_some_and(|r| r.iter().all(|x| x.is_array()))
+    })
+}
+
+fn is_tool_call(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| is_str(m.get("name")) && m.get("arguments").is_some_and(|a| a.is_object()))
+}
+
+fn is_tool(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        is_str(m.get("name"))
+            && is_str(m.get("description"))
+            && m.get("parameters").is_some_and(|p| p.is_object())
+            && matches!(m.get("type"), None | Some(Value::Null)) | (m.get("type").and_then(|t| t.as_str()) == Some("function"))
+    })
+}
+
+fn is_tools(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(is_tool))
+}
+
+fn is_turn(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return false };
+    let role = m.get("role").and_then(|r| r.as_str());
+    let text_turn =
+        matches!(role, Some("system" | "user" | "agent" | "assistant")) && is_str(m.get("content"));
+    let tool_call_turn = role == Some("assistant")
+        && opt_str(m.get("content"))
+        && m.get("tool_calls").and_then(|t| t.as_array()).is_some_and(|calls| {
+            calls.iter().all(|c| {
+                c.as_object().is_some_and(|c| {
+                    is_str(c.get("id"))
+                        && c.get("type").and_then(|t| t.as_str()) == Some("function")
+                        && c.get("function").is_some_and(is_tool_call)
+                })
+            })
+        });
+    let tool_output_turn = role == Some("tool")
+        && is_str(m.get("tool_call_id"))
+        && is_str(m.get("name"))
+        && is_str(m.get("content"));
+    text_turn || tool_call_turn || tool_output_turn
+}
+
+fn is_dialog(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(is_turn))
+}
+
+fn is_conversation(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| is_str(m.get("id")) && m.get("dialog").is_some_and(is_dialog))
+}
+
+fn is_document(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| is_str(m.get("title")) && is_str(m.get("body")))
+}
+
+fn is_multi_document(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(is_document))
+}
+
+fn is_sql_database(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        opt_str(m.get("db_id"))
+            && matches!(m.get("db_type").and_then(|t| t.as_str()), Some("local" | "in_memory" | "remote"))
+            && opt_str(m.get("dbms"))
+            && match m.get("data") {
+                None | Some(Value::Null) => true,
+                Some(Value::Object(d)) => d.values().all(|x| x.is_object()),
+                _ => false,
+            }
+    })
+}
+
+fn join_str(items: &[Value]) -> String {
+    items.iter().map(py_str).collect::<Vec<_>>().join(", ")
+}
+
+// ---- serializers ----
+
+/// `default_serializer`: Python's `str(value)` for everything.
+#[derive(Deserialize, Default)]
+pub struct DefaultSerializer {}
+
+impl Serializer for DefaultSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(Some(py_str(value)))
+    }
+}
+
+/// `default_list_serializer`: a list as its items' `str()` joined by `", "`; anything else
+/// with `str()`.
+#[derive(Deserialize, Default)]
+pub struct DefaultListSerializer {}
+
+impl Serializer for DefaultListSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(Some(match value {
+            Value::Array(a) => join_str(a),
+            other => py_str(other),
+        }))
+    }
+}
+
+/// `list_serializer`: a list as its items' `str()` joined by `", "`.
+#[derive(Deserialize, Default)]
+pub struct ListSerializer {}
+
+impl Serializer for ListSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(value.as_array().map(|a| join_str(a)))
+    }
+}
+
+/// `dict_as_json_serializer`: a dict as `json.dumps(value)` (ASCII, default separators).
+#[derive(Deserialize, Default)]
+pub struct DictAsJsonSerializer {}
+
+impl Serializer for DictAsJsonSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(value.is_object().then(|| dumps(value, DumpOptions::default())))
+    }
+}
+
+fn dialog_text(turns: &[Value]) -> String {
+    let mut out = Vec::new();
+    for turn in turns {
+        let mut s = format!("{}: ", turn.get("role").map(py_str).unwrap_or_default());
+        if let Some(c) = turn.get("content") {
+            s.push_str(&py_str(c));
+        }
+        if let Some(tc) = turn.get("tool_calls") {
+            s.push('\n');
+            s.push_str(&dumps(tc, DumpOptions::default()));
+        }
+        out.push(s);
+    }
+    out.join("\n")
+}
+
+/// `dialog_serializer`: a dialog (list of turns) as `role: content` lines; tool calls as
+/// JSON on the next line.
+#[derive(Deserialize, Default)]
+pub struct DialogSerializer {}
+
+impl Serializer for DialogSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(match value {
+            Value::Array(a) if is_dialog(value) => Some(dialog_text(a)),
+            _ => None,
+        })
+    }
+}
+
+/// `conversation_serializer`: a conversation (`{id, dialog}`) as its dialog's text.
+#[derive(Deserialize, Default)]
+pub struct ConversationSerializer {}
+
+impl Serializer for ConversationSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_conversation(value) {
+            return Ok(None);
+        }
+        Ok(value.get("dialog").and_then(|d| d.as_array()).map(|a| dialog_text(a)))
+    }
+}
+
+/// `number_serializer`: an int with `str()`, a float with one decimal (`f"{x:.1f}"`).
+#[derive(Deserialize, Default)]
+pub struct NumberSerializer {}
+
+impl Serializer for NumberSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(match value {
+            Value::Bool(_) => Some(py_str(value)),
+            Value::Number(n) if n.is_f64() => Some(format!("{:.1}", n.as_f64().unwrap_or(f64::NAN))),
+            Value::Number(_) => Some(py_str(value)),
+            _ => None,
+        })
+    }
+}
+
+/// `number_quantizing_serializer`: a number rounded to a multiple of `quantum`
+/// (`round(x / quantum) / (1 / quantum)`, an int when `quantum` is an int).
+#[derive(Deserialize)]
+pub struct NumberQuantizingSerializer {
+    /// The step: an int or a float (default 0.1).
+    #[serde(default = "default_quantum")]
+    pub quantum: Value,
+}
+
+fn default_quantum() -> Value {
+    serde_json::json!(0.1)
+}
+
+/// Python's `round(x)` of a float: nearest integer, ties to even.
+fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+impl NumberQuantizingSerializer {
+    /// Quantizes `value` (an int, float or bool).
+    pub fn quantize(&self, value: &Value) -> Result<String> {
+        let q = self
+            .quantum
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("quantum must be a number, got {}", self.quantum)))?;
+        let x = match value {
+            Value::Bool(b) => *b as i64 as f64,
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            _ => return Err(Error::invalid("unsupported type for NumberSerializer")),
+        };
+        if q == 0.0 {
+            return Err(Error::invalid("quantum must not be zero (division by zero)"));
+        }
+        let ratio = x / q;
+        if !ratio.is_finite() {
+            return Err(Error::invalid(format!("cannot quantize {}", py_str(value))));
+        }
+        let quantized = round_half_even(ratio) / (1.0 / q);
+        if self.quantum.is_i64() || self.quantum.is_u64() {
+            Ok(format!("{}", quantized.trunc() as i64))
+        } else {
+            Ok(crate::py::repr::float_repr(quantized))
+        }
+    }
+}
+
+impl Serializer for NumberQuantizingSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_number(value) {
+            return Ok(None);
+        }
+        self.quantize(value).map(Some)
+    }
+}
+
+/// One CSV field as Python's `csv.writer` (excel dialect, `"\n"` line ends) writes it.
+fn csv_field(v: &Value, only_field: bool) -> String {
+    let s = match v {
+        Value::Null => String::new(),
+        other => py_str(other),
+    };
+    if s.is_empty() && only_field {
+        return "\"\"".into();
+    }
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+fn csv_row(row: &[Value]) -> String {
+    let only = row.len() == 1;
+    row.iter().map(|v| csv_field(v, only)).collect::<Vec<_>>().join(",")
+}
+
+/// `table_serializer`: a table (`{header, rows}`) as CSV text, surrounding whitespace removed.
+#[derive(Deserialize, Default)]
+pub struct TableSerializer {}
+
+impl Serializer for TableSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_table(value) {
+            return Ok(None);
+        }
+        let mut out = String::new();
+        if let Some(h) = value.get("header").and_then(|h| h.as_array()) {
+            out.push_str(&csv_row(h));
+            out.push('\n');
+        }
+        for row in value.get("rows").and_then(|r| r.as_array()).map(|r| r.as_slice()).unwrap_or(&[]) {
+            out.push_str(&csv_row(row.as_array().map(|r| r.as_slice()).unwrap_or(&[])));
+            out.push('\n');
+        }
+        Ok(Some(py_strip(&out).to_string()))
+    }
+}
+
+/// Python's `str.strip()` (whitespace as Python defines it).
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
+    let media = instance.entry("media").or_insert_with(|| Value::Object(Default::default()));
+    let media = media.as_object_mut().ok_or_else(|| Error::invalid("instance field `media` must be a dict"))?;
+    let images = media.entry("images").or_insert_with(|| Value::Array(vec![]));
+    let images = images.as_array_mut().ok_or_else(|| Error::invalid("`media/images` must be a list"))?;
+    let idx = images.len();
+    let mut rec = serde_json::Map::new();
+    rec.insert("image".into(), value.get("image").cloned().unwrap_or(Value::Null));
+    rec.insert("format".into(), value.get("format").cloned().unwrap_or(Value::Null));
+    images.push(Value::Object(rec));
+    if let Some(m) = value.as_object_mut() {
+        m.insert("image".into(), Value::String(format!("media/images/{idx}")));
+    }
+    Ok(format!("<unitxt-img src=\"media/images/{idx}\">"))
+}
+
+/// `image_serializer`: stores an image (`{image, format}`) in the instance's `media/images`
+/// and stands for it with `<unitxt-img src="media/images/<i>">`.
+#[derive(Deserialize, Default)]
+pub struct ImageSerializer {}
+
+impl Serializer for ImageSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_image(value) {
+            return Ok(None);
+        }
+        Err(Error::invalid("image_serializer needs to record the image in the instance (use serialize_mut)"))
+    }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        if !is_image(value) {
+            return Ok(None);
+        }
+        record_image(value, instance).map(Some)
+    }
+}
+
+/// `video_serializer`: a video (list of images) as the concatenated image tags.
+#[derive(Deserialize, Default)]
+pub struct VideoSerializer {}
+
+impl Serializer for VideoSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        match value.as_array() {
+            Some(a) if a.is_empty() => Ok(Some(String::new())),
+            Some(_) if is_video(value) => Err(Error::invalid("video_serializer needs a mutable instance")),
+            _ => Ok(None),
+        }
+    }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        if !is_video(value) {
+            return Ok(None);
+        }
+        let mut out = String::new();
+        if let Some(a) = value.as_array_mut() {
+            for img in a.iter_mut() {
+                out.push_str(&record_image(img, instance)?);
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+/// `document_serializer`: `# <title>\n\n<body>`.
+#[derive(Deserialize, Default)]
+pub struct DocumentSerializer {}
+
+fn document_text(v: &Value) -> String {
+    format!(
+        "# {}\n\n{}",
+        v.get("title").map(py_str).unwrap_or_default(),
+        v.get("body").map(py_str).unwrap_or_default()
+    )
+}
+
+impl Serializer for DocumentSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(is_document(value).then(|| document_text(value)))
+    }
+}
+
+/// `multi_document_serializer`: documents separated by a blank line.
+#[derive(Deserialize, Default)]
+pub struct MultiDocumentSerializer {}
+
+impl Serializer for MultiDocumentSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_multi_document(value) {
+            return Ok(None);
+        }
+        let docs: Vec<String> = value.as_array().map(|a| a.iter().map(document_text).collect()).unwrap_or_default();
+        Ok(Some(docs.join("\n\n")))
+    }
+}
+
+/// `tools_serializer`: appends the tools to the instance's `__tools__` and renders that list
+/// as JSON indented by 4.
+#[derive(Deserialize, Default)]
+pub struct ToolsSerializer {}
+
+impl Serializer for ToolsSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_tools(value) {
+            return Ok(None);
+        }
+        Err(Error::invalid("tools_serializer needs a mutable instance"))
+    }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        if !is_tools(value) {
+            return Ok(None);
+        }
+        let tools = instance.entry("__tools__").or_insert_with(|| Value::Array(vec![]));
+        let list = tools.as_array_mut().ok_or_else(|| Error::invalid("instance field `__tools__` must be a list"))?;
+        for tool in value.as_array().map(|a| a.as_slice()).unwrap_or(&[]) {
+            list.push(serde_json::json!({"type": "function", "function": tool}));
+        }
+        Ok(Some(dumps(tools, DumpOptions { indent: Some(4), ..DumpOptions::default() })))
+    }
+}
+
+/// `tool_call_serializer`: a tool call (`{name, arguments}`) as `json.dumps`.
+#[derive(Deserialize, Default)]
+pub struct ToolCallSerializer {}
+
+impl Serializer for ToolCallSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        Ok(is_tool_call(value).then(|| dumps(value, DumpOptions::default())))
+    }
+}
+
+/// `sql_database_as_schema_serializer`: would render a database's schema; connecting to
+/// databases is not supported, so a database value is an error.
+#[derive(Deserialize, Default)]
+pub struct SqlDatabaseAsSchemaSerializer {}
+
+impl Serializer for SqlDatabaseAsSchemaSerializer {
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_sql_database(value) {
+            return Ok(None);
+        }
+        Err(Error::unsupported("serializing an SQL database as its schema needs a database connection"))
+    }
+}
+
+/// `multi_type_serializer`: the first of `serializers` that handles the value's type, else
+/// Python's `str()`.
+#[derive(Deserialize)]
+pub struct MultiTypeSerializer {
+    #[serde(default = "default_multi_type_serializers")]
+    pub serializers: Vec<Art<dyn Serializer>>,
+}
+
+impl Serializer for MultiTypeSerializer {
+    fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
+        for s in &self.serializers {
+            if let Some(out) = s.serialize(value, instance)? {
+                return Ok(Some(out));
+            }
+        }
+        Ok(Some(py_str(value)))
+    }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        for s in &self.serializers {
+            if let Some(out) = s.serialize_mut(value, instance)? {
+                return Ok(Some(out));
+            }
+        }
+        Ok(Some(py_str(value)))
+    }
+}
+
+/// A serializer that tries a number quantizer first, then `inner` (how Unitxt's
+/// `OutputQuantizingTemplate` prepends a `NumberQuantizingSerializer` to its serializer).
+pub struct QuantizingFirst {
+    pub quantizer: NumberQuantizingSerializer,
+    pub inner: Arc<dyn Serializer>,
+}
+
+impl Serializer for QuantizingFirst {
+    fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
+        match self.quantizer.serialize(value, instance)? {
+            Some(s) => Ok(Some(s)),
+            None => self.inner.serialize(value, instance),
+        }
+    }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        match self.quantizer.serialize(value, instance)? {
+            Some(s) => Ok(Some(s)),
+            None => self.inner.serialize_mut(value, instance),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ser(s: &dyn Serializer, v: Value) -> (String, Instance) {
+        let mut inst = Instance::new();
+        let mut v = v;
+        let out = serialize_with(s, &mut v, &mut inst).unwrap();
+        (out, inst)
+    }
+
+    // Expected values from Unitxt 1.26.10's serializers run in /work/venv on the same values.
+    #[test]
+    fn default_chain_lists_tables_dialogs() {
+        let d = default_template_serializer();
+        assert_eq!(ser(&*d, json!(["a", "b"])).0, "a, b");
+        assert_eq!(ser(&*d, json!([])).0, "");
+        assert_eq!(ser(&*d, json!("text")).0, "text");
+        assert_eq!(
+            ser(&*d, json!({"header": ["a", "b"], "rows": [["x,y", "q\"r"], ["", null]]})).0,
+            "a,b\n\"x,y\",\"q\"\"r\"\n,"
+        );
+        assert_eq!(
+            ser(&*d, json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])).0,
+            "user: hi\nassistant: yo"
+        );
+        let (out, inst) = ser(&*d, json!({"image": "data", "format": "png"}));
+        assert_eq!(out, "<unitxt-img src=\"media/images/0\">");
+        assert_eq!(inst["media"], json!({"images": [{"image": "data", "format": "png"}]}));
+    }
+
+    #[test]
+    fn quantizing() {
+        let q = NumberQuantizingSerializer { quantum: json!(1) };
+        let inst = Instance::new();
+        // round(2.5/1)=2 (banker's rounding) -> int(2/1.0) = 2
+        assert_eq!(q.serialize(&json!(2.5), &inst).unwrap().as_deref(), Some("2"));
+        assert_eq!(q.serialize(&json!(3.5), &inst).unwrap().as_deref(), Some("4"));
+        assert_eq!(q.serialize(&json!("x"), &inst).unwrap(), None);
+    }
+}
