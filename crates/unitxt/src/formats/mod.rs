@@ -201,3 +201,6 @@ mod tests {
 
 /// Kept so the registry skeleton can name this module.
 pub struct Marker;
+
+#[cfg(test)]
+mod oracle_tests;
