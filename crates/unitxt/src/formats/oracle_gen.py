@@ -115,4 +115,19 @@ for name in ["augmentors.text.white_space", "augmentors.text.whitespace_prefix_s
     a.set_fields(["missing"])
     out["augmentors"].append({"augmentor": name, "fields": ["missing"], "in": AUG_IN, **run(a, AUG_IN)})
 
+CONTENTS = [
+    'a <unitxt-img src="u1" src=\'u2\'> b',
+    "<unitxt-img>x",
+    '<unitxt-imgx src="a">',
+    '<unitxt-img\tSRC="a>b" class=c>tail',
+    '<unitxt-img src="a" no close',
+    '<unitxt-img a=">" src="q">',
+    '<unitxt-img src="">x<unitxt-img src="y">',
+    '<<unitxt-img  src="p">>',
+    '<unıtxt-ımg ſrc="k">',
+    '<unitxt-img src="a"',
+    "plain text",
+]
+chat = fetch_artifact("formats.chat_api")[0]
+out["contents"] = [[t, chat.to_content(t, {})] for t in CONTENTS]
 print(json.dumps(out, indent=1, ensure_ascii=False))

@@ -107,3 +107,13 @@ fn augmentors_match_unitxt() {
         check(&format!("{spec} on {fields:?}"), op.process_instance(obj(&case["in"]), "train"), case);
     }
 }
+
+#[test]
+fn image_tags_split_like_unitxt() {
+    for pair in cases()["contents"].as_array().unwrap() {
+        let text = pair[0].as_str().unwrap();
+        let got = super::chat_api::to_content(text).unwrap();
+        assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&pair[1]).unwrap(), "{text:?}");
+    }
+    assert!(super::chat_api::to_content("<unitxt-img src='media/images/0'>").is_err());
+}
