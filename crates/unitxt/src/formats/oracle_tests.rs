@@ -117,3 +117,17 @@ fn image_tags_split_like_unitxt() {
     }
     assert!(super::chat_api::to_content("<unitxt-img src='media/images/0'>").is_err());
 }
+
+#[test]
+fn default_format_equals_catalog_empty_format() {
+    // Unitxt's SystemFormat() and formats.empty give the same output (checked in Unitxt).
+    let cat = catalog();
+    let Ok(Artifact::Format(empty)) = cat.fetch("formats.empty") else { panic!("formats.empty") };
+    let def = super::system::SystemFormat::default_artifact();
+    for inst in cases()["instances"].as_array().unwrap().iter().take(8) {
+        let a = empty.process_instance(obj(inst), "test").unwrap();
+        let b = def.process_instance(obj(inst), "test").unwrap();
+        assert_eq!(Value::Object(a), Value::Object(b));
+    }
+    assert_eq!(*def.raw, serde_json::json!({"__type__": "system_format"}));
+}

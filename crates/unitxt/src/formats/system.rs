@@ -43,7 +43,27 @@ pub struct SystemFormat {
     pub scope: StreamScope,
 }
 
+impl Default for SystemFormat {
+    /// `SystemFormat()` with Unitxt's defaults: the recipe's format when none is given.
+    fn default() -> Self {
+        SystemFormat {
+            demos_field: super::default_demos_field(),
+            demo_format: default_demo_format(),
+            model_input_format: default_model_input_format(),
+            format_args: IndexMap::new(),
+            scope: StreamScope::default(),
+        }
+    }
+}
+
 impl SystemFormat {
+    /// The default format as an artifact, with the JSON Unitxt records for it
+    /// (`{"__type__": "system_format"}`).
+    pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
+        let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(SystemFormat::default());
+        crate::artifact::Art::new(op, serde_json::json!({"__type__": "system_format"}))
+    }
+
     /// The keyword arguments: `fixed` then `format_args`; a clash is Python's "got multiple
     /// values for keyword argument" error.
     fn kwargs<'a>(&'a self, fixed: Vec<(&'a str, &'a Value)>, which: &str) -> Result<Vec<(&'a str, &'a Value)>> {

@@ -61,6 +61,15 @@ impl Default for EmptySystemPrompt {
     }
 }
 
+impl EmptySystemPrompt {
+    /// The recipe's default system prompt as an artifact, with the JSON Unitxt records for it
+    /// (`{"__type__": "empty_system_prompt"}`).
+    pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
+        let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(EmptySystemPrompt::default());
+        crate::artifact::Art::new(op, serde_json::json!({"__type__": "empty_system_prompt"}))
+    }
+}
+
 impl InstanceOperator for EmptySystemPrompt {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
         set_system_prompt(instance, "", self.skip_rendered_instance, &self.scope, split)
