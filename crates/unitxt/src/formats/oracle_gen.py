@@ -5,7 +5,6 @@ import json
 import os
 
 from unitxt.artifact import fetch_artifact
-from unitxt.catalog import get_local_catalogs_paths  # noqa: F401
 
 CAT = os.path.join(os.path.dirname(__import__("unitxt").__file__), "catalog")
 
