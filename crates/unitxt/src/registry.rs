@@ -89,10 +89,39 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "yes_no_template" => template::<tp::others::YesNoTemplate>(t, v)?,
 
         // ---- formats (formats/) ----
+        "chat_api_format" => Artifact::Format(Art::new(
+            Arc::new(from_value::<fmt::chat_api::ChatApiFormat>(t, v)?) as Arc<dyn InstanceOperator>,
+            v.clone(),
+        )),
+        "granite_documents_format" | "hf_system_format" => match fmt::tokenizer::unsupported_tokenizer_format(t, v)? {},
+        "system_format" => Artifact::Format(Art::new(
+            Arc::new(from_value::<fmt::system::SystemFormat>(t, v)?) as Arc<dyn InstanceOperator>,
+            v.clone(),
+        )),
 
         // ---- system prompts (system_prompts/) ----
+        "empty_system_prompt" => Artifact::SystemPrompt(Art::new(
+            Arc::new(from_value::<sysp::EmptySystemPrompt>(t, v)?) as Arc<dyn InstanceOperator>,
+            v.clone(),
+        )),
+        "textual_system_prompt" => Artifact::SystemPrompt(Art::new(
+            Arc::new(from_value::<sysp::TextualSystemPrompt>(t, v)?) as Arc<dyn InstanceOperator>,
+            v.clone(),
+        )),
 
         // ---- augmentors (augmentors/) ----
+        "augment_prefix_suffix" => Artifact::Augmentor(Art::new(
+            Arc::new(from_value::<aug::AugmentPrefixSuffix>(t, v)?.prepared()?) as Arc<dyn aug::Augmentor>,
+            v.clone(),
+        )),
+        "augment_whitespace" => Artifact::Augmentor(Art::new(
+            Arc::new(from_value::<aug::AugmentWhitespace>(t, v)?) as Arc<dyn aug::Augmentor>,
+            v.clone(),
+        )),
+        "null_augmentor" => Artifact::Augmentor(Art::new(
+            Arc::new(from_value::<aug::NullAugmentor>(t, v)?) as Arc<dyn aug::Augmentor>,
+            v.clone(),
+        )),
 
         _ => {
             let _ = (std::any::type_name::<fmt::Marker>(), std::any::type_name::<sysp::Marker>(), std::any::type_name::<ld::Marker>(), std::any::type_name::<tp::Marker>(), std::any::type_name::<op::Marker>());

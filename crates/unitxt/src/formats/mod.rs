@@ -1,6 +1,206 @@
 //! Formats: wrap the verbalized instance (instruction, demos, source, target prefix, system
 //! prompt) into the model's input string or chat messages (Unitxt's `formats.py`).
 //! Formats are [`crate::operators::InstanceOperator`]s registered as `Artifact::Format`.
+//!
+//! A format runs after the template and the system prompt. It reads these fields of the
+//! instance (each may be missing, which counts as `""`):
+//! - `source`, `instruction`, `system_prompt`, `target_prefix`: removed from the instance;
+//! - `demos` (or the format's `demos_field`): a list of templated demo instances, of which
+//!   `source`, `target` and `target_prefix` are used; left in the instance;
+//! - `media` (left in place) and `__turns__` (dialog turns, left in place).
+//!
+//! and writes the model input to `source`, which moves to the end of the instance's keys.
+//! [`system::SystemFormat`] produces a string, [`chat_api::ChatApiFormat`] a list of
+//! `{role, content}` messages (Unitxt serializes that list with `json.dumps` when it finalizes
+//! the instance, and `load_dataset` parses it back).
 
-/// Placeholder type so the registry can name this module before it has artifacts.
+pub mod chat_api;
+pub mod pyformat;
+pub mod system;
+pub mod tokenizer;
+
+use crate::error::{Error, Result};
+use crate::value::{Instance, Value};
+
+/// Name of the field that holds the demos unless a format says otherwise.
+pub const DEFAULT_DEMOS_FIELD: &str = "demos";
+
+fn default_demos_field() -> Option<String> {
+    Some(DEFAULT_DEMOS_FIELD.to_string())
+}
+
+/// One demo as a format sees it: its `source`, `target` and `target_prefix` (each `""` when the
+/// demo lacks it).
+#[derive(Debug, Clone)]
+pub struct Demo {
+    pub source: Value,
+    pub target: Value,
+    pub target_prefix: Value,
+}
+
+/// The pieces a format assembles, taken from an instance by [`take_fields`].
+#[derive(Debug, Clone)]
+pub struct FormatFields {
+    pub source: Value,
+    pub instruction: Value,
+    pub system_prompt: Value,
+    pub target_prefix: Value,
+    /// The instance's `__turns__`, when it has one.
+    pub turns: Option<Value>,
+    pub demos: Vec<Demo>,
+}
+
+/// Reads field `name`: `""` when missing, an error when it holds `null` (Unitxt asserts
+/// non-None values).
+fn field_or_empty(map: &Instance, name: &str, whole: &str) -> Result<Value> {
+    match map.get(name) {
+        None => Ok(Value::String(String::new())),
+        Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the {whole} must not be None"))),
+        Some(v) => Ok(v.clone()),
+    }
+}
+
+/// Removes `source`, `instruction`, `system_prompt` and `target_prefix` from `instance` and
+/// collects them with the demos of `demos_field` (Unitxt's `BaseFormat._prepare_instance_fields`).
+/// Errors when one of these fields is `null`, or the demos are not a list of dicts.
+pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
+    let turns = instance.get("__turns__").cloned();
+    let mut take = |name: &str| -> Result<Value> {
+        let v = field_or_empty(instance, name, "instance")?;
+        instance.shift_remove(name);
+        Ok(v)
+    };
+    let source = take("source")?;
+    let instruction = take("instruction")?;
+    let system_prompt = take("system_prompt")?;
+    let target_prefix = take("target_prefix")?;
+    if let Some(Value::Null) = instance.get("media") {
+        return Err(Error::invalid("field \"media\" of the instance must not be None"));
+    }
+    let mut demos = Vec::new();
+    if let Some(df) = demos_field {
+        if let Some(d) = instance.get(df) {
+            let list = match d {
+                Value::Array(items) if items.iter().all(|x| x.is_object()) => items,
+                other => {
+                    return Err(Error::invalid(format!(
+                        "field {df:?} must hold a list of dicts (the demos), got {}",
+                        crate::artifact::short(other)
+                    )))
+                }
+            };
+            for (i, item) in list.iter().enumerate() {
+                let Value::Object(m) = item else { continue };
+                let whole = format!("demo {i}");
+                demos.push(Demo {
+                    source: field_or_empty(m, "source", &whole)?,
+                    target: field_or_empty(m, "target", &whole)?,
+                    target_prefix: field_or_empty(m, "target_prefix", &whole)?,
+                });
+            }
+        }
+    }
+    Ok(FormatFields { source, instruction, system_prompt, target_prefix, turns, demos })
+}
+
+/// Python truthiness of a field value (for `if source`, `if instruction`).
+pub(crate) fn truthy(v: &Value) -> bool {
+    crate::value::truthy(v)
+}
+
+/// Python `str()` of a field value.
+pub(crate) fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => crate::py::repr::str(other),
+    }
+}
+
+/// The string in a field value, or an error naming `what` (Unitxt concatenates these with `+`,
+/// which only works on strings).
+pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
+    v.as_str()
+        .ok_or_else(|| Error::invalid(format!("{what} must be a string, got {}", crate::artifact::short(v))))
+}
+
+/// Unitxt's "capital new line notation": the two characters `\N` in a format string mean "a
+/// new line, unless there is nothing before it". A leading run of new lines and `\N`s that
+/// ends in `\N` is dropped; then every other run ending in one or more `\N`s becomes one
+/// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
+/// before it (Unitxt's pattern uses a character class that contains them).
+pub fn apply_capital_new_line_notation(text: &str) -> String {
+    let t: Vec<char> = text.chars().collect();
+    let is_bn = |i: usize| i + 1 < t.len() && t[i] == '\\' && t[i + 1] == 'N';
+    // Leading part: (\n | \N)* that ends with \N, longest such prefix.
+    let mut i = 0;
+    let mut cut = 0;
+    loop {
+        if i < t.len() && t[i] == '\n' {
+            i += 1;
+        } else if is_bn(i) {
+            i += 2;
+            cut = i;
+        } else {
+            break;
+        }
+    }
+    let t: Vec<char> = t[cut..].to_vec();
+    let is_bn = |i: usize| i + 1 < t.len() && t[i] == '\\' && t[i + 1] == 'N';
+    let in_class = |c: char| matches!(c, '\n' | '(' | '\\' | 'N' | ')');
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < t.len() {
+        if !in_class(t[i]) {
+            out.push(t[i]);
+            i += 1;
+            continue;
+        }
+        // The maximal run of class characters from i; a match ends at its last `\N`.
+        let mut j = i;
+        while j < t.len() && in_class(t[j]) {
+            j += 1;
+        }
+        let last_bn = (i..j).rev().find(|&k| is_bn(k));
+        match last_bn {
+            Some(k) => {
+                out.push('\n');
+                out.extend(&t[k + 2..j]);
+                // Characters after the last `\N` in the run cannot start another match
+                // (they contain no `\N`), so they are copied as they are.
+            }
+            None => out.extend(&t[i..j]),
+        }
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected values from unitxt.formats.apply_capital_new_line_notation (Unitxt 1.26.10).
+    #[test]
+    fn capital_new_line_notation() {
+        let cases = [
+            ("Hello World\n\n\\N", "Hello World\n"),
+            ("\n\n\\NGoodbye World", "Goodbye World"),
+            ("\\N", ""),
+            ("\\N\\Nx\\Ny", "x\ny"),
+            ("a (A)\\Nb", "a (A\nb"),
+            ("ABN\\N\\N\n(\\Nz", "AB\nz"),
+            ("sys\\N\\Nsrc\\N", "sys\nsrc\n"),
+            ("a\\N\nb\\N\n\n", "a\n\nb\n\n\n"),
+            ("\n\\N\n\\Nq\\", "q\\"),
+        ];
+        for (inp, exp) in cases {
+            assert_eq!(apply_capital_new_line_notation(inp), exp, "input {inp:?}");
+        }
+    }
+}
+
+/// Kept so the registry skeleton can name this module.
 pub struct Marker;
+
+#[cfg(test)]
+mod oracle_tests;

@@ -2,5 +2,9 @@
 //! instance. They are [`crate::operators::InstanceOperator`]s registered as
 //! `Artifact::SystemPrompt`.
 
-/// Placeholder type so the registry can name this module before it has artifacts.
+pub mod textual;
+
+pub use textual::{EmptySystemPrompt, TextualSystemPrompt};
+
+/// Kept so the registry skeleton can name this module.
 pub struct Marker;

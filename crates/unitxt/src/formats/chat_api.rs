@@ -1,0 +1,201 @@
+//! `chat_api_format`: the model input as OpenAI-style chat messages (Unitxt's `ChatAPIFormat`).
+
+use serde::Deserialize;
+
+use super::{need_str, py_str, take_fields, truthy, FormatFields};
+use crate::error::{Error, Result, ResultExt};
+use crate::operators::{InstanceOperator, StreamScope};
+use crate::value::{Instance, Value};
+
+/// Unitxt's `ChatAPIFormat`. `source` becomes a list of `{"role", "content"}` messages:
+/// 1. a `system` message with the system prompt, a `"\n"` when the system prompt is not empty,
+///    and the instruction (unless `place_instruction_in_user_turns`); it is left out when both
+///    are empty;
+/// 2. per demo, a `user` message with the demo's source and an `assistant` message with the
+///    instance's `target_prefix` followed by the demo's target;
+/// 3. a final `user` message with the source, or the instance's `__turns__` when it has them.
+///
+/// With `place_instruction_in_user_turns`, every user message (demos included) starts with the
+/// instruction and a new line. A content that contains `<unitxt-img src="...">` tags becomes a
+/// list of `text` / `image_url` parts. If the instance has a non-empty `media` dict, its
+/// `images` are set to `[]`.
+///
+/// Errors when a piece that is concatenated is not a string, when an image refers to the
+/// instance's media (`media/...`; encoding images is not supported), or `__turns__` is not a
+/// list.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ChatApiFormat {
+    /// Field holding the demos; `null` means no demos.
+    #[serde(default = "super::default_demos_field")]
+    pub demos_field: Option<String>,
+    #[serde(default)]
+    pub place_instruction_in_user_turns: bool,
+    #[serde(flatten)]
+    pub scope: StreamScope,
+}
+
+fn message(role: &str, content: Value) -> Value {
+    let mut m = Instance::new();
+    m.insert("role".into(), Value::String(role.into()));
+    m.insert("content".into(), content);
+    Value::Object(m)
+}
+
+impl ChatApiFormat {
+    /// Builds the chat messages from the fields taken from an instance.
+    pub fn to_chat(&self, f: &FormatFields) -> Result<Vec<Value>> {
+        let place = self.place_instruction_in_user_turns;
+        let instruction_set = truthy(&f.instruction);
+        let mut messages = Vec::new();
+        if truthy(&f.system_prompt) || (instruction_set && !place) {
+            let sp = need_str(&f.system_prompt, "system_prompt")?;
+            let mut text = sp.to_string();
+            if !sp.is_empty() {
+                text.push('\n');
+            }
+            if !place {
+                text.push_str(need_str(&f.instruction, "instruction")?);
+            }
+            messages.push(message("system", to_content(&text)?));
+        }
+        let with_instruction = |text: &Value, what: &str| -> Result<String> {
+            if instruction_set && place {
+                Ok(format!("{}\n{}", py_str(&f.instruction), py_str(text)))
+            } else {
+                Ok(need_str(text, what)?.to_string())
+            }
+        };
+        let target_prefix = need_str(&f.target_prefix, "target_prefix")?;
+        for (i, d) in f.demos.iter().enumerate() {
+            let text = with_instruction(&d.source, "source of a demo").with_ctx(|| format!("demo {i}"))?;
+            messages.push(message("user", to_content(&text)?));
+            let target = need_str(&d.target, "target of a demo").with_ctx(|| format!("demo {i}"))?;
+            messages.push(message("assistant", to_content(&format!("{target_prefix}{target}"))?));
+        }
+        match &f.turns {
+            None => {
+                let text = with_instruction(&f.source, "source")?;
+                messages.push(message("user", to_content(&text)?));
+            }
+            Some(Value::Array(turns)) => messages.extend(turns.iter().cloned()),
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "field \"__turns__\" must be a list of messages, got {}",
+                    crate::artifact::short(other)
+                )))
+            }
+        }
+        Ok(messages)
+    }
+}
+
+impl InstanceOperator for ChatApiFormat {
+    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
+        if !self.scope.applies(split) {
+            return Ok(instance);
+        }
+        let f = take_fields(&mut instance, self.demos_field.as_deref())?;
+        let chat = self.to_chat(&f)?;
+        if let Some(Value::Object(media)) = instance.get_mut("media") {
+            if !media.is_empty() {
+                media.insert("images".into(), Value::Array(Vec::new()));
+            }
+        }
+        instance.insert("source".into(), Value::Array(chat));
+        Ok(instance)
+    }
+}
+
+/// Python `re.IGNORECASE` comparison of a text char with a lower-case ASCII pattern char.
+fn ci_eq(c: char, p: char) -> bool {
+    c.to_ascii_lowercase() == p
+        || (p == 'i' && matches!(c, '\u{130}' | '\u{131}'))
+        || (p == 's' && c == '\u{17f}')
+}
+
+fn ci_starts_with(t: &[char], at: usize, word: &str) -> bool {
+    let w: Vec<char> = word.chars().collect();
+    at + w.len() <= t.len() && w.iter().enumerate().all(|(k, &p)| ci_eq(t[at + k], p))
+}
+
+/// Finds the next image tag at or after `from`: `<unitxt-img`, whitespace, anything but `>`,
+/// `src=` with a quoted URL, anything but `>`, then `>` (case-insensitive, as Unitxt's regex).
+/// Returns (start, end, url).
+fn find_img(t: &[char], from: usize) -> Option<(usize, usize, String)> {
+    const TAG: &str = "<unitxt-img";
+    let quote = |c: char| c == '"' || c == '\'';
+    let mut start = from;
+    while start < t.len() {
+        if t[start] == '<' && ci_starts_with(t, start, TAG) {
+            let p = start + TAG.chars().count();
+            if p < t.len() && crate::augmentors::text::py_isspace(t[p]) {
+                // The attributes before `src=` cannot contain `>`; the regex is greedy, so the
+                // last `src=` that leads to a full match wins.
+                let mut limit = p + 1;
+                while limit < t.len() && t[limit] != '>' {
+                    limit += 1;
+                }
+                for s in (p + 1..=limit.min(t.len())).rev() {
+                    if !ci_starts_with(t, s, "src=") || s + 4 >= t.len() || !quote(t[s + 4]) {
+                        continue;
+                    }
+                    let u0 = s + 5;
+                    let mut u1 = u0;
+                    while u1 < t.len() && !quote(t[u1]) {
+                        u1 += 1;
+                    }
+                    if u1 == u0 || u1 >= t.len() {
+                        continue;
+                    }
+                    if let Some(gt) = (u1 + 1..t.len()).find(|&k| t[k] == '>') {
+                        return Some((start, gt + 1, t[u0..u1].iter().collect()));
+                    }
+                }
+            }
+        }
+        start += 1;
+    }
+    None
+}
+
+fn text_part(s: String) -> Value {
+    let mut m = Instance::new();
+    m.insert("type".into(), Value::String("text".into()));
+    m.insert("text".into(), Value::String(s));
+    Value::Object(m)
+}
+
+/// Unitxt's `ChatAPIFormat.to_content`: the text itself when it has no image tags, else the
+/// list of its text and `image_url` parts. Errors on images taken from the instance's media.
+pub fn to_content(text: &str) -> Result<Value> {
+    let t: Vec<char> = text.chars().collect();
+    let mut parts = Vec::new();
+    let mut last = 0;
+    let mut pos = 0;
+    while let Some((start, end, url)) = find_img(&t, pos) {
+        if last < start {
+            parts.push(text_part(t[last..start].iter().collect()));
+        }
+        if url.starts_with("media/") {
+            return Err(Error::unsupported(format!(
+                "chat_api_format: embedding the instance's image {url:?} as a data URL is not supported"
+            )));
+        }
+        let mut iu = Instance::new();
+        iu.insert("url".into(), Value::String(url));
+        iu.insert("detail".into(), Value::String("low".into()));
+        let mut m = Instance::new();
+        m.insert("type".into(), Value::String("image_url".into()));
+        m.insert("image_url".into(), Value::Object(iu));
+        parts.push(Value::Object(m));
+        last = end;
+        pos = end;
+    }
+    if parts.is_empty() {
+        return Ok(Value::String(text.to_string()));
+    }
+    if last < t.len() {
+        parts.push(text_part(t[last..].iter().collect()));
+    }
+    Ok(Value::Array(parts))
+}

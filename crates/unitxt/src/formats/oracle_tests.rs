@@ -1,0 +1,133 @@
+//! Checks formats, system prompts and augmentors built from Unitxt's catalog JSON against the
+//! outputs of the real Unitxt 1.26.10 on the same instances (`oracle_cases.json`, produced by
+//! `oracle_gen.py` with /work/venv's Unitxt). Outputs are compared as serialized JSON, so key
+//! order counts too.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::artifact::Artifact;
+use crate::catalog::{resolve_value, Catalog};
+use crate::error::ErrorKind;
+use crate::value::{Instance, Value};
+
+const CASES: &str = include_str!("oracle_cases.json");
+
+fn catalog() -> Arc<Catalog> {
+    let dir = std::env::var("UNITXT_ORACLE_CATALOG").map(PathBuf::from).unwrap_or_else(|_| {
+        PathBuf::from("/work/venv/lib/python3.11/site-packages/unitxt/catalog")
+    });
+    assert!(dir.join("formats").is_dir(), "Unitxt catalog not found at {} (set UNITXT_ORACLE_CATALOG)", dir.display());
+    Arc::new(Catalog::new(vec![dir]))
+}
+
+fn cases() -> Value {
+    serde_json::from_str(CASES).expect("oracle_cases.json parses")
+}
+
+fn obj(v: &Value) -> Instance {
+    v.as_object().expect("an instance").clone()
+}
+
+fn check(label: &str, got: crate::Result<Instance>, case: &Value) {
+    match (got, case.get("ok")) {
+        (Ok(inst), Some(exp)) => assert_eq!(
+            serde_json::to_string(&Value::Object(inst)).unwrap(),
+            serde_json::to_string(exp).unwrap(),
+            "{label}"
+        ),
+        (Err(e), Some(_)) => panic!("{label}: unexpected error {e}"),
+        (Ok(inst), None) => panic!("{label}: Unitxt raised {:?}, we gave {}", case.get("error"), Value::Object(inst)),
+        (Err(_), None) => {}
+    }
+}
+
+#[test]
+fn formats_match_unitxt() {
+    let cat = catalog();
+    let all = cases();
+    let instances = all["instances"].as_array().unwrap();
+    let mut checked = 0;
+    for f in all["formats"].as_array().unwrap() {
+        let spec = &f["format"];
+        let built = cat.scope(|| resolve_value(spec));
+        if f.get("build_error").is_some() {
+            match built {
+                Err(e) => assert_eq!(e.kind, ErrorKind::Unsupported, "{spec}: {e}"),
+                Ok(_) => panic!("{spec}: Unitxt could not build it, we did"),
+            }
+            continue;
+        }
+        let op = match built {
+            Ok(Artifact::Format(a)) => a,
+            Ok(other) => panic!("{spec}: built a {}", other.kind()),
+            Err(e) => panic!("{spec}: {e}"),
+        };
+        for (i, case) in f["cases"].as_array().unwrap().iter().enumerate() {
+            let got = op.process_instance(obj(&instances[i]), "test");
+            check(&format!("{spec} on instance {i}"), got, case);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 25 * 9, "only {checked} cases");
+}
+
+#[test]
+fn system_prompts_match_unitxt() {
+    let cat = catalog();
+    for case in cases()["system_prompts"].as_array().unwrap() {
+        let spec = &case["prompt"];
+        let op = match cat.scope(|| resolve_value(spec)) {
+            Ok(Artifact::SystemPrompt(a)) => a,
+            _ => panic!("{spec}: not built as a system prompt"),
+        };
+        check(&format!("{spec}"), op.process_instance(obj(&case["in"]), "train"), case);
+    }
+}
+
+#[test]
+fn augmentors_match_unitxt() {
+    let cat = catalog();
+    for case in cases()["augmentors"].as_array().unwrap() {
+        let spec = &case["augmentor"];
+        let built = cat.scope(|| resolve_value(spec));
+        if case.get("build_error").is_some() {
+            assert!(built.is_err(), "{spec}: Unitxt could not build it, we did");
+            continue;
+        }
+        let aug = match built {
+            Ok(Artifact::Augmentor(a)) => a,
+            _ => panic!("{spec}: not built as an augmentor"),
+        };
+        let fields: Vec<String> = match case.get("fields") {
+            Some(Value::Array(a)) => a.iter().map(|s| s.as_str().unwrap().to_string()).collect(),
+            _ => ["x", "y", "z", "w", "v"].iter().map(|s| s.to_string()).collect(),
+        };
+        let op = aug.for_fields(&fields).unwrap();
+        check(&format!("{spec} on {fields:?}"), op.process_instance(obj(&case["in"]), "train"), case);
+    }
+}
+
+#[test]
+fn image_tags_split_like_unitxt() {
+    for pair in cases()["contents"].as_array().unwrap() {
+        let text = pair[0].as_str().unwrap();
+        let got = super::chat_api::to_content(text).unwrap();
+        assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&pair[1]).unwrap(), "{text:?}");
+    }
+    assert!(super::chat_api::to_content("<unitxt-img src='media/images/0'>").is_err());
+}
+
+#[test]
+fn default_format_equals_catalog_empty_format() {
+    // Unitxt's SystemFormat() and formats.empty give the same output (checked in Unitxt).
+    let cat = catalog();
+    let Ok(Artifact::Format(empty)) = cat.fetch("formats.empty") else { panic!("formats.empty") };
+    let def = super::system::SystemFormat::default_artifact();
+    for inst in cases()["instances"].as_array().unwrap().iter().take(8) {
+        let a = empty.process_instance(obj(inst), "test").unwrap();
+        let b = def.process_instance(obj(inst), "test").unwrap();
+        assert_eq!(Value::Object(a), Value::Object(b));
+    }
+    assert_eq!(*def.raw, serde_json::json!({"__type__": "system_format"}));
+}

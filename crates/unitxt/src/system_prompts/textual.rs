@@ -1,0 +1,77 @@
+//! `textual_system_prompt` and `empty_system_prompt`.
+
+use serde::Deserialize;
+
+use crate::error::Result;
+use crate::operators::{InstanceOperator, StreamScope};
+use crate::value::{Instance, Value};
+
+/// Name of the field system prompts write.
+pub const SYSTEM_PROMPT_FIELD: &str = "system_prompt";
+
+fn yes() -> bool {
+    true
+}
+
+/// Writes `text` to `system_prompt` (appended at the end of the instance when new). With
+/// `skip_rendered_instance` (the default), an instance that already has a `system_prompt`
+/// field is left unchanged. Mirrors Unitxt's `SystemPrompt.process`.
+fn set_system_prompt(
+    mut instance: Instance,
+    text: &str,
+    skip_rendered_instance: bool,
+    scope: &StreamScope,
+    split: &str,
+) -> Result<Instance> {
+    if !scope.applies(split) || (skip_rendered_instance && instance.contains_key(SYSTEM_PROMPT_FIELD)) {
+        return Ok(instance);
+    }
+    instance.insert(SYSTEM_PROMPT_FIELD.to_string(), Value::String(text.to_string()));
+    Ok(instance)
+}
+
+/// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TextualSystemPrompt {
+    pub text: String,
+    #[serde(default = "yes")]
+    pub skip_rendered_instance: bool,
+    #[serde(flatten)]
+    pub scope: StreamScope,
+}
+
+impl InstanceOperator for TextualSystemPrompt {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        set_system_prompt(instance, &self.text, self.skip_rendered_instance, &self.scope, split)
+    }
+}
+
+/// Unitxt's `EmptySystemPrompt` (the recipe's default): `system_prompt` is `""`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EmptySystemPrompt {
+    #[serde(default = "yes")]
+    pub skip_rendered_instance: bool,
+    #[serde(flatten)]
+    pub scope: StreamScope,
+}
+
+impl Default for EmptySystemPrompt {
+    fn default() -> Self {
+        EmptySystemPrompt { skip_rendered_instance: true, scope: StreamScope::default() }
+    }
+}
+
+impl EmptySystemPrompt {
+    /// The recipe's default system prompt as an artifact, with the JSON Unitxt records for it
+    /// (`{"__type__": "empty_system_prompt"}`).
+    pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
+        let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(EmptySystemPrompt::default());
+        crate::artifact::Art::new(op, serde_json::json!({"__type__": "empty_system_prompt"}))
+    }
+}
+
+impl InstanceOperator for EmptySystemPrompt {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        set_system_prompt(instance, "", self.skip_rendered_instance, &self.scope, split)
+    }
+}
