@@ -479,3 +479,110 @@ impl Operator for SeparateSplit {
         Ok(slice_streams(ms, mapping))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ids(items: std::ops::Range<i64>) -> Vec<Instance> {
+        items.map(|i| json!({ "id": i }).as_object().cloned().unwrap_or_default()).collect()
+    }
+
+    /// train: ids 0..50, validation: 100..110, test: 200..220 (Unitxt `MultiStream.from_iterables`).
+    fn ms() -> MultiStream {
+        let mut l = IndexMap::new();
+        l.insert("train".to_string(), ids(0..50));
+        l.insert("validation".to_string(), ids(100..110));
+        l.insert("test".to_string(), ids(200..220));
+        MultiStream::from_lists(l)
+    }
+
+    fn run(op: impl Operator + 'static, m: MultiStream) -> serde_json::Value {
+        let out = Arc::new(op).process(m).unwrap();
+        let mut o = serde_json::Map::new();
+        for (k, s) in out.streams {
+            let v: Vec<Value> = s.map(|r| r.unwrap()["id"].clone()).collect();
+            o.insert(k, Value::Array(v));
+        }
+        Value::Object(o)
+    }
+
+    fn mix(pairs: &[(&str, &str)]) -> SplitRandomMix {
+        SplitRandomMix { mix: pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect() }
+    }
+
+    // Expected values: the same operators run by Unitxt 1.26.10 in /work/venv on the same input.
+    #[test]
+    fn random_mix_matches_unitxt() {
+        let r = run(mix(&[("train", "train[90%]"), ("validation", "train[10%]"), ("test", "validation")]), ms());
+        assert_eq!(r["validation"], json!([10, 14, 17, 20, 46, 47, 49]));
+        assert_eq!(r["train"].as_array().map(|a| a.len()), Some(43));
+        assert_eq!(r["test"], json!([100, 101, 102, 103, 104, 105, 106, 107, 108, 109]));
+        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["train".into(), "validation".into(), "test".into()]));
+
+        let r = run(
+            mix(&[("train", "train[50%]+test[0.1]"), ("validation", "train[50%]+test[0.2]"), ("test", "test[0.7]")]),
+            ms(),
+        );
+        assert_eq!(
+            r["train"],
+            json!([0, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 16, 18, 19, 21, 23, 24, 26, 27, 29, 31, 32, 33, 35, 36, 37, 39,
+                41, 43, 45, 48, 203, 213, 218, 219])
+        );
+        assert_eq!(
+            r["validation"],
+            json!([1, 8, 10, 14, 15, 17, 20, 22, 25, 28, 30, 34, 38, 40, 42, 44, 46, 47, 49, 200, 206, 207, 210])
+        );
+        assert_eq!(r["test"], json!([201, 202, 204, 205, 208, 209, 211, 212, 214, 215, 216, 217]));
+
+        let r = run(mix(&[("train", "train[95%]"), ("validation", "train[5%]"), ("test", "test")]), ms());
+        assert_eq!(r["validation"], json!([10, 14, 17, 46, 47]));
+        assert_eq!(r["test"].as_array().map(|a| a.len()), Some(20));
+
+        let r = run(mix(&[("train", "test[0%]"), ("validation", "test[0%]"), ("test", "test")]), ms());
+        assert_eq!(r["train"], json!([]));
+        assert_eq!(r["validation"], json!([]));
+        assert_eq!(r["test"].as_array().map(|a| a.len()), Some(20));
+
+        let r = run(mix(&[("train", "train[30%]")]), ms());
+        assert_eq!(r, json!({"train": [0, 2, 5, 6, 7, 9, 11, 12, 13, 16, 19, 23, 24, 26, 31, 36, 37, 39, 41, 43]}));
+    }
+
+    #[test]
+    fn random_mix_errors() {
+        assert!(parse_random_mix_string("train[9x%]").is_err());
+        assert!(parse_random_mix_string("train[]").is_err());
+        assert!(parse_random_mix_string("tr ain").is_err());
+        let p = parse_random_mix_string("dale[90%]+oren[0.7]+mike").unwrap();
+        assert_eq!(p.into_iter().collect::<Vec<_>>(), vec![("dale".into(), 0.9), ("oren".into(), 0.7), ("mike".into(), 1.0)]);
+        let out = Arc::new(mix(&[("test", "nope")])).process(ms()).unwrap();
+        let items: Vec<_> = out.streams.into_iter().flat_map(|(_, s)| s).collect();
+        assert!(items[0].as_ref().is_err_and(|e| e.message.contains("'nope' split not found")));
+    }
+
+    #[test]
+    fn slices_renames_and_separation_match_unitxt() {
+        let slices = [("a", "train[5:3]+test[:2]"), ("b", "train[48:]+train[:1]")];
+        let op = SliceSplit { slices: slices.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect() };
+        assert_eq!(run(op, ms()), json!({"a": [5, 6, 7, 200, 201], "b": [48, 49, 0]}));
+
+        let op = SeparateSplit {
+            from_split: "train".into(),
+            to_split_names: vec!["x".into(), "y".into()],
+            to_split_sizes: vec![3],
+            remove_targets_from_source_split: true,
+        };
+        let r = run(op, ms());
+        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["validation".into(), "test".into(), "x".into(), "y".into()]));
+        assert_eq!(r["x"], json!([0, 1, 2]));
+        assert_eq!(r["y"].as_array().map(|a| a.len()), Some(47));
+
+        let op = RenameSplits { mapper: [("validation", "test"), ("train", "tr")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect() };
+        let r = run(op, ms());
+        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["test".into(), "tr".into()]));
+        assert_eq!(r["test"][0], json!(100));
+        let op = RenameSplits { mapper: [("nope".to_string(), "x".to_string())].into_iter().collect() };
+        assert!(Arc::new(op).process(ms()).is_err());
+    }
+}
