@@ -1085,3 +1085,190 @@ impl Operator for JoinStreams {
         Ok(ms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Instance {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn one(name: &str, items: Vec<Value>) -> MultiStream {
+        let mut l = IndexMap::new();
+        l.insert(name.to_string(), items.into_iter().map(obj).collect());
+        MultiStream::from_lists(l)
+    }
+
+    fn ids_of(s: Stream) -> Vec<i64> {
+        s.map(|r| r.unwrap()["id"].as_i64().unwrap_or(-1)).collect()
+    }
+
+    fn apply_stream<T: StreamOperator + 'static>(op: T, items: Vec<Value>) -> Vec<i64> {
+        let s: Stream = Box::new(items.into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
+        ids_of(Arc::new(op).process_stream(s, "t").unwrap())
+    }
+
+    // All expected values below come from running the same Unitxt 1.26.10 operators in
+    // /work/venv on the same inputs.
+
+    #[test]
+    fn shuffle_pages_match_unitxt() {
+        let mut l = IndexMap::new();
+        l.insert("train".to_string(), (0..2500).map(|i| obj(json!({ "id": i }))).collect());
+        l.insert("test".to_string(), (0..30).map(|i| obj(json!({ "id": i }))).collect());
+        let op = Arc::new(Shuffle { scope: StreamScope::default(), page_size: 1000 });
+        let mut out = op.process(MultiStream::from_lists(l)).unwrap();
+        let tr = ids_of(out.take("train").unwrap());
+        let te = ids_of(out.take("test").unwrap());
+        assert_eq!(&tr[..8], &[219, 574, 790, 672, 680, 906, 752, 113]);
+        assert_eq!(&tr[1000..1008], &[1939, 1935, 1558, 1088, 1130, 1259, 1349, 1008]);
+        assert_eq!(&tr[2000..2008], &[2297, 2155, 2435, 2146, 2126, 2412, 2087, 2300]);
+        // The test split continues the generator the train split used.
+        assert_eq!(te, vec![9, 26, 25, 14, 12, 6, 18, 29, 13, 22, 20, 3, 19, 2, 0, 23, 28, 17, 8, 27, 15, 4, 24, 11, 7, 1, 10, 21, 16, 5]);
+
+        let op = Arc::new(Shuffle { scope: StreamScope::default(), page_size: 7 });
+        let mut out = op.process(one("test", (0..20).map(|i| json!({ "id": i })).collect())).unwrap();
+        assert_eq!(ids_of(out.take("test").unwrap()), vec![5, 4, 1, 6, 2, 3, 0, 12, 11, 10, 13, 7, 9, 8, 15, 17, 16, 19, 18, 14]);
+    }
+
+    #[test]
+    fn deduplicate_matches_unitxt() {
+        let data = vec![
+            json!({"id": 0, "q": "a", "c": [1, 2]}),
+            json!({"id": 1, "q": "a", "c": [1, 2]}),
+            json!({"id": 2, "q": "a", "c": [1, 2.0]}),
+            json!({"id": 3, "q": "b", "c": [1, 2]}),
+            json!({"id": 4, "q": "a", "c": [2, 1]}),
+            json!({"id": 5, "q": "b", "c": [1, 2]}),
+            json!({"id": 6, "q": "a", "c": [true, 2]}),
+        ];
+        assert_eq!(apply_stream(Deduplicate { by: vec!["q".into(), "c".into()] }, data.clone()), vec![0, 2, 3, 4, 6]);
+        assert_eq!(apply_stream(Deduplicate { by: vec!["q".into()] }, data), vec![0, 3]);
+    }
+
+    #[test]
+    fn filter_by_condition_matches_unitxt() {
+        let data: Vec<Value> =
+            (0..15).map(|i| json!({"id": i, "a": i % 5, "b": {"c": (i % 3).to_string()}, "l": [i, i as f64 * 2.5]})).collect();
+        let cases = [
+            (json!({"a": 2}), "gt", json!([3, 4, 8, 9, 13, 14])),
+            (json!({"a": 2}), "ge", json!([2, 3, 4, 7, 8, 9, 12, 13, 14])),
+            (json!({"a": 2.0}), "eq", json!([2, 7, 12])),
+            (json!({"a": [1, 3]}), "in", json!([1, 3, 6, 8, 11, 13])),
+            (json!({"a": [1, 3]}), "not in", json!([0, 2, 4, 5, 7, 9, 10, 12, 14])),
+            (json!({"b/c": "1"}), "ne", json!([0, 2, 3, 5, 6, 8, 9, 11, 12, 14])),
+            (json!({"b/c": "1", "a": 3}), "lt", json!([0, 6, 12])),
+            (json!({"l/1": 10}), "le", json!([0, 1, 2, 3, 4])),
+            (json!({"b/c": true}), "exists", json!((0..15).collect::<Vec<_>>())),
+            (json!({"zz": false}), "exists", json!((0..15).collect::<Vec<_>>())),
+            (json!({"a": true}), "eq", json!([1, 6, 11])),
+        ];
+        for (values, cond, expected) in cases {
+            let op = FilterByCondition {
+                values: values.as_object().cloned().unwrap_or_default().into_iter().collect(),
+                condition: cond.into(),
+                error_on_filtered_all: false,
+            };
+            assert_eq!(json!(apply_stream(op, data.clone())), expected, "{values} {cond}");
+        }
+        // Emptying a split is an error by default; a missing field is an error.
+        let op = Arc::new(FilterByCondition { values: [("a".to_string(), json!(9))].into_iter().collect(), condition: "gt".into(), error_on_filtered_all: true });
+        let s: Stream = Box::new(data.clone().into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
+        let out: Vec<_> = op.process_stream(s, "test").unwrap().collect();
+        assert!(out.len() == 1 && out[0].as_ref().is_err_and(|e| e.message.contains("filtered out every instance in stream 'test'")));
+        let op = Arc::new(FilterByCondition { values: [("zz".to_string(), json!(1))].into_iter().collect(), condition: "eq".into(), error_on_filtered_all: true });
+        let s: Stream = Box::new(data.clone().into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
+        assert!(op.process_stream(s, "t").unwrap().next().is_some_and(|r| r.is_err()));
+        let op = Arc::new(FilterByCondition { values: IndexMap::new(), condition: "bigger".into(), error_on_filtered_all: true });
+        assert!(op.process_stream(Box::new(std::iter::empty()), "t").is_err());
+        assert!(py_order(&json!("a"), &json!(1), ">").is_err());
+    }
+
+    #[test]
+    fn balancers_match_unitxt() {
+        let labels = ["x", "y", "y", "z", "y", "x"];
+        let data: Vec<Value> = (0..24).map(|i| json!({"id": i, "label": labels[i % 6], "t": "w".repeat(i % 4)})).collect();
+        let op = DeterministicBalancer { fields: vec!["label".into()], max_instances: None };
+        assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 15, 21]);
+        let op = DeterministicBalancer { fields: vec!["label".into()], max_instances: Some(7) };
+        assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 5, 9]);
+        let op = LengthBalancer { fields: vec!["t".into()], segments_boundaries: vec![1, 3], max_instances: None };
+        assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 19, 20, 23]);
+        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(5) };
+        assert_eq!(apply_stream(op, data.clone()), vec![0, 2, 3, 1, 4]);
+        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(2) };
+        let s: Stream = Box::new(data.into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
+        assert!(Arc::new(op).process_stream(s, "t").unwrap().next().is_some_and(|r| r.is_err()));
+    }
+
+    #[test]
+    fn split_level_operators() {
+        let mut l = IndexMap::new();
+        for (name, base) in [("train", 0), ("validation", 100), ("test", 200)] {
+            l.insert(name.to_string(), (base..base + 3).map(|i| obj(json!({ "id": i }))).collect());
+        }
+        let op = MergeStreams {
+            streams_to_merge: Some(vec!["test".into(), "validation".into()]),
+            new_stream_name: "all".into(),
+            add_origin_stream_name: true,
+            origin_stream_name_field_name: "origin".into(),
+        };
+        let mut out = Arc::new(op).process(MultiStream::from_lists(l.clone())).unwrap();
+        assert_eq!(out.names(), vec!["all".to_string()]);
+        let all: Vec<Instance> = out.take("all").unwrap().map(|r| r.unwrap()).collect();
+        // Unitxt: [[100, "validation"], [101, "validation"], [102, "validation"], ...]
+        assert_eq!(Value::Object(all[0].clone()), json!({"id": 100, "origin": "validation"}));
+        assert_eq!(all[3]["origin"], json!("test"));
+
+        let op = DuplicateSplit { split: "test".into(), to_split: "game_2".into() };
+        let mut out = Arc::new(op).process(MultiStream::from_lists(l.clone())).unwrap();
+        assert_eq!(out.names(), vec!["train", "validation", "test", "game_2"]);
+        let copy = ids_of(out.take("game_2").unwrap());
+        assert_eq!(copy, vec![200, 201, 202]);
+        assert_eq!(ids_of(out.take("test").unwrap()), copy);
+
+        let op = DeleteSplits { splits: vec!["train".into(), "nope".into()] };
+        assert_eq!(Arc::new(op).process(MultiStream::from_lists(l.clone())).unwrap().names(), vec!["validation", "test"]);
+
+        let s: Stream = Box::new(l["test"].clone().into_iter().map(Ok));
+        let out: Vec<_> = Arc::new(AddIncrementalId { to_field: "n".into() }).process_stream(s, "test").unwrap().collect();
+        assert_eq!(out[2].as_ref().map(|i| i["n"].clone()).ok(), Some(json!(2)));
+        let s: Stream = Box::new(l["test"].clone().into_iter().map(Ok));
+        assert_eq!(ids_of(Arc::new(StreamRefiner { max_instances: Some(2) }).process_stream(s, "test").unwrap()), vec![200, 201]);
+    }
+
+    #[test]
+    fn join_streams_inner_matches_pandas() {
+        // pandas 2 merge(how="inner", on=["k"]) of these records gives this order and these columns.
+        let p = json!(["public"]);
+        let left: Vec<Instance> = [(2, "l0"), (1, "l1"), (2, "l2"), (3, "l3")]
+            .iter()
+            .map(|(k, a)| obj(json!({"k": k, "a": a, "data_classification_policy": p, "recipe_metadata": {}})))
+            .collect();
+        let right: Vec<Instance> = [(1, "r0"), (2, "r1"), (2, "r2"), (4, "r3")]
+            .iter()
+            .map(|(k, b)| obj(json!({"k": k, "b": b, "a": "x", "data_classification_policy": p, "recipe_metadata": {}})))
+            .collect();
+        let op = JoinStreams {
+            left_stream: "l".into(),
+            right_stream: "r".into(),
+            how: "inner".into(),
+            on: Some(vec!["k".into()]),
+            left_on: None,
+            right_on: None,
+            new_stream_name: "m".into(),
+        };
+        let m = op.merge(&left, &right).unwrap();
+        let pairs: Vec<(Value, Value)> = m.iter().map(|r| (r["a_x"].clone(), r["b"].clone())).collect();
+        assert_eq!(
+            pairs,
+            vec![(json!("l0"), json!("r1")), (json!("l0"), json!("r2")), (json!("l1"), json!("r0")), (json!("l2"), json!("r1")), (json!("l2"), json!("r2"))]
+        );
+        assert_eq!(
+            m[0].keys().cloned().collect::<Vec<_>>(),
+            vec!["k", "a_x", "b", "a_y", "data_classification_policy", "recipe_metadata"]
+        );
+    }
+}
