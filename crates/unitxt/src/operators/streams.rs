@@ -118,7 +118,9 @@ pub fn py_in(needle: &Value, haystack: &Value) -> Result<bool> {
         Value::Array(a) => Ok(a.iter().any(|x| py_eq(needle, x))),
         Value::Object(m) => match needle {
             Value::String(s) => Ok(m.contains_key(s)),
-            Value::Array(_) | Value::Object(_) => Err(Error::invalid(format!("unhashable type: '{}'", py_type(needle)))),
+            Value::Array(_) | Value::Object(_) => {
+                Err(Error::invalid(format!("unhashable type: '{}'", py_type(needle))))
+            }
             _ => Ok(false),
         },
         Value::String(h) => match needle {
@@ -258,7 +260,8 @@ impl FilterByCondition {
         for (k, v) in &self.values {
             if self.condition == "in" && !v.is_array() {
                 return Err(Error::invalid(format!(
-                    "The filter for key ('{k}') in FilterByCondition with condition 'in' must be list but is not : '{}'",
+                    "The filter for key ('{k}') in FilterByCondition with condition 'in' must be list but is not : \
+                     '{}'",
                     crate::py::repr::str(v)
                 )));
             }
@@ -281,7 +284,9 @@ impl FilterByCondition {
                 return Ok(found.is_some() == value.as_bool().unwrap_or(false));
             }
             let found = found.ok_or_else(|| {
-                Error::not_found(format!("Required filter field ('{key}') in FilterByCondition is not found in instance."))
+                Error::not_found(format!(
+                    "Required filter field ('{key}') in FilterByCondition is not found in instance."
+                ))
             })?;
             if !compare(&self.condition, found, value)? {
                 return Ok(false);
@@ -354,7 +359,8 @@ pub struct FilterByExpression {
 
 impl StreamOperator for FilterByExpression {
     fn process_stream(self: Arc<Self>, stream: Stream, split: &str) -> Result<Stream> {
-        let expr = Arc::new(Expression::parse(&self.expression).with_ctx(|| format!("expression {:?}", self.expression))?);
+        let expr =
+            Arc::new(Expression::parse(&self.expression).with_ctx(|| format!("expression {:?}", self.expression))?);
         let src = self.expression.clone();
         let pred: Predicate =
             Box::new(move |i| expr.eval(i).map(|v| truthy(&v)).with_ctx(|| format!("evaluating expression {src:?}")));
@@ -394,7 +400,11 @@ fn on_whole(stream: Stream, f: impl FnOnce(Vec<Instance>) -> Result<Vec<Instance
 
 /// Keeps, for each signature, at most `per_sign` instances, in stream order. `per_sign` is the
 /// count of the rarest signature, lowered to `max_instances / number of signatures`.
-fn balance(items: Vec<Instance>, max_instances: Option<usize>, sig: impl Fn(&Instance) -> Result<String>) -> Result<Vec<Instance>> {
+fn balance(
+    items: Vec<Instance>,
+    max_instances: Option<usize>,
+    sig: impl Fn(&Instance) -> Result<String>,
+) -> Result<Vec<Instance>> {
     let sigs = items.iter().map(&sig).collect::<Result<Vec<_>>>()?;
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for s in &sigs {
@@ -771,7 +781,12 @@ impl Drop for TeeHalf {
 
 /// Two independent copies of `s`; what one copy has read and the other not yet is buffered.
 pub fn tee(s: Stream) -> (Stream, Stream) {
-    let st = Arc::new(Mutex::new(TeeState { src: s, bufs: [VecDeque::new(), VecDeque::new()], alive: [true; 2], done: false }));
+    let st = Arc::new(Mutex::new(TeeState {
+        src: s,
+        bufs: [VecDeque::new(), VecDeque::new()],
+        alive: [true; 2],
+        done: false,
+    }));
     (Box::new(TeeHalf { st: st.clone(), side: 0 }), Box::new(TeeHalf { st, side: 1 }))
 }
 
@@ -914,7 +929,8 @@ fn frame(items: &[Instance]) -> Frame {
         }
     }
     let cols: Vec<String> = cols.into_keys().collect();
-    let mut rows: Vec<Vec<Option<Value>>> = items.iter().map(|i| cols.iter().map(|c| i.get(c).cloned()).collect()).collect();
+    let mut rows: Vec<Vec<Option<Value>>> =
+        items.iter().map(|i| cols.iter().map(|c| i.get(c).cloned()).collect()).collect();
     coerce_floats(cols.len(), &mut rows);
     Frame { cols, rows }
 }
@@ -947,10 +963,17 @@ impl JoinStreams {
                 let common: Vec<String> = lf.cols.iter().filter(|c| rf.cols.contains(c)).cloned().collect();
                 (common.clone(), common)
             }
-            _ => return Err(Error::invalid("join_streams: give either `on`, or both `left_on` and `right_on` of equal length")),
+            _ => {
+                return Err(Error::invalid(
+                    "join_streams: give either `on`, or both `left_on` and `right_on` of equal length",
+                ))
+            }
         };
         let find = |f: &Frame, c: &str, side: &str| {
-            f.cols.iter().position(|x| x == c).ok_or_else(|| Error::not_found(format!("join_streams: no column {c:?} in the {side} split")))
+            f.cols
+                .iter()
+                .position(|x| x == c)
+                .ok_or_else(|| Error::not_found(format!("join_streams: no column {c:?} in the {side} split")))
         };
         let lidx = lkeys.iter().map(|c| find(&lf, c, "left")).collect::<Result<Vec<_>>>()?;
         let ridx = rkeys.iter().map(|c| find(&rf, c, "right")).collect::<Result<Vec<_>>>()?;
@@ -978,11 +1001,8 @@ impl JoinStreams {
                 }
             }
             "inner" | "left" | "right" => {
-                let (outer_f, outer_i, inner_f, inner_i, left_major) = if self.how == "right" {
-                    (&rf, &ridx, &lf, &lidx, false)
-                } else {
-                    (&lf, &lidx, &rf, &ridx, true)
-                };
+                let (outer_f, outer_i, inner_f, inner_i, left_major) =
+                    if self.how == "right" { (&rf, &ridx, &lf, &lidx, false) } else { (&lf, &lidx, &rf, &ridx, true) };
                 let mut index: HashMap<String, Vec<usize>> = HashMap::new();
                 for (j, row) in inner_f.rows.iter().enumerate() {
                     if let Some(k) = key_of(row, inner_i) {
@@ -1012,7 +1032,11 @@ impl JoinStreams {
                 out_cols
                     .iter()
                     .map(|(name, i, from_left)| {
-                        let cell = if *from_left { l.and_then(|l| lf.rows[l][*i].clone()) } else { r.and_then(|r| rf.rows[r][*i].clone()) };
+                        let cell = if *from_left {
+                            l.and_then(|l| lf.rows[l][*i].clone())
+                        } else {
+                            r.and_then(|r| rf.rows[r][*i].clone())
+                        };
                         // A shared key of an unmatched right row comes from the right.
                         if cell.is_none() && *from_left && shared_keys.contains(&name) {
                             let ri = rkeys.iter().position(|k| k == name).map(|p| ridx[p]);
@@ -1027,8 +1051,14 @@ impl JoinStreams {
         let mut names: Vec<String> = out_cols.into_iter().map(|c| c.0).collect();
         for common in ["data_classification_policy", "recipe_metadata"] {
             let (cx, cy) = (format!("{common}_x"), format!("{common}_y"));
-            let ix = names.iter().position(|n| *n == cx).ok_or_else(|| Error::not_found(format!("join_streams: no column '{cx}'")))?;
-            let iy = names.iter().position(|n| *n == cy).ok_or_else(|| Error::not_found(format!("join_streams: no column '{cy}'")))?;
+            let ix = names
+                .iter()
+                .position(|n| *n == cx)
+                .ok_or_else(|| Error::not_found(format!("join_streams: no column '{cx}'")))?;
+            let iy = names
+                .iter()
+                .position(|n| *n == cy)
+                .ok_or_else(|| Error::not_found(format!("join_streams: no column '{cy}'")))?;
             let s = |v: &Option<Value>| v.as_ref().map(crate::py::repr::str).unwrap_or_else(|| "nan".into());
             if rows.iter().any(|r| s(&r[ix]) != s(&r[iy])) {
                 return Err(Error::invalid(format!(
@@ -1126,11 +1156,20 @@ mod tests {
         assert_eq!(&tr[1000..1008], &[1939, 1935, 1558, 1088, 1130, 1259, 1349, 1008]);
         assert_eq!(&tr[2000..2008], &[2297, 2155, 2435, 2146, 2126, 2412, 2087, 2300]);
         // The test split continues the generator the train split used.
-        assert_eq!(te, vec![9, 26, 25, 14, 12, 6, 18, 29, 13, 22, 20, 3, 19, 2, 0, 23, 28, 17, 8, 27, 15, 4, 24, 11, 7, 1, 10, 21, 16, 5]);
+        assert_eq!(
+            te,
+            vec![
+                9, 26, 25, 14, 12, 6, 18, 29, 13, 22, 20, 3, 19, 2, 0, 23, 28, 17, 8, 27, 15, 4, 24, 11, 7, 1, 10, 21,
+                16, 5
+            ]
+        );
 
         let op = Arc::new(Shuffle { scope: StreamScope::default(), page_size: 7 });
         let mut out = op.process(one("test", (0..20).map(|i| json!({ "id": i })).collect())).unwrap();
-        assert_eq!(ids_of(out.take("test").unwrap()), vec![5, 4, 1, 6, 2, 3, 0, 12, 11, 10, 13, 7, 9, 8, 15, 17, 16, 19, 18, 14]);
+        assert_eq!(
+            ids_of(out.take("test").unwrap()),
+            vec![5, 4, 1, 6, 2, 3, 0, 12, 11, 10, 13, 7, 9, 8, 15, 17, 16, 19, 18, 14]
+        );
     }
 
     #[test]
@@ -1150,8 +1189,9 @@ mod tests {
 
     #[test]
     fn filter_by_condition_matches_unitxt() {
-        let data: Vec<Value> =
-            (0..15).map(|i| json!({"id": i, "a": i % 5, "b": {"c": (i % 3).to_string()}, "l": [i, i as f64 * 2.5]})).collect();
+        let data: Vec<Value> = (0..15)
+            .map(|i| json!({"id": i, "a": i % 5, "b": {"c": (i % 3).to_string()}, "l": [i, i as f64 * 2.5]}))
+            .collect();
         let cases = [
             (json!({"a": 2}), "gt", json!([3, 4, 8, 9, 13, 14])),
             (json!({"a": 2}), "ge", json!([2, 3, 4, 7, 8, 9, 12, 13, 14])),
@@ -1174,14 +1214,29 @@ mod tests {
             assert_eq!(json!(apply_stream(op, data.clone())), expected, "{values} {cond}");
         }
         // Emptying a split is an error by default; a missing field is an error.
-        let op = Arc::new(FilterByCondition { values: [("a".to_string(), json!(9))].into_iter().collect(), condition: "gt".into(), error_on_filtered_all: true });
+        let op = Arc::new(FilterByCondition {
+            values: [("a".to_string(), json!(9))].into_iter().collect(),
+            condition: "gt".into(),
+            error_on_filtered_all: true,
+        });
         let s: Stream = Box::new(data.clone().into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
         let out: Vec<_> = op.process_stream(s, "test").unwrap().collect();
-        assert!(out.len() == 1 && out[0].as_ref().is_err_and(|e| e.message.contains("filtered out every instance in stream 'test'")));
-        let op = Arc::new(FilterByCondition { values: [("zz".to_string(), json!(1))].into_iter().collect(), condition: "eq".into(), error_on_filtered_all: true });
+        assert!(
+            out.len() == 1
+                && out[0].as_ref().is_err_and(|e| e.message.contains("filtered out every instance in stream 'test'"))
+        );
+        let op = Arc::new(FilterByCondition {
+            values: [("zz".to_string(), json!(1))].into_iter().collect(),
+            condition: "eq".into(),
+            error_on_filtered_all: true,
+        });
         let s: Stream = Box::new(data.clone().into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
         assert!(op.process_stream(s, "t").unwrap().next().is_some_and(|r| r.is_err()));
-        let op = Arc::new(FilterByCondition { values: IndexMap::new(), condition: "bigger".into(), error_on_filtered_all: true });
+        let op = Arc::new(FilterByCondition {
+            values: IndexMap::new(),
+            condition: "bigger".into(),
+            error_on_filtered_all: true,
+        });
         assert!(op.process_stream(Box::new(std::iter::empty()), "t").is_err());
         assert!(py_order(&json!("a"), &json!(1), ">").is_err());
     }
@@ -1189,7 +1244,8 @@ mod tests {
     #[test]
     fn balancers_match_unitxt() {
         let labels = ["x", "y", "y", "z", "y", "x"];
-        let data: Vec<Value> = (0..24).map(|i| json!({"id": i, "label": labels[i % 6], "t": "w".repeat(i % 4)})).collect();
+        let data: Vec<Value> =
+            (0..24).map(|i| json!({"id": i, "label": labels[i % 6], "t": "w".repeat(i % 4)})).collect();
         let op = DeterministicBalancer { fields: vec!["label".into()], max_instances: None };
         assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 15, 21]);
         let op = DeterministicBalancer { fields: vec!["label".into()], max_instances: Some(7) };
@@ -1230,13 +1286,20 @@ mod tests {
         assert_eq!(ids_of(out.take("test").unwrap()), copy);
 
         let op = DeleteSplits { splits: vec!["train".into(), "nope".into()] };
-        assert_eq!(Arc::new(op).process(MultiStream::from_lists(l.clone())).unwrap().names(), vec!["validation", "test"]);
+        assert_eq!(
+            Arc::new(op).process(MultiStream::from_lists(l.clone())).unwrap().names(),
+            vec!["validation", "test"]
+        );
 
         let s: Stream = Box::new(l["test"].clone().into_iter().map(Ok));
-        let out: Vec<_> = Arc::new(AddIncrementalId { to_field: "n".into() }).process_stream(s, "test").unwrap().collect();
+        let out: Vec<_> =
+            Arc::new(AddIncrementalId { to_field: "n".into() }).process_stream(s, "test").unwrap().collect();
         assert_eq!(out[2].as_ref().map(|i| i["n"].clone()).ok(), Some(json!(2)));
         let s: Stream = Box::new(l["test"].clone().into_iter().map(Ok));
-        assert_eq!(ids_of(Arc::new(StreamRefiner { max_instances: Some(2) }).process_stream(s, "test").unwrap()), vec![200, 201]);
+        assert_eq!(
+            ids_of(Arc::new(StreamRefiner { max_instances: Some(2) }).process_stream(s, "test").unwrap()),
+            vec![200, 201]
+        );
     }
 
     #[test]
@@ -1249,7 +1312,9 @@ mod tests {
             .collect();
         let right: Vec<Instance> = [(1, "r0"), (2, "r1"), (2, "r2"), (4, "r3")]
             .iter()
-            .map(|(k, b)| obj(json!({"k": k, "b": b, "a": "x", "data_classification_policy": p, "recipe_metadata": {}})))
+            .map(|(k, b)| {
+                obj(json!({"k": k, "b": b, "a": "x", "data_classification_policy": p, "recipe_metadata": {}}))
+            })
             .collect();
         let op = JoinStreams {
             left_stream: "l".into(),
@@ -1264,7 +1329,13 @@ mod tests {
         let pairs: Vec<(Value, Value)> = m.iter().map(|r| (r["a_x"].clone(), r["b"].clone())).collect();
         assert_eq!(
             pairs,
-            vec![(json!("l0"), json!("r1")), (json!("l0"), json!("r2")), (json!("l1"), json!("r0")), (json!("l2"), json!("r1")), (json!("l2"), json!("r2"))]
+            vec![
+                (json!("l0"), json!("r1")),
+                (json!("l0"), json!("r2")),
+                (json!("l1"), json!("r0")),
+                (json!("l2"), json!("r1")),
+                (json!("l2"), json!("r2"))
+            ]
         );
         assert_eq!(
             m[0].keys().cloned().collect::<Vec<_>>(),

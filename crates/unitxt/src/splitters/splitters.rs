@@ -519,7 +519,10 @@ mod tests {
         assert_eq!(r["validation"], json!([10, 14, 17, 20, 46, 47, 49]));
         assert_eq!(r["train"].as_array().map(|a| a.len()), Some(43));
         assert_eq!(r["test"], json!([100, 101, 102, 103, 104, 105, 106, 107, 108, 109]));
-        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["train".into(), "validation".into(), "test".into()]));
+        assert_eq!(
+            r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(vec!["train".into(), "validation".into(), "test".into()])
+        );
 
         let r = run(
             mix(&[("train", "train[50%]+test[0.1]"), ("validation", "train[50%]+test[0.2]"), ("test", "test[0.7]")]),
@@ -527,8 +530,10 @@ mod tests {
         );
         assert_eq!(
             r["train"],
-            json!([0, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 16, 18, 19, 21, 23, 24, 26, 27, 29, 31, 32, 33, 35, 36, 37, 39,
-                41, 43, 45, 48, 203, 213, 218, 219])
+            json!([
+                0, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 16, 18, 19, 21, 23, 24, 26, 27, 29, 31, 32, 33, 35, 36, 37, 39, 41,
+                43, 45, 48, 203, 213, 218, 219
+            ])
         );
         assert_eq!(
             r["validation"],
@@ -555,7 +560,10 @@ mod tests {
         assert!(parse_random_mix_string("train[]").is_err());
         assert!(parse_random_mix_string("tr ain").is_err());
         let p = parse_random_mix_string("dale[90%]+oren[0.7]+mike").unwrap();
-        assert_eq!(p.into_iter().collect::<Vec<_>>(), vec![("dale".into(), 0.9), ("oren".into(), 0.7), ("mike".into(), 1.0)]);
+        assert_eq!(
+            p.into_iter().collect::<Vec<_>>(),
+            vec![("dale".into(), 0.9), ("oren".into(), 0.7), ("mike".into(), 1.0)]
+        );
         let out = Arc::new(mix(&[("test", "nope")])).process(ms()).unwrap();
         let items: Vec<_> = out.streams.into_iter().flat_map(|(_, s)| s).collect();
         assert!(items[0].as_ref().is_err_and(|e| e.message.contains("'nope' split not found")));
@@ -574,13 +582,24 @@ mod tests {
             remove_targets_from_source_split: true,
         };
         let r = run(op, ms());
-        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["validation".into(), "test".into(), "x".into(), "y".into()]));
+        assert_eq!(
+            r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(vec!["validation".into(), "test".into(), "x".into(), "y".into()])
+        );
         assert_eq!(r["x"], json!([0, 1, 2]));
         assert_eq!(r["y"].as_array().map(|a| a.len()), Some(47));
 
-        let op = RenameSplits { mapper: [("validation", "test"), ("train", "tr")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect() };
+        let op = RenameSplits {
+            mapper: [("validation", "test"), ("train", "tr")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        };
         let r = run(op, ms());
-        assert_eq!(r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()), Some(vec!["test".into(), "tr".into()]));
+        assert_eq!(
+            r.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(vec!["test".into(), "tr".into()])
+        );
         assert_eq!(r["test"][0], json!(100));
         let op = RenameSplits { mapper: [("nope".to_string(), "x".to_string())].into_iter().collect() };
         assert!(Arc::new(op).process(ms()).is_err());
