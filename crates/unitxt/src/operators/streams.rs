@@ -1342,4 +1342,25 @@ mod tests {
             vec!["k", "a_x", "b", "a_y", "data_classification_policy", "recipe_metadata"]
         );
     }
+    #[test]
+    fn catalog_json_builds_through_registry() {
+        let specs = [
+            json!({"__type__": "shuffle", "page_size": 9223372036854775807u64}),
+            json!({"__type__": "deduplicate", "by": ["question", "subject"]}),
+            json!({"__type__": "filter_by_condition", "values": {"a": [1]}, "condition": "in", "apply_to_streams": ["x"]}),
+            json!({"__type__": "rename_splits", "mapper": {"train": "test"}}),
+            json!({"__type__": "split_random_mix", "mix": {"train": "train[95%]", "validation": "train[5%]"}}),
+            json!({"__type__": "length_balancer", "fields": ["reference_fields/labels"], "segments_boundaries": [1]}),
+        ];
+        for spec in specs {
+            let a = crate::registry::build(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert!(matches!(a, crate::artifact::Artifact::Operator(_)), "{spec}");
+        }
+        let spec = json!({"__type__": "shuffle", "page_size": 9223372036854775807u64});
+        let Ok(crate::artifact::Artifact::Operator(op)) = crate::registry::build(&spec) else { panic!("shuffle") };
+        let mut out = op.inner.clone().process(one("test", (0..20).map(|i| json!({ "id": i })).collect())).unwrap();
+        // Unitxt: one page of 20 shuffled with the "shuffle" generator.
+        let got = ids_of(out.take("test").unwrap());
+        assert_eq!(got, vec![15, 7, 18, 9, 12, 13, 10, 3, 19, 4, 2, 5, 17, 8, 6, 1, 16, 11, 14, 0]);
+    }
 }
