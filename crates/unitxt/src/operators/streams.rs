@@ -1347,7 +1347,8 @@ mod tests {
         let specs = [
             json!({"__type__": "shuffle", "page_size": 9223372036854775807u64}),
             json!({"__type__": "deduplicate", "by": ["question", "subject"]}),
-            json!({"__type__": "filter_by_condition", "values": {"a": [1]}, "condition": "in", "apply_to_streams": ["x"]}),
+            json!({"__type__": "filter_by_condition", "values": {"a": [1]}, "condition": "in",
+                "apply_to_streams": ["x"]}),
             json!({"__type__": "rename_splits", "mapper": {"train": "test"}}),
             json!({"__type__": "split_random_mix", "mix": {"train": "train[95%]", "validation": "train[5%]"}}),
             json!({"__type__": "length_balancer", "fields": ["reference_fields/labels"], "segments_boundaries": [1]}),
