@@ -43,7 +43,28 @@ pub fn build(v: &Value) -> Result<Artifact> {
 
         // ---- operators (operators/) ----
 
+        // stream operators
+        "add_incremental_id" => stream_op::<op::streams::AddIncrementalId>(t, v)?,
+        "deduplicate" => stream_op::<op::streams::Deduplicate>(t, v)?,
+        "delete_splits" => operator::<op::streams::DeleteSplits>(t, v)?,
+        "deterministic_balancer" => stream_op::<op::streams::DeterministicBalancer>(t, v)?,
+        "duplicate_instances" => stream_op::<op::streams::DuplicateInstances>(t, v)?,
+        "duplicate_split" => operator::<op::streams::DuplicateSplit>(t, v)?,
+        "filter_by_condition" => stream_op::<op::streams::FilterByCondition>(t, v)?,
+        "filter_by_condition_based_on_fields" => stream_op::<op::streams::FilterByConditionBasedOnFields>(t, v)?,
+        "filter_by_expression" => stream_op::<op::streams::FilterByExpression>(t, v)?,
+        "join_streams" => operator::<op::streams::JoinStreams>(t, v)?,
+        "length_balancer" => stream_op::<op::streams::LengthBalancer>(t, v)?,
+        "merge_streams" => operator::<op::streams::MergeStreams>(t, v)?,
+        "minimum_one_example_per_label_refiner" => stream_op::<op::streams::MinimumOneExamplePerLabelRefiner>(t, v)?,
+        "shuffle" => operator::<op::streams::Shuffle>(t, v)?,
+        "stream_refiner" => stream_op::<op::streams::StreamRefiner>(t, v)?,
+
         // ---- splitters and samplers (splitters/) ----
+        "rename_splits" => operator::<sp::splitters::RenameSplits>(t, v)?,
+        "separate_split" => operator::<sp::splitters::SeparateSplit>(t, v)?,
+        "slice_split" => operator::<sp::splitters::SliceSplit>(t, v)?,
+        "split_random_mix" => operator::<sp::splitters::SplitRandomMix>(t, v)?,
 
         // ---- templates and serializers (templates/) ----
         "conversation_serializer" => serializer::<tp::serializers::ConversationSerializer>(t, v)?,

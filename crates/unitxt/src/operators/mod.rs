@@ -11,6 +11,8 @@
 //! `to_field`, `field_to_field`, `process_every_value`, `not_exist_ok`, ...), adapted by
 //! [`FieldOp`].
 
+pub mod streams;
+
 use std::sync::Arc;
 
 use serde::Deserialize;

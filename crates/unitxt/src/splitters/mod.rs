@@ -1,6 +1,8 @@
 //! Splitters (operators that re-split streams, Unitxt's `splitters.py`) and the demos
 //! samplers.
 
+pub mod splitters;
+
 use crate::error::Result;
 use crate::value::Instance;
 
