@@ -15,6 +15,14 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+pub mod collections;
+pub mod composite;
+pub mod expressions;
+pub mod fields;
+pub mod literal;
+pub mod pyops;
+pub mod strings;
+
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
 use crate::value::{dict_get_opt, dict_set, Instance, Value};
@@ -206,17 +214,15 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
                 }
             };
             let new = if self.spec.process_every_value {
-                match old {
-                    Value::Array(items) => Value::Array(
-                        items.into_iter().map(|v| self.op.process_value(v, &instance)).collect::<Result<_>>()?,
-                    ),
-                    other => {
-                        return Err(Error::invalid(format!(
-                            "process_every_value needs a list in field {from:?}, got {}",
-                            crate::artifact::short(&other)
-                        )))
-                    }
-                }
+                // Python iterates the value: list items, string characters or dict keys.
+                let items = pyops::py_iter(&old).with_ctx(|| format!("process_every_value on field {from:?}"))?;
+                Value::Array(
+                    items
+                        .into_iter()
+                        .map(|v| self.op.process_value(v, &instance))
+                        .collect::<Result<_>>()
+                        .with_ctx(|| format!("field {from:?}"))?,
+                )
             } else {
                 self.op.process_value(old, &instance).with_ctx(|| format!("field {from:?}"))?
             };
