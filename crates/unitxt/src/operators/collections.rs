@@ -7,7 +7,8 @@ use super::fields::zip_values;
 use super::pyops::{py_contains, py_getitem, py_iter, py_slice, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use crate::value::{dict_get, dict_set, Instance, Value};
+use super::pyops::dict_set;
+use crate::value::{dict_get, Instance, Value};
 
 /// `dictify`: `dict(zip(with_keys, value))` (Unitxt's `Dictify`).
 #[derive(Debug, Deserialize)]

@@ -8,7 +8,8 @@ use super::pyops::{get_top, py_strip, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::expr::Expression;
-use crate::value::{dict_set, Instance, Value};
+use super::pyops::dict_set;
+use crate::value::{Instance, Value};
 
 /// `execute_expression`: evaluates `expression` with the instance's fields as variables and
 /// stores the result at path `to_field` (Unitxt's `ExecuteExpression`). The modules in

@@ -9,7 +9,8 @@ use serde::{Deserialize, Deserializer};
 use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use crate::value::{dict_get, dict_set, path_components, Instance, Value};
+use super::pyops::dict_set;
+use crate::value::{dict_get, path_components, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
 /// missing intermediate dicts (Unitxt's `Set`; `use_deepcopy` needs no work here since values

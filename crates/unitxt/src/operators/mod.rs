@@ -20,12 +20,15 @@ pub mod composite;
 pub mod expressions;
 pub mod fields;
 pub mod literal;
+#[cfg(test)]
+mod oracle_tests;
 pub mod pyops;
 pub mod strings;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
-use crate::value::{dict_get_opt, dict_set, Instance, Value};
+use crate::value::{dict_get_opt, Instance, Value};
+use pyops::dict_set;
 
 /// A multi-stream operator: splits in, splits out. Receives `Arc<Self>` so that lazy streams
 /// can hold on to it.
