@@ -296,22 +296,20 @@ fn delete_in(cur: &mut Value, comps: &[&str]) -> bool {
 /// `rename_fields`). Takes the usual field selection (`field`/`to_field` or `field_to_field`).
 pub struct Rename {
     inner: FieldOp<Copy>,
-    pairs: Vec<(String, String)>,
 }
 
 impl<'de> Deserialize<'de> for Rename {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let spec = FieldSpec::deserialize(d)?;
-        let pairs = spec.pairs().map_err(serde::de::Error::custom)?;
         let inner = FieldOp::new(spec, Arc::new(Copy {})).map_err(serde::de::Error::custom)?;
-        Ok(Rename { inner, pairs })
+        Ok(Rename { inner })
     }
 }
 
 impl InstanceOperator for Rename {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
         let mut out = self.inner.process_instance(instance, split)?;
-        for (from, to) in &self.pairs {
+        for (from, to) in self.inner.pairs()? {
             if !is_subpath(from, to)? && !is_subpath(to, from)? {
                 delete_pruning(&mut out, from)?;
             }

@@ -182,24 +182,31 @@ pub trait FieldOperator: Send + Sync {
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value>;
 }
 
-/// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`].
+/// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`]. As in Unitxt,
+/// a spec without a field (as processors are written in the catalog, to be completed by
+/// `post_process`) builds fine and errors only when an instance is processed.
 pub struct FieldOp<T: ?Sized> {
     pub spec: FieldSpec,
-    pairs: Vec<(String, String)>,
+    pairs: std::result::Result<Vec<(String, String)>, Error>,
     pub op: Arc<T>,
 }
 
 impl<T: ?Sized> FieldOp<T> {
-    /// Checks the spec and builds the adapter.
+    /// Builds the adapter; the field selection is checked when processing.
     pub fn new(spec: FieldSpec, op: Arc<T>) -> Result<Self> {
-        let pairs = spec.pairs()?;
+        let pairs = spec.pairs();
         Ok(FieldOp { spec, pairs, op })
+    }
+
+    /// The `(from, to)` pairs, or the error explaining why the spec is incomplete.
+    pub fn pairs(&self) -> Result<&[(String, String)]> {
+        self.pairs.as_deref().map_err(|e| e.clone())
     }
 }
 
 impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        for (from, to) in &self.pairs {
+        for (from, to) in self.pairs()? {
             let old = match dict_get_opt(&instance, from)? {
                 Some(v) => v.clone(),
                 None => {
