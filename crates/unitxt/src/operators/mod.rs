@@ -23,6 +23,7 @@ pub mod literal;
 #[cfg(test)]
 mod oracle_tests;
 pub mod pyops;
+pub mod regex;
 pub mod strings;
 
 use crate::error::{Error, Result, ResultExt};
