@@ -17,9 +17,21 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+pub mod collections;
+pub mod composite;
+pub mod expressions;
+pub mod fields;
+pub mod literal;
+#[cfg(test)]
+mod oracle_tests;
+pub mod pyops;
+pub mod regex;
+pub mod strings;
+
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
-use crate::value::{dict_get_opt, dict_set, Instance, Value};
+use crate::value::{dict_get_opt, Instance, Value};
+use pyops::dict_set;
 
 /// A multi-stream operator: splits in, splits out. Receives `Arc<Self>` so that lazy streams
 /// can hold on to it.
@@ -173,24 +185,31 @@ pub trait FieldOperator: Send + Sync {
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value>;
 }
 
-/// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`].
+/// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`]. As in Unitxt,
+/// a spec without a field (as processors are written in the catalog, to be completed by
+/// `post_process`) builds fine and errors only when an instance is processed.
 pub struct FieldOp<T: ?Sized> {
     pub spec: FieldSpec,
-    pairs: Vec<(String, String)>,
+    pairs: std::result::Result<Vec<(String, String)>, Error>,
     pub op: Arc<T>,
 }
 
 impl<T: ?Sized> FieldOp<T> {
-    /// Checks the spec and builds the adapter.
+    /// Builds the adapter; the field selection is checked when processing.
     pub fn new(spec: FieldSpec, op: Arc<T>) -> Result<Self> {
-        let pairs = spec.pairs()?;
+        let pairs = spec.pairs();
         Ok(FieldOp { spec, pairs, op })
+    }
+
+    /// The `(from, to)` pairs, or the error explaining why the spec is incomplete.
+    pub fn pairs(&self) -> Result<&[(String, String)]> {
+        self.pairs.as_deref().map_err(|e| e.clone())
     }
 }
 
 impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        for (from, to) in &self.pairs {
+        for (from, to) in self.pairs()? {
             let old = match dict_get_opt(&instance, from)? {
                 Some(v) => v.clone(),
                 None => {
@@ -208,17 +227,15 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
                 }
             };
             let new = if self.spec.process_every_value {
-                match old {
-                    Value::Array(items) => Value::Array(
-                        items.into_iter().map(|v| self.op.process_value(v, &instance)).collect::<Result<_>>()?,
-                    ),
-                    other => {
-                        return Err(Error::invalid(format!(
-                            "process_every_value needs a list in field {from:?}, got {}",
-                            crate::artifact::short(&other)
-                        )))
-                    }
-                }
+                // Python iterates the value: list items, string characters or dict keys.
+                let items = pyops::py_iter(&old).with_ctx(|| format!("process_every_value on field {from:?}"))?;
+                Value::Array(
+                    items
+                        .into_iter()
+                        .map(|v| self.op.process_value(v, &instance))
+                        .collect::<Result<_>>()
+                        .with_ctx(|| format!("field {from:?}"))?,
+                )
             } else {
                 self.op.process_value(old, &instance).with_ctx(|| format!("field {from:?}"))?
             };

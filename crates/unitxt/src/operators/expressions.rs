@@ -1,0 +1,98 @@
+//! Operators that evaluate Python code from the catalog in the sandboxed evaluator
+//! ([`crate::expr`]): `execute_expression`, `apply`, and `literal_eval` (which only parses
+//! literals, see [`super::literal`]).
+
+use serde::{Deserialize, Deserializer};
+
+use super::pyops::{get_top, py_strip, type_name};
+use super::{FieldOperator, InstanceOperator};
+use crate::error::{Error, Result};
+use crate::expr::Expression;
+use super::pyops::dict_set;
+use crate::value::{Instance, Value};
+
+/// `execute_expression`: evaluates `expression` with the instance's fields as variables and
+/// stores the result at path `to_field` (Unitxt's `ExecuteExpression`). The modules in
+/// `imports_list` are the ones the evaluator provides by name. The expression is parsed when
+/// the artifact is built; evaluation errors name the expression.
+pub struct ExecuteExpression {
+    pub expression: String,
+    pub imports_list: Vec<String>,
+    pub to_field: String,
+    parsed: Expression,
+}
+
+#[derive(Deserialize)]
+struct ExecuteExpressionArgs {
+    expression: String,
+    #[serde(default)]
+    imports_list: Vec<String>,
+    to_field: String,
+}
+
+impl<'de> Deserialize<'de> for ExecuteExpression {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let a = ExecuteExpressionArgs::deserialize(d)?;
+        let parsed = Expression::parse(&a.expression).map_err(serde::de::Error::custom)?;
+        Ok(ExecuteExpression { expression: a.expression, imports_list: a.imports_list, to_field: a.to_field, parsed })
+    }
+}
+
+impl InstanceOperator for ExecuteExpression {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let v = self.parsed.eval(&instance).map_err(|e| e.context(format!("evaluating {:?}", self.expression)))?;
+        dict_set(&mut instance, &self.to_field, v)?;
+        Ok(instance)
+    }
+}
+
+/// `apply`: calls the allow-listed function named `function` (`str.lower`, `json.dumps`, ...)
+/// with the values of the top-level fields listed in `_argv`, and stores the result at
+/// top-level `to_field` (Unitxt's `Apply`). Keyword arguments (`_kwargs`) are not supported.
+#[derive(Debug, Deserialize)]
+pub struct Apply {
+    pub function: String,
+    pub to_field: String,
+    #[serde(default, rename = "_argv")]
+    pub argv: Vec<String>,
+    #[serde(default, rename = "_kwargs", deserialize_with = "no_kwargs")]
+    pub kwargs: (),
+}
+
+fn no_kwargs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<(), D::Error> {
+    let m = serde_json::Map::<String, Value>::deserialize(d)?;
+    if m.is_empty() {
+        Ok(())
+    } else {
+        Err(serde::de::Error::custom("apply: keyword arguments (`_kwargs`) are not supported"))
+    }
+}
+
+impl InstanceOperator for Apply {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let args = self.argv.iter().map(|a| get_top(&instance, a).cloned()).collect::<Result<Vec<_>>>()?;
+        let v = crate::expr::call_function(&self.function, args)
+            .map_err(|e| e.context(format!("calling {:?}", self.function)))?;
+        instance.insert(self.to_field.clone(), v);
+        Ok(instance)
+    }
+}
+
+/// `literal_eval`: parses a string holding a Python literal (`"['a', 'b']"`) into the value
+/// (Unitxt's `LiteralEval`). `None` and `""` pass through; other non-strings are errors.
+#[derive(Debug, Deserialize)]
+pub struct LiteralEval {}
+
+impl FieldOperator for LiteralEval {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        match &value {
+            Value::Null => Ok(value),
+            Value::String(s) if s.is_empty() => Ok(value),
+            Value::String(s) => super::literal::literal_eval(py_strip(s)),
+            other => Err(Error::invalid(format!(
+                "literal_eval expects a string, got {}",
+                type_name(other)
+            ))),
+        }
+    }
+}

@@ -1,0 +1,597 @@
+//! Operators that add, move, remove, cast and map the fields of an instance (the field
+//! operators of Unitxt's `operators.py`).
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer};
+
+use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
+use super::{FieldOp, FieldOperator, FieldSpec, InstanceOperator};
+use crate::error::{Error, Result, ResultExt};
+use super::pyops::dict_set;
+use crate::value::{dict_get, path_components, Instance, Value};
+
+/// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
+/// missing intermediate dicts (Unitxt's `Set`; `use_deepcopy` needs no work here since values
+/// are never shared). Errors when a path runs through a non-container value.
+#[derive(Debug, Deserialize)]
+pub struct Set {
+    pub fields: Instance,
+    #[serde(default)]
+    pub use_deepcopy: bool,
+}
+
+impl InstanceOperator for Set {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        for (path, value) in &self.fields {
+            dict_set(&mut instance, path, value.clone()).with_ctx(|| format!("setting field {path:?}"))?;
+        }
+        Ok(instance)
+    }
+}
+
+/// `remove_fields`: deletes the top-level `fields` (Unitxt's `RemoveFields`). Errors when one
+/// is missing.
+#[derive(Debug, Deserialize)]
+pub struct RemoveFields {
+    pub fields: Vec<String>,
+}
+
+impl InstanceOperator for RemoveFields {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        for f in &self.fields {
+            if instance.shift_remove(f).is_none() {
+                return Err(missing_top(&instance, f));
+            }
+        }
+        Ok(instance)
+    }
+}
+
+fn missing_top(instance: &Instance, f: &str) -> Error {
+    Error::not_found(format!("field {f:?} is missing; fields are {:?}", instance.keys().collect::<Vec<_>>()))
+}
+
+/// `select_fields`: keeps only the top-level `fields` plus `data_classification_policy` and
+/// `recipe_metadata`, in that order (Unitxt's `SelectFields`). Errors when one is missing.
+#[derive(Debug, Deserialize)]
+pub struct SelectFields {
+    pub fields: Vec<String>,
+}
+
+impl InstanceOperator for SelectFields {
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        let mut out = Instance::new();
+        let keys: Vec<String> = instance.keys().cloned().collect();
+        let extra = ["data_classification_policy", "recipe_metadata"];
+        for f in self.fields.iter().map(String::as_str).chain(extra) {
+            let v = instance.get(f).ok_or_else(|| {
+                Error::not_found(format!("field {f:?} is missing; fields are {keys:?}"))
+            })?;
+            out.insert(f.to_string(), v.clone());
+        }
+        Ok(out)
+    }
+}
+
+/// `list_field_values`: stores the list of the values of `fields` (paths) at `to_field`
+/// (Unitxt's `ListFieldValues`). Errors when a field is missing.
+#[derive(Debug, Deserialize)]
+pub struct ListFieldValues {
+    pub fields: Vec<String>,
+    pub to_field: String,
+}
+
+impl InstanceOperator for ListFieldValues {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let values = self.fields.iter().map(|f| dict_get(&instance, f).cloned()).collect::<Result<Vec<_>>>()?;
+        dict_set(&mut instance, &self.to_field, Value::Array(values))?;
+        Ok(instance)
+    }
+}
+
+/// `zip_field_values`: zips the lists in `fields` into a list of tuples (lists) at `to_field`,
+/// to the shortest input, or to the longest padded with `None` when `longest` (Unitxt's
+/// `ZipFieldValues`).
+#[derive(Debug, Deserialize)]
+pub struct ZipFieldValues {
+    pub fields: Vec<String>,
+    pub to_field: String,
+    #[serde(default)]
+    pub longest: bool,
+}
+
+/// Zips `lists` like Python's `zip` (or `zip_longest` with `fill`).
+pub fn zip_values(lists: &[Vec<Value>], longest: Option<&Value>) -> Value {
+    let n = if longest.is_some() {
+        lists.iter().map(Vec::len).max().unwrap_or(0)
+    } else {
+        lists.iter().map(Vec::len).min().unwrap_or(0)
+    };
+    let fill = longest.cloned().unwrap_or(Value::Null);
+    Value::Array(
+        (0..n)
+            .map(|i| Value::Array(lists.iter().map(|l| l.get(i).cloned().unwrap_or_else(|| fill.clone())).collect()))
+            .collect(),
+    )
+}
+
+impl InstanceOperator for ZipFieldValues {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let lists =
+            self.fields.iter().map(|f| py_iter(dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
+        let z = zip_values(&lists, self.longest.then_some(&Value::Null));
+        dict_set(&mut instance, &self.to_field, z)?;
+        Ok(instance)
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// `map_instance_values`: for each field path in `mappers`, replaces its value `v` by
+/// `mapper[str(v)]` (Unitxt's `MapInstanceValues`). `None` values are left alone; values
+/// missing from the mapper are an error when `strict` (the default) and kept otherwise. With
+/// `process_every_value` the field must be a list and each item is mapped. Errors when a
+/// field is missing.
+#[derive(Debug, Deserialize)]
+pub struct MapInstanceValues {
+    pub mappers: IndexMap<String, serde_json::Map<String, Value>>,
+    #[serde(default = "default_true")]
+    pub strict: bool,
+    #[serde(default)]
+    pub process_every_value: bool,
+}
+
+impl MapInstanceValues {
+    fn map_one(&self, field: &str, mapper: &serde_json::Map<String, Value>, v: Value) -> Result<Value> {
+        let key = py_str(&v);
+        match mapper.get(&key) {
+            Some(m) => Ok(m.clone()),
+            None if self.strict => Err(Error::invalid(format!(
+                "value {key:?} (the string form of the value of field {field:?}) is not in the mapper {}",
+                Value::Object(mapper.clone())
+            ))),
+            None => Ok(v),
+        }
+    }
+}
+
+impl InstanceOperator for MapInstanceValues {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        for (field, mapper) in &self.mappers {
+            let value = dict_get(&instance, field)?.clone();
+            if value.is_null() {
+                continue;
+            }
+            let new = if self.process_every_value {
+                match value {
+                    Value::Array(items) => Value::Array(
+                        items.into_iter().map(|v| self.map_one(field, mapper, v)).collect::<Result<_>>()?,
+                    ),
+                    other => {
+                        return Err(Error::invalid(format!(
+                            "process_every_value needs a list, but field {field:?} is {}",
+                            crate::artifact::short(&other)
+                        )))
+                    }
+                }
+            } else {
+                self.map_one(field, mapper, value)?
+            };
+            dict_set(&mut instance, field, new)?;
+        }
+        Ok(instance)
+    }
+}
+
+/// `map_values`: replaces a value `v` by `mapping[str(v)]` (Unitxt's `MapValues`). Errors when
+/// the value is not in the mapping.
+#[derive(Debug, Deserialize)]
+pub struct MapValues {
+    pub mapping: serde_json::Map<String, Value>,
+}
+
+impl FieldOperator for MapValues {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let key = py_str(&value);
+        self.mapping.get(&key).cloned().ok_or_else(|| Error::not_found(format!("value {key:?} is not in the mapping")))
+    }
+}
+
+/// The identity field operator: `copy`, `recursive_copy` (Unitxt's `Copy`, `RecursiveCopy`),
+/// and the first half of `rename`.
+#[derive(Debug, Default, Deserialize)]
+pub struct Copy {}
+
+impl FieldOperator for Copy {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(value)
+    }
+}
+
+/// Whether path `sub` is a prefix (by components) of path `full` (Unitxt's `is_subpath`).
+pub fn is_subpath(sub: &str, full: &str) -> Result<bool> {
+    let s = path_components(sub)?;
+    let f = path_components(full)?;
+    Ok(f.len() >= s.len() && f[..s.len()] == s[..])
+}
+
+/// Deletes `path` and then every container on the way that became empty, except the instance
+/// itself (Unitxt's `dict_delete(..., remove_empty_ancestors=True)`). Errors when missing.
+pub fn delete_pruning(instance: &mut Instance, path: &str) -> Result<()> {
+    if instance.shift_remove(path.trim()).is_some() {
+        return Ok(());
+    }
+    let comps = path_components(path)?;
+    let missing = || Error::not_found(format!("cannot delete {path:?}: no such path"));
+    let first = comps[0];
+    if comps.len() == 1 {
+        return Err(missing());
+    }
+    let child = instance.get_mut(first).ok_or_else(missing)?;
+    if !delete_in(child, &comps[1..]) {
+        return Err(missing());
+    }
+    if is_empty_container(child) {
+        instance.shift_remove(first);
+    }
+    Ok(())
+}
+
+fn is_empty_container(v: &Value) -> bool {
+    matches!(v, Value::Array(a) if a.is_empty()) || matches!(v, Value::Object(m) if m.is_empty())
+}
+
+fn list_index(len: usize, c: &str) -> Option<usize> {
+    let i: i64 = c.parse().ok()?;
+    let j = if i < 0 { i + len as i64 } else { i };
+    (0..len as i64).contains(&j).then_some(j as usize)
+}
+
+fn delete_in(cur: &mut Value, comps: &[&str]) -> bool {
+    let c = comps[0];
+    if comps.len() == 1 {
+        return match cur {
+            Value::Object(m) => m.shift_remove(c).is_some(),
+            Value::Array(a) => match list_index(a.len(), c) {
+                Some(i) => {
+                    a.remove(i);
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        };
+    }
+    match cur {
+        Value::Object(m) => {
+            let Some(child) = m.get_mut(c) else { return false };
+            if !delete_in(child, &comps[1..]) {
+                return false;
+            }
+            if is_empty_container(child) {
+                m.shift_remove(c);
+            }
+            true
+        }
+        Value::Array(a) => {
+            let Some(i) = list_index(a.len(), c) else { return false };
+            if !delete_in(&mut a[i], &comps[1..]) {
+                return false;
+            }
+            if is_empty_container(&a[i]) {
+                a.remove(i);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `rename`: moves each field to its new path, then deletes the old path (and the containers
+/// it leaves empty) unless one path is a prefix of the other (Unitxt's `Rename`; also
+/// `rename_fields`). Takes the usual field selection (`field`/`to_field` or `field_to_field`).
+pub struct Rename {
+    inner: FieldOp<Copy>,
+}
+
+impl<'de> Deserialize<'de> for Rename {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let spec = FieldSpec::deserialize(d)?;
+        let inner = FieldOp::new(spec, Arc::new(Copy {})).map_err(serde::de::Error::custom)?;
+        Ok(Rename { inner })
+    }
+}
+
+impl InstanceOperator for Rename {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        let mut out = self.inner.process_instance(instance, split)?;
+        for (from, to) in self.inner.pairs()? {
+            if !is_subpath(from, to)? && !is_subpath(to, from)? {
+                delete_pruning(&mut out, from)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `move`: moves the value at path `field` to path `to_field` (Unitxt's `Move`).
+#[derive(Debug, Deserialize)]
+pub struct Move {
+    pub field: String,
+    pub to_field: String,
+}
+
+impl InstanceOperator for Move {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let v = crate::value::dict_delete(&mut instance, &self.field)?;
+        dict_set(&mut instance, &self.to_field, v)?;
+        Ok(instance)
+    }
+}
+
+/// `index_of`: stores at top-level `to_field` the position of the value of `index_of` in the
+/// list (or string) at `search_in` (Unitxt's `IndexOf`). Errors when it is not there.
+#[derive(Debug, Deserialize)]
+pub struct IndexOf {
+    pub search_in: String,
+    pub index_of: String,
+    pub to_field: String,
+}
+
+impl InstanceOperator for IndexOf {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let lst = dict_get(&instance, &self.search_in)?;
+        let item = dict_get(&instance, &self.index_of)?;
+        let pos = match (lst, item) {
+            (Value::Array(a), _) => a.iter().position(|e| py_eq(e, item)),
+            (Value::String(s), Value::String(sub)) => s.find(sub.as_str()).map(|b| s[..b].chars().count()),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "cannot search for {} in field {:?} of type {}",
+                    crate::artifact::short(item),
+                    self.search_in,
+                    pyops::type_name(lst)
+                )))
+            }
+        };
+        let pos = pos.ok_or_else(|| {
+            Error::invalid(format!(
+                "{} (field {:?}) is not in {} (field {:?})",
+                crate::artifact::short(item),
+                self.index_of,
+                crate::artifact::short(lst),
+                self.search_in
+            ))
+        })?;
+        instance.insert(self.to_field.clone(), Value::from(pos));
+        Ok(instance)
+    }
+}
+
+/// `take_by_field`: stores `value[index]` at top-level `to_field` (default `field`), where
+/// `value` and `index` are read from the paths `field` and `index` (Unitxt's `TakeByField`).
+#[derive(Debug, Deserialize)]
+pub struct TakeByField {
+    pub field: String,
+    pub index: String,
+    #[serde(default)]
+    pub to_field: Option<String>,
+}
+
+impl InstanceOperator for TakeByField {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let v = py_getitem(dict_get(&instance, &self.field)?, dict_get(&instance, &self.index)?)?;
+        instance.insert(self.to_field.clone().unwrap_or_else(|| self.field.clone()), v);
+        Ok(instance)
+    }
+}
+
+/// `get_item_by_index`: the value is an index into the fixed `items_list` (Unitxt's
+/// `GetItemByIndex`).
+#[derive(Debug, Deserialize)]
+pub struct GetItemByIndex {
+    pub items_list: Vec<Value>,
+}
+
+impl FieldOperator for GetItemByIndex {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        py_getitem(&Value::Array(self.items_list.clone()), &value)
+    }
+}
+
+fn undefined() -> Value {
+    Value::String("__UNDEFINED__".into())
+}
+
+/// `cast`: converts the value with Python's `int`, `float`, `str`, `bool` or `tuple` named by
+/// `to` (Unitxt's `Cast`). When the text cannot be parsed, `failure_default` is used if given;
+/// other failures (e.g. `int(None)`) are errors.
+#[derive(Debug, Deserialize)]
+pub struct Cast {
+    pub to: String,
+    #[serde(default = "undefined")]
+    pub failure_default: Value,
+}
+
+impl FieldOperator for Cast {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        match py_cast(&self.to, &value, true) {
+            Ok(v) => Ok(v),
+            Err(CastError::Value(_)) if self.failure_default != undefined() => Ok(self.failure_default.clone()),
+            Err(CastError::Value(m)) => Err(Error::invalid(format!(
+                "failed to cast value {} to type {:?}, and no default value is provided: {m}",
+                crate::artifact::short(&value),
+                self.to
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// `cast_fields`: casts each field path in `fields` to the Python type named (`int`, `float`,
+/// `str`, `bool`); any failure uses the field's entry in `failure_defaults`, or is an error
+/// when it has none. With `process_every_value` each item of the (list) field is cast
+/// (Unitxt's `CastFields`).
+#[derive(Debug, Deserialize)]
+pub struct CastFields {
+    #[serde(default)]
+    pub fields: IndexMap<String, String>,
+    #[serde(default)]
+    pub failure_defaults: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub process_every_value: bool,
+}
+
+impl CastFields {
+    fn cast_one(&self, v: &Value, to: &str, field: &str) -> Result<Value> {
+        py_cast(to, v, false).or_else(|e| match self.failure_defaults.get(field) {
+            Some(d) => Ok(d.clone()),
+            None => {
+                let m = match e {
+                    CastError::Value(m) | CastError::Other(m) => m,
+                };
+                Err(Error::invalid(format!(
+                    "failed to cast field {field:?} with value {} to type {to:?}, and no default value is provided: {m}",
+                    crate::artifact::short(v)
+                )))
+            }
+        })
+    }
+}
+
+impl InstanceOperator for CastFields {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        for (field, to) in &self.fields {
+            let value = dict_get(&instance, field)?;
+            let new = if self.process_every_value {
+                match value {
+                    Value::Array(a) => Value::Array(a.iter().map(|v| self.cast_one(v, to, field)).collect::<Result<_>>()?),
+                    other => {
+                        return Err(Error::invalid(format!(
+                            "process_every_value needs a list, but field {field:?} is {}",
+                            crate::artifact::short(other)
+                        )))
+                    }
+                }
+            } else {
+                self.cast_one(value, to, field)?
+            };
+            dict_set(&mut instance, field, new)?;
+        }
+        Ok(instance)
+    }
+}
+
+/// `add_constant`: Python's `add + value` (numbers add, strings and lists concatenate; the
+/// constant comes first) (Unitxt's `AddConstant`).
+#[derive(Debug, Deserialize)]
+pub struct AddConstant {
+    pub add: Value,
+}
+
+impl FieldOperator for AddConstant {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        py_add(&self.add, &value)
+    }
+}
+
+fn comma() -> String {
+    ",".into()
+}
+
+/// `join_str`: joins the `str()` of each item with `separator` (default `,`) (Unitxt's
+/// `JoinStr`).
+#[derive(Debug, Deserialize)]
+pub struct JoinStr {
+    #[serde(default = "comma")]
+    pub separator: String,
+}
+
+impl FieldOperator for JoinStr {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let parts: Vec<String> = py_iter(&value)?.iter().map(py_str).collect();
+        Ok(Value::String(parts.join(&self.separator)))
+    }
+}
+
+/// `remove_values`: drops from the list every item equal to one of `unallowed_values`
+/// (Unitxt's `RemoveValues`). Errors when the value is not a list.
+#[derive(Debug, Deserialize)]
+pub struct RemoveValues {
+    pub unallowed_values: Vec<Value>,
+}
+
+impl FieldOperator for RemoveValues {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        match value {
+            Value::Array(a) => {
+                Ok(Value::Array(a.into_iter().filter(|e| !self.unallowed_values.iter().any(|u| py_eq(e, u))).collect()))
+            }
+            other => Err(Error::invalid(format!("the value is not a list but {}", crate::artifact::short(&other)))),
+        }
+    }
+}
+
+/// `fillna`: replaces a NaN float by `value` (Unitxt's `Fillna`). JSON values cannot hold
+/// NaN, so every value passes through unchanged.
+#[derive(Debug, Deserialize)]
+pub struct Fillna {
+    #[serde(default)]
+    pub value: Value,
+}
+
+impl FieldOperator for Fillna {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let _ = &self.value;
+        Ok(value)
+    }
+}
+
+fn user() -> String {
+    "user".into()
+}
+fn assistant() -> String {
+    "assistant".into()
+}
+
+/// `interleave_lists_to_dialog_operator`: alternates the user turns and assistant turns (top
+/// level fields) into `[role, text]` pairs stored at top-level `to_field` (Unitxt's
+/// `InterleaveListsToDialogOperator`). Errors unless there are as many user turns as
+/// assistant turns, or one more.
+#[derive(Debug, Deserialize)]
+pub struct InterleaveListsToDialogOperator {
+    pub user_turns_field: String,
+    pub assistant_turns_field: String,
+    #[serde(default = "user")]
+    pub user_role_label: String,
+    #[serde(default = "assistant")]
+    pub assistant_role_label: String,
+    pub to_field: String,
+}
+
+impl InstanceOperator for InterleaveListsToDialogOperator {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let u = py_iter(pyops::get_top(&instance, &self.user_turns_field)?)?;
+        let a = py_iter(pyops::get_top(&instance, &self.assistant_turns_field)?)?;
+        if !(u.len() == a.len() || u.len() == a.len() + 1) {
+            return Err(Error::invalid(
+                "user_turns must have either the same length as assistant_turns or one more turn",
+            ));
+        }
+        let mut out = Vec::new();
+        for i in 0..u.len().max(a.len()) {
+            if let Some(t) = u.get(i) {
+                out.push(Value::Array(vec![Value::String(self.user_role_label.clone()), t.clone()]));
+            }
+            if let Some(t) = a.get(i) {
+                out.push(Value::Array(vec![Value::String(self.assistant_role_label.clone()), t.clone()]));
+            }
+        }
+        instance.insert(self.to_field.clone(), Value::Array(out));
+        Ok(instance)
+    }
+}

@@ -1,0 +1,491 @@
+//! Python value semantics that the instance operators rely on: `==` across ints, floats and
+//! bools, iteration, `+`, indexing and slicing, and the `int()` / `float()` / `bool()` /
+//! `str()` / `tuple()` constructors. Tuples and sets are represented as JSON lists.
+
+use crate::error::{Error, Result};
+use crate::value::{truthy, Instance, Value};
+
+/// A number seen the way Python sees it: bools are ints.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+/// The numeric view of `v` (`bool`, `int` or `float`), `None` for other types.
+pub fn as_num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Bool(b) => Some(Num::Int(*b as i64)),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Some(Num::Int(i))
+            } else {
+                n.as_f64().map(Num::Float)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A float as a [`Value`]; errors for NaN and infinities, which JSON cannot hold.
+pub fn float_value(f: f64) -> Result<Value> {
+    serde_json::Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| Error::unsupported(format!("the float {f} (nan or infinity) cannot be represented")))
+}
+
+/// Python `a == b`: `1 == 1.0 == True`, lists element-wise, dicts regardless of key order.
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        }
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Null, Value::Null) => true,
+        _ => match (as_num(a), as_num(b)) {
+            (Some(Num::Int(x)), Some(Num::Int(y))) => x == y,
+            (Some(x), Some(y)) => to_f64(x) == to_f64(y),
+            _ => false,
+        },
+    }
+}
+
+fn to_f64(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    }
+}
+
+/// Python's `type(v).__name__` for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// `list(v)`: the items of a list, the characters of a string, the keys of a dict. Errors
+/// (Python's `TypeError`) for other values.
+pub fn py_iter(v: &Value) -> Result<Vec<Value>> {
+    match v {
+        Value::Array(a) => Ok(a.clone()),
+        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
+        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.clone())).collect()),
+        other => Err(Error::invalid(format!("'{}' object is not iterable", type_name(other)))),
+    }
+}
+
+/// `x in container` for lists (by [`py_eq`]), dict keys and substrings.
+pub fn py_contains(container: &Value, x: &Value) -> Result<bool> {
+    match (container, x) {
+        (Value::Array(a), _) => Ok(a.iter().any(|e| py_eq(e, x))),
+        (Value::Object(m), Value::String(k)) => Ok(m.contains_key(k)),
+        (Value::Object(_), _) => Ok(false),
+        (Value::String(s), Value::String(sub)) => Ok(s.contains(sub.as_str())),
+        (Value::String(_), other) => {
+            Err(Error::invalid(format!("'in <string>' requires string as left operand, not {}", type_name(other))))
+        }
+        (other, _) => Err(Error::invalid(format!("argument of type '{}' is not iterable", type_name(other)))),
+    }
+}
+
+/// Python `a + b` for numbers (bools count as ints), strings and lists.
+pub fn py_add(a: &Value, b: &Value) -> Result<Value> {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => Ok(Value::String(format!("{x}{y}"))),
+        (Value::Array(x), Value::Array(y)) => Ok(Value::Array(x.iter().chain(y).cloned().collect())),
+        _ => match (as_num(a), as_num(b)) {
+            (Some(Num::Int(x)), Some(Num::Int(y))) => x
+                .checked_add(y)
+                .map(Value::from)
+                .ok_or_else(|| Error::unsupported(format!("integer overflow in {x} + {y}"))),
+            (Some(x), Some(y)) => float_value(to_f64(x) + to_f64(y)),
+            _ => Err(Error::invalid(format!(
+                "unsupported operand type(s) for +: '{}' and '{}'",
+                type_name(a),
+                type_name(b)
+            ))),
+        },
+    }
+}
+
+/// Resolves a Python index (negative counts from the end) into `0..len`.
+fn norm_index(i: i64, len: usize) -> Option<usize> {
+    let n = len as i64;
+    let j = if i < 0 { i + n } else { i };
+    (0..n).contains(&j).then_some(j as usize)
+}
+
+/// `collection[item]` for lists and strings (int index) and dicts (string key).
+pub fn py_getitem(collection: &Value, item: &Value) -> Result<Value> {
+    match collection {
+        Value::Array(a) => match as_num(item) {
+            Some(Num::Int(i)) => norm_index(i, a.len())
+                .map(|j| a[j].clone())
+                .ok_or_else(|| Error::invalid("list index out of range")),
+            _ => Err(Error::invalid(format!("list indices must be integers, not {}", type_name(item)))),
+        },
+        Value::String(s) => match as_num(item) {
+            Some(Num::Int(i)) => {
+                let chars: Vec<char> = s.chars().collect();
+                norm_index(i, chars.len())
+                    .map(|j| Value::String(chars[j].to_string()))
+                    .ok_or_else(|| Error::invalid("string index out of range"))
+            }
+            _ => Err(Error::invalid(format!("string indices must be integers, not {}", type_name(item)))),
+        },
+        Value::Object(m) => {
+            let key = match item {
+                Value::String(k) => Some(k.as_str()),
+                _ => None,
+            };
+            key.and_then(|k| m.get(k)).cloned().ok_or_else(|| Error::not_found(format!("key {item} not found")))
+        }
+        other => Err(Error::invalid(format!("'{}' object is not subscriptable", type_name(other)))),
+    }
+}
+
+/// The indices selected by Python's `slice(start, stop, step)` on a sequence of `len` items.
+pub fn slice_indices(len: usize, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<usize>> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return Err(Error::invalid("slice step cannot be zero"));
+    }
+    let n = len as i64;
+    let clamp = |v: i64, lo: i64, hi: i64| {
+        let v = if v < 0 { v + n } else { v };
+        v.clamp(lo, hi)
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let b = start.map_or(0, |s| clamp(s, 0, n));
+        let e = stop.map_or(n, |s| clamp(s, 0, n));
+        let mut i = b;
+        while i < e {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let b = start.map_or(n - 1, |s| clamp(s, -1, n - 1));
+        let e = stop.map_or(-1, |s| clamp(s, -1, n - 1));
+        let mut i = b;
+        while i > e {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    Ok(out)
+}
+
+/// `collection[start:stop:step]` for lists and strings.
+pub fn py_slice(collection: &Value, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Value> {
+    match collection {
+        Value::Array(a) => {
+            Ok(Value::Array(slice_indices(a.len(), start, stop, step)?.into_iter().map(|i| a[i].clone()).collect()))
+        }
+        Value::String(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            Ok(Value::String(slice_indices(chars.len(), start, stop, step)?.into_iter().map(|i| chars[i]).collect()))
+        }
+        other => Err(Error::invalid(format!("'{}' object is not subscriptable", type_name(other)))),
+    }
+}
+
+/// Python's `str.isspace` for one character (`str.strip()` removes these).
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Python's `str.strip()` without arguments.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
+/// Why a Python cast failed: `ValueError` (bad text) or another exception (`TypeError`,
+/// `OverflowError`). Unitxt's `Cast` only recovers from the first kind.
+#[derive(Debug)]
+pub enum CastError {
+    Value(String),
+    Other(String),
+}
+
+impl From<CastError> for Error {
+    fn from(e: CastError) -> Error {
+        match e {
+            CastError::Value(m) | CastError::Other(m) => Error::invalid(m),
+        }
+    }
+}
+
+/// Removes `_` separators that Python accepts between digits; `None` when misplaced.
+fn strip_underscores(s: &str) -> Option<String> {
+    let b: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in b.iter().enumerate() {
+        if c == '_' {
+            let ok = i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_hexdigit() && b[i + 1].is_ascii_hexdigit();
+            if !ok {
+                return None;
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// Python `int(v)` for JSON-like values.
+pub fn py_int(v: &Value) -> std::result::Result<Value, CastError> {
+    match v {
+        Value::String(s) => {
+            let t = py_strip(s);
+            let bad = || CastError::Value(format!("invalid literal for int() with base 10: {}", py_quote(s)));
+            let clean = strip_underscores(t).ok_or_else(bad)?;
+            let digits = clean.strip_prefix(['+', '-']).unwrap_or(&clean);
+            if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+                return Err(bad());
+            }
+            clean
+                .parse::<i64>()
+                .map(Value::from)
+                .map_err(|_| CastError::Other(format!("integer {t} is too large for this engine")))
+        }
+        _ => match as_num(v) {
+            Some(Num::Int(i)) => Ok(Value::from(i)),
+            Some(Num::Float(f)) => {
+                if f.is_nan() {
+                    Err(CastError::Value("cannot convert float NaN to integer".into()))
+                } else if f.is_infinite() || f.abs() >= 9.2e18 {
+                    Err(CastError::Other("cannot convert float infinity to integer".into()))
+                } else {
+                    Ok(Value::from(f.trunc() as i64))
+                }
+            }
+            None => Err(CastError::Other(format!(
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                type_name(v)
+            ))),
+        },
+    }
+}
+
+/// Parses Python float text (`"1.5"`, `" 1e3 "`, `"1_0.5"`, `"-inf"`, `"nan"`).
+pub fn parse_py_float(s: &str) -> Option<f64> {
+    let t = py_strip(s);
+    let lower = t.to_ascii_lowercase();
+    let (sign, body) = match lower.strip_prefix('-') {
+        Some(b) => (-1.0, b),
+        None => (1.0, lower.strip_prefix('+').unwrap_or(&lower)),
+    };
+    if body == "inf" || body == "infinity" {
+        return Some(sign * f64::INFINITY);
+    }
+    if body == "nan" {
+        return Some(f64::NAN);
+    }
+    let clean = strip_underscores(body)?;
+    let ok = !clean.is_empty()
+        && clean.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'))
+        && clean.chars().any(|c| c.is_ascii_digit());
+    if !ok {
+        return None;
+    }
+    clean.parse::<f64>().ok().map(|f| sign * f)
+}
+
+/// Python `float(v)` for JSON-like values.
+pub fn py_float(v: &Value) -> std::result::Result<Value, CastError> {
+    let f = match v {
+        Value::String(s) => parse_py_float(s)
+            .ok_or_else(|| CastError::Value(format!("could not convert string to float: {}", py_quote(s))))?,
+        _ => match as_num(v) {
+            Some(n) => to_f64(n),
+            None => {
+                return Err(CastError::Other(format!(
+                    "float() argument must be a string or a real number, not '{}'",
+                    type_name(v)
+                )))
+            }
+        },
+    };
+    float_value(f).map_err(|e| CastError::Other(e.message))
+}
+
+/// Python `str(v)`.
+pub fn py_str(v: &Value) -> String {
+    crate::py::repr::str(v)
+}
+
+/// A string quoted for messages.
+fn py_quote(s: &str) -> String {
+    format!("'{s}'")
+}
+
+/// Casts `v` with the Python type named `to` (`int`, `float`, `str`, `bool`, and `tuple` when
+/// `allow_tuple`). Errors for other type names.
+pub fn py_cast(to: &str, v: &Value, allow_tuple: bool) -> std::result::Result<Value, CastError> {
+    match to {
+        "int" => py_int(v),
+        "float" => py_float(v),
+        "str" => Ok(Value::String(py_str(v))),
+        "bool" => Ok(Value::Bool(truthy(v))),
+        "tuple" if allow_tuple => py_iter(v).map(Value::Array).map_err(|e| CastError::Other(e.message)),
+        other => Err(CastError::Other(format!("unknown cast type {other:?}"))),
+    }
+}
+
+/// Reads a top-level field like Python's `instance[name]`, erroring with the field name.
+pub fn get_top<'a>(instance: &'a Instance, name: &str) -> Result<&'a Value> {
+    instance.get(name).ok_or_else(|| {
+        Error::not_found(format!("field {name:?} is missing; fields are {:?}", instance.keys().collect::<Vec<_>>()))
+    })
+}
+
+fn is_index(c: &str) -> bool {
+    let d = c.strip_prefix('-').unwrap_or(c);
+    !d.is_empty() && d.chars().all(|ch| ch.is_ascii_digit())
+}
+
+/// Sets `value` at the `a/b/0` path `path` the way Unitxt's `dict_set` does by default
+/// (`not_exist_ok=True`): missing dicts are created, a non-container on the way is replaced by
+/// a dict (or by a list when the next component is an index), lists are padded with `None` up
+/// to an index past their end. A negative index beyond the start leaves the instance
+/// unchanged, as in Unitxt. Errors only on an empty path.
+pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()> {
+    if let Some(slot) = instance.get_mut(path.trim()) {
+        *slot = value;
+        return Ok(());
+    }
+    let comps = crate::value::path_components(path)?;
+    if is_index(comps[0]) {
+        // Unitxt builds a new list in place of the whole instance and then drops it.
+        return Ok(());
+    }
+    if comps.len() == 1 {
+        instance.insert(comps[0].to_string(), value);
+        return Ok(());
+    }
+    if let Some(slot) = instance.get_mut(comps[0]) {
+        set_in(slot, &comps[1..], value);
+    } else {
+        let mut fresh = Value::Null;
+        if set_in(&mut fresh, &comps[1..], value) {
+            instance.insert(comps[0].to_string(), fresh);
+        }
+    }
+    Ok(())
+}
+
+/// Sets `value` at `comps` under `cur`; false (and `cur` untouched) when a negative index
+/// points before the start of a list.
+fn set_in(cur: &mut Value, comps: &[&str], value: Value) -> bool {
+    let c = comps[0];
+    if is_index(c) {
+        let i: i64 = c.parse().unwrap_or(i64::MAX);
+        let len = cur.as_array().map_or(0, |a| a.len()) as i64;
+        if i < 0 && -i > len {
+            return false;
+        }
+        if !cur.is_array() {
+            *cur = Value::Array(Vec::new());
+        }
+        let Value::Array(a) = cur else { return false };
+        if i >= len {
+            a.resize(i as usize + 1, Value::Null);
+        }
+        let j = if i < 0 { (i + len) as usize } else { i as usize };
+        if comps.len() == 1 {
+            a[j] = value;
+            true
+        } else {
+            set_in(&mut a[j], &comps[1..], value)
+        }
+    } else {
+        if !cur.is_object() {
+            *cur = Value::Object(Instance::new());
+        }
+        let Value::Object(m) = cur else { return false };
+        if comps.len() == 1 {
+            m.insert(c.to_string(), value);
+            return true;
+        }
+        match m.get_mut(c) {
+            Some(slot) => set_in(slot, &comps[1..], value),
+            None => {
+                let mut fresh = Value::Null;
+                let ok = set_in(&mut fresh, &comps[1..], value);
+                if ok {
+                    m.insert(c.to_string(), fresh);
+                }
+                ok
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    // Expected instances from unitxt.dict_utils.dict_set in /work/venv.
+    #[test]
+    fn dict_set_follows_unitxt() {
+        let run = |v: Value, p: &str, x: Value| {
+            let mut d = v.as_object().cloned().unwrap_or_default();
+            dict_set(&mut d, p, x).map(|_| serde_json::to_string(&d).unwrap_or_default())
+        };
+        assert_eq!(run(json!({"a": 1}), "a/b", json!(2)).unwrap(), r#"{"a":{"b":2}}"#);
+        assert_eq!(run(json!({"a": [1]}), "a/3", json!(2)).unwrap(), r#"{"a":[1,null,null,2]}"#);
+        assert_eq!(run(json!({"a": {"x": 1}}), "a/0/b", json!(2)).unwrap(), r#"{"a":[{"b":2}]}"#);
+        assert_eq!(run(json!({"a": [1, 2]}), "a/-1", json!(9)).unwrap(), r#"{"a":[1,9]}"#);
+        assert_eq!(run(json!({"a": [1, 2]}), "a/-3", json!(9)).unwrap(), r#"{"a":[1,2]}"#);
+        assert_eq!(run(json!({"z": 0}), "n/m", json!(null)).unwrap(), r#"{"z":0,"n":{"m":null}}"#);
+    }
+
+    #[test]
+    fn equality_follows_python() {
+        assert!(py_eq(&json!(1), &json!(1.0)));
+        assert!(py_eq(&json!(true), &json!(1)));
+        assert!(py_eq(&json!({"a": 1, "b": [2]}), &json!({"b": [2.0], "a": true})));
+        assert!(!py_eq(&json!("1"), &json!(1)));
+        assert!(!py_eq(&json!(null), &json!(0)));
+    }
+
+    #[test]
+    fn addition_and_slicing() {
+        assert_eq!(py_add(&json!(-1), &json!(3)).unwrap(), json!(2));
+        assert_eq!(py_add(&json!(true), &json!(1.5)).unwrap(), json!(2.5));
+        assert_eq!(py_add(&json!("a"), &json!("b")).unwrap(), json!("ab"));
+        assert!(py_add(&json!("a"), &json!(1)).is_err());
+        // Python: [0,1,2,3,4][1:], [::-2], [-1:-4:-1], "héllo"[:-1]
+        let l = json!([0, 1, 2, 3, 4]);
+        assert_eq!(py_slice(&l, Some(1), None, None).unwrap(), json!([1, 2, 3, 4]));
+        assert_eq!(py_slice(&l, None, None, Some(-2)).unwrap(), json!([4, 2, 0]));
+        assert_eq!(py_slice(&l, Some(-1), Some(-4), Some(-1)).unwrap(), json!([4, 3, 2]));
+        assert_eq!(py_slice(&json!("héllo"), None, Some(-1), None).unwrap(), json!("héll"));
+        assert_eq!(py_getitem(&l, &json!(-1)).unwrap(), json!(4));
+        assert!(py_getitem(&l, &json!(5)).is_err());
+    }
+
+    #[test]
+    fn int_and_float_casts() {
+        assert_eq!(py_int(&json!(" 1_000 ")).unwrap(), json!(1000));
+        assert_eq!(py_int(&json!(-3.7)).unwrap(), json!(-3));
+        assert_eq!(py_int(&json!(true)).unwrap(), json!(1));
+        assert!(matches!(py_int(&json!("3.5")), Err(CastError::Value(_))));
+        assert!(matches!(py_int(&json!(null)), Err(CastError::Other(_))));
+        assert_eq!(py_float(&json!("1e3")).unwrap(), json!(1000.0));
+        assert_eq!(py_float(&json!(" .5")).unwrap(), json!(0.5));
+        assert_eq!(py_float(&json!(2)).unwrap(), json!(2.0));
+        assert!(matches!(py_float(&json!("half")), Err(CastError::Value(_))));
+        assert!(matches!(py_float(&json!("1__0")), Err(CastError::Value(_))));
+    }
+}

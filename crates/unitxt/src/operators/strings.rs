@@ -1,0 +1,271 @@
+//! Text operators (Unitxt's `string_operators.py`, and the text field operators of
+//! `processors.py` that cards use: `lower`, `upper`, `capitalize`).
+
+use serde::Deserialize;
+
+use super::pyops::{py_getitem, py_iter, py_str, py_strip, type_name};
+use super::{FieldOperator, InstanceOperator};
+use crate::error::{Error, Result};
+use crate::value::{Instance, Value};
+
+/// The string inside `v`, or Python's `AttributeError` for `method` on another type.
+fn text<'a>(v: &'a Value, method: &str) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| Error::invalid(format!("'{}' object has no attribute '{method}'", type_name(v))))
+}
+
+/// `split`: `value.split(by)` (Unitxt's `Split`). Errors when `by` is empty or the value is not
+/// a string.
+#[derive(Debug, Deserialize)]
+pub struct Split {
+    pub by: String,
+}
+
+impl FieldOperator for Split {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        if self.by.is_empty() {
+            return Err(Error::invalid("empty separator"));
+        }
+        let s = text(&value, "split")?;
+        Ok(Value::Array(s.split(self.by.as_str()).map(|p| Value::String(p.to_string())).collect()))
+    }
+}
+
+/// `join`: `by.join(value)` (Unitxt's `Join`). Errors when an item is not a string.
+#[derive(Debug, Deserialize)]
+pub struct Join {
+    pub by: String,
+}
+
+impl FieldOperator for Join {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let items = py_iter(&value)?;
+        let mut parts = Vec::with_capacity(items.len());
+        for (i, it) in items.iter().enumerate() {
+            match it {
+                Value::String(s) => parts.push(s.as_str()),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "sequence item {i}: expected str instance, {} found",
+                        type_name(other)
+                    )))
+                }
+            }
+        }
+        Ok(Value::String(parts.join(&self.by)))
+    }
+}
+
+/// `strip`: `value.strip()` (Unitxt's `Strip`).
+#[derive(Debug, Deserialize)]
+pub struct Strip {}
+
+impl FieldOperator for Strip {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(Value::String(py_strip(text(&value, "strip")?).to_string()))
+    }
+}
+
+/// `replace`: `value.replace(old, new)` (Unitxt's `Replace`).
+#[derive(Debug, Deserialize)]
+pub struct Replace {
+    pub old: String,
+    pub new: String,
+}
+
+impl FieldOperator for Replace {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(Value::String(text(&value, "replace")?.replace(&self.old, &self.new)))
+    }
+}
+
+/// `map_replace`: applies `value.replace(key, val)` for each `mapping` entry in order (Unitxt's
+/// `MapReplace`).
+#[derive(Debug, Deserialize)]
+pub struct MapReplace {
+    pub mapping: serde_json::Map<String, Value>,
+}
+
+impl FieldOperator for MapReplace {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        if self.mapping.is_empty() {
+            return Ok(value);
+        }
+        let mut s = text(&value, "replace")?.to_string();
+        for (k, v) in &self.mapping {
+            let v = v.as_str().ok_or_else(|| Error::invalid(format!("map_replace: the replacement for {k:?} is not a string")))?;
+            s = s.replace(k.as_str(), v);
+        }
+        Ok(Value::String(s))
+    }
+}
+
+/// `lower`: `value.lower()` (Unitxt's `Lower`; `lower_case` too).
+#[derive(Debug, Deserialize)]
+pub struct Lower {}
+
+impl FieldOperator for Lower {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(Value::String(text(&value, "lower")?.to_lowercase()))
+    }
+}
+
+/// `upper`: `str(value).upper()` (Unitxt's `Upper`).
+#[derive(Debug, Deserialize)]
+pub struct Upper {}
+
+impl FieldOperator for Upper {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(Value::String(py_str(&value).to_uppercase()))
+    }
+}
+
+/// `capitalize`: `value.capitalize()`: first character upper case, the rest lower case
+/// (Unitxt's `Capitalize`).
+#[derive(Debug, Deserialize)]
+pub struct Capitalize {}
+
+impl FieldOperator for Capitalize {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let s = text(&value, "capitalize")?;
+        let mut chars = s.chars();
+        let out = match chars.next() {
+            Some(c) => c.to_uppercase().chain(chars.as_str().to_lowercase().chars()).collect(),
+            None => String::new(),
+        };
+        Ok(Value::String(out))
+    }
+}
+
+/// `format_text`: stores `text.format(**instance)` at top-level `to_field` (Unitxt's
+/// `FormatText`). Supports `{name}`, `{name[key]}`, `{name[0]}`, `{name!r}`/`{name!s}` and
+/// `{{`/`}}`; errors on a missing field or a non-empty format spec.
+#[derive(Debug, Deserialize)]
+pub struct FormatText {
+    pub to_field: String,
+    pub text: String,
+}
+
+impl InstanceOperator for FormatText {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let s = python_format(&self.text, &instance)?;
+        instance.insert(self.to_field.clone(), Value::String(s));
+        Ok(instance)
+    }
+}
+
+/// Python's `template.format(**fields)` for the replacement fields described at [`FormatText`].
+pub fn python_format(template: &str, fields: &Instance) -> Result<String> {
+    let mut out = String::new();
+    let mut it = template.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '{' if it.peek() == Some(&'{') => {
+                it.next();
+                out.push('{');
+            }
+            '}' if it.peek() == Some(&'}') => {
+                it.next();
+                out.push('}');
+            }
+            '}' => return Err(Error::invalid("Single '}' encountered in format string")),
+            '{' => {
+                let mut field = String::new();
+                let mut depth = 0;
+                loop {
+                    match it.next() {
+                        None => return Err(Error::invalid("expected '}' before end of string")),
+                        Some('[') => {
+                            depth += 1;
+                            field.push('[');
+                        }
+                        Some(']') => {
+                            depth -= 1;
+                            field.push(']');
+                        }
+                        Some('}') if depth <= 0 => break,
+                        Some(ch) => field.push(ch),
+                    }
+                }
+                out.push_str(&replacement(&field, fields)?);
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+fn replacement(field: &str, fields: &Instance) -> Result<String> {
+    let (field, spec) = match field.find(':') {
+        Some(i) if !field[..i].contains('[') || field[..i].contains(']') => (&field[..i], Some(&field[i + 1..])),
+        _ => (field, None),
+    };
+    if spec.is_some_and(|s| !s.is_empty()) {
+        return Err(Error::unsupported(format!("format spec in {{{field}:...}} is not supported")));
+    }
+    let (field, conv) = match field.rfind('!') {
+        Some(i) => (&field[..i], Some(&field[i + 1..])),
+        None => (field, None),
+    };
+    let name_end = field.find(['[', '.']).unwrap_or(field.len());
+    let name = &field[..name_end];
+    if name.is_empty() {
+        return Err(Error::invalid("Replacement index 0 out of range for positional args tuple"));
+    }
+    let mut v = fields.get(name).cloned().ok_or_else(|| Error::not_found(format!("KeyError: {name:?}")))?;
+    let mut rest = &field[name_end..];
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']').ok_or_else(|| Error::invalid("Missing ']' in format string"))?;
+            let key = &r[..close];
+            let item = match key.parse::<i64>() {
+                Ok(i) if key.chars().all(|c| c.is_ascii_digit()) => Value::from(i),
+                _ => Value::String(key.to_string()),
+            };
+            v = py_getitem(&v, &item)?;
+            rest = &r[close + 1..];
+        } else {
+            return Err(Error::unsupported(format!("attribute access in {{{field}}} is not supported")));
+        }
+    }
+    match conv {
+        None | Some("s") => Ok(py_str(&v)),
+        Some("r") => Ok(crate::py::repr::repr(&v)),
+        Some(c) => Err(Error::unsupported(format!("conversion !{c} is not supported"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run<F: FieldOperator>(op: F, v: Value) -> Result<Value> {
+        op.process_value(v, &Instance::new())
+    }
+
+    // Expected values from Python 3.11 str methods, as Unitxt's operators call them.
+    #[test]
+    fn string_methods() {
+        assert_eq!(run(Split { by: ", ".into() }, json!("a, b,c")).unwrap(), json!(["a", "b,c"]));
+        assert_eq!(run(Join { by: "-".into() }, json!(["a", "b"])).unwrap(), json!("a-b"));
+        assert!(run(Join { by: "-".into() }, json!(["a", 1])).is_err());
+        assert_eq!(run(Strip {}, json!("\u{1c} x \n")).unwrap(), json!("x"));
+        assert_eq!(run(Replace { old: "".into(), new: "-".into() }, json!("ab")).unwrap(), json!("-a-b-"));
+        assert_eq!(run(Lower {}, json!("ÀB")).unwrap(), json!("àb"));
+        assert!(run(Lower {}, json!(1)).is_err());
+        assert_eq!(run(Capitalize {}, json!("hELLO wORLD")).unwrap(), json!("Hello world"));
+        let m = json!({"<a>": "x", "x": "y"});
+        let mr = MapReplace { mapping: m.as_object().unwrap().clone() };
+        assert_eq!(run(mr, json!("<a>-x")).unwrap(), json!("y-y"));
+    }
+
+    #[test]
+    fn format_text() {
+        let inst = json!({"capability": "math", "task": "add", "d": {"k": "v"}, "l": ["p", "q"]});
+        let inst = inst.as_object().unwrap();
+        // Python: "{capability}-{task} {{x}} {d[k]} {l[1]}".format(**inst) == "math-add {x} v q"
+        assert_eq!(python_format("{capability}-{task} {{x}} {d[k]} {l[1]}", inst).unwrap(), "math-add {x} v q");
+        assert!(python_format("{missing}", inst).is_err());
+        assert!(python_format("{capability", inst).is_err());
+    }
+}
