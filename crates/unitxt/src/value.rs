@@ -75,56 +75,11 @@ pub fn dict_get_opt<'a>(dict: &'a Instance, path: &str) -> Result<Option<&'a Val
     Ok(Some(cur))
 }
 
-/// Sets the value at `path` in `dict` (Unitxt's `dict_set` with `not_exist_ok=True`): missing
-/// intermediate dicts are created. Errors when the path goes through a scalar or a list index
-/// out of range.
+/// Sets the value at `path` in `dict` as Unitxt's `dict_set` (with `not_exist_ok=True`) does:
+/// missing intermediate dicts are created, scalars in the way are replaced, lists are padded
+/// with `None`. The implementation lives with the operators ([`crate::operators::pyops`]).
 pub fn dict_set(dict: &mut Instance, path: &str, value: Value) -> Result<()> {
-    if dict.contains_key(path.trim()) {
-        dict.insert(path.trim().to_string(), value);
-        return Ok(());
-    }
-    let comps = path_components(path)?;
-    if comps.len() == 1 {
-        dict.insert(comps[0].to_string(), value);
-        return Ok(());
-    }
-    let first = dict.entry(comps[0].to_string()).or_insert_with(|| Value::Object(Instance::new()));
-    set_in(first, &comps[1..], value, path)
-}
-
-fn set_in(cur: &mut Value, comps: &[&str], value: Value, path: &str) -> Result<()> {
-    let c = comps[0];
-    let last = comps.len() == 1;
-    match cur {
-        Value::Object(m) => {
-            if last {
-                m.insert(c.to_string(), value);
-                Ok(())
-            } else {
-                let next = m.entry(c.to_string()).or_insert_with(|| Value::Object(Instance::new()));
-                set_in(next, &comps[1..], value, path)
-            }
-        }
-        Value::Array(a) => {
-            let len = a.len();
-            match index_of(len, c) {
-                Some(i) => {
-                    if last {
-                        a[i] = value;
-                        Ok(())
-                    } else {
-                        set_in(&mut a[i], &comps[1..], value, path)
-                    }
-                }
-                None if c.parse::<i64>().ok() == Some(len as i64) && last => {
-                    a.push(value);
-                    Ok(())
-                }
-                None => Err(Error::invalid(format!("cannot set {path:?}: list index {c} out of range"))),
-            }
-        }
-        _ => Err(Error::invalid(format!("cannot set {path:?}: {c:?} is inside a non-container value"))),
-    }
+    crate::operators::pyops::dict_set(dict, path, value)
 }
 
 /// Removes the value at `path` (Unitxt's `dict_delete`), returning it. Errors when missing.
@@ -197,7 +152,9 @@ mod tests {
         assert_eq!(Value::Object(d.clone()), json!({"a": 1, "recipe_metadata": {"format": "f"}}));
         assert_eq!(dict_delete(&mut d, "recipe_metadata/format").unwrap(), json!("f"));
         assert_eq!(Value::Object(d.clone()), json!({"a": 1, "recipe_metadata": {}}));
-        assert!(dict_set(&mut d, "a/b", json!(2)).is_err());
+        // Unitxt replaces a scalar that is in the way (checked with unitxt.dict_utils.dict_set).
+        dict_set(&mut d, "a/b", json!(2)).unwrap();
+        assert_eq!(d["a"], json!({"b": 2}));
     }
 
     #[test]
