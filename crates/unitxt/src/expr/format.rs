@@ -4,57 +4,9 @@
 use super::value::{to_str, PyVal};
 use super::{err, EResult};
 
-/// Splits Rust's shortest scientific rendering into (negative, digits, decimal exponent).
-fn shortest_digits(f: f64) -> (bool, String, i32) {
-    let s = format!("{:e}", f.abs());
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    (f.is_sign_negative(), digits, exp.parse().unwrap_or(0))
-}
-
-/// Python's `repr(float)`: shortest round-trip digits; scientific notation below 1e-4 and from
-/// 1e16 on.
+/// Python's `repr(float)` (delegates to [`crate::py::repr::float_repr`]).
 pub fn float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
-    }
-    let (neg, digits, exp) = shortest_digits(f);
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if (-4..16).contains(&exp) {
-        if exp >= 0 {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                out.push_str(&"0".repeat(int_len - digits.len()));
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        } else {
-            out.push_str("0.");
-            out.push_str(&"0".repeat((-exp - 1) as usize));
-            out.push_str(&digits);
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push_str(&format!("e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()));
-    }
-    out
+    crate::py::repr::float_repr(f)
 }
 
 /// A parsed format spec.

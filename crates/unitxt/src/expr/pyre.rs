@@ -115,6 +115,16 @@ fn translate(src: &str, flags: i64) -> String {
     out
 }
 
+/// Whether the pattern is verbose: by flag or by a leading inline flag group with `x`.
+fn is_verbose(src: &str, flags: i64) -> bool {
+    if flags & VERBOSE != 0 {
+        return true;
+    }
+    src.strip_prefix("(?")
+        .and_then(|r| r.find([')', ':']).map(|e| &r[..e]))
+        .is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic() || c == '-') && f.split('-').next().is_some_and(|on| on.contains('x')))
+}
+
 fn build(pat: &str, flags: i64) -> EResult<Regex> {
     let mut b = RegexBuilder::new(pat);
     b.case_insensitive(flags & IGNORECASE != 0)
@@ -137,8 +147,10 @@ pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
     }
     let t = translate(src, flags);
     let search = build(&t, flags)?;
-    let anchored = build(&format!("\\A(?:{t})"), flags)?;
-    let full = build(&format!("\\A(?:{t})\\z"), flags)?;
+    // In verbose mode a trailing comment would swallow the closing parenthesis.
+    let end = if is_verbose(src, flags) { "\n" } else { "" };
+    let anchored = build(&format!("\\A(?:{t}{end})"), flags)?;
+    let full = build(&format!("\\A(?:{t}{end})\\z"), flags)?;
     let mut names = Vec::new();
     for (i, n) in search.capture_names().enumerate() {
         if let Some(n) = n {

@@ -283,6 +283,309 @@ any(x for x in [0, '', None])
 [i for i, w in enumerate(words) if w > 'a']
 '{0[0]} {1[k]}'.format(xs, d)
 'é'.encode if False else 'ok'
+'{:^6}|{:*<4}|{:+d}|{: d}'.format('ab', 'x', 5, 5)
+'ab'.center(7, '*')
+'abc'.center(6)
+'ΣΑΣ'.lower()
+'straße'.upper()
+sorted([('b', 1), ('a', 1), ('c', 0)], key=lambda p: p[1])
+sorted([3, 1, 2], key=lambda x: 0, reverse=True)
+any(1 / x > 0 for x in [1, 0])
+[(lambda y: x + y)(1) for x in range(3)]
+[f(2) for f in [lambda x, k=k: x * k for k in range(3)]]
+list(x for x in range(3))
+sum(1 for w in words if w in 'abc')
+{w: len(w) for w in ['aa', 'b']}
+[y for x in [[1, 2], [3]] for y in x]
+[x for x in range(10) if x % 2 if x % 3]
+[(a, b) for a, (b, c) in [(1, (2, 3))]]
+'%s' % [1, 2]
+'%(a)s-%(b)05.1f' % {'a': 'x', 'b': 2.25}
+'%x|%o|%e|%g' % (255, 8, 12345.678, 0.0001)
+'%r' % 'q'
+f"{'a' if a else 'b'}"
+f"{xs[0]}{d['k']}"
+f"{f:10.3f}|{f:<10}|{a:>+5}"
+f"{a!s:>4}"
+f"{3.0}"
+f"{1e16}"
+f"{-0.0}"
+f"{123.456:e}"
+f"{0.5:g}|{100000.0:g}|{1000000.0:g}|{1e-5:g}"
+f"{2.5:.0f}|{3.5:.0f}"
+f"{12:,}|{1234567:_}"
+f"{True}|{None}"
+f"{0.1:.20f}"
+str(1/3)
+str(2/3)
+str(10/3)
+str(1e15 + 0.3)
+str(123456789.123456789)
+str(5e-324)
+str(1.7976931348623157e308)
+repr(0.1 * 3)
+str(-1.5e-7)
+3 * 'ab'
+[0] * 3
+[] * 5
+'abc'[5:10]
+'abc'[-10:2]
+[1, 2, 3][::-2]
+(1, 2, 3)[1:]
+list(range(10))[2:8:3]
+'abcdef'[::-2]
+'abcdef'[4:1:-1]
+range(10)[3]
+7 // -2
+-7 // 2
+-7 % 3
+7 % -3
+-7.0 // 2
+5.0 % -2
+0.0 % 5
+2 ** 63 - 1 if False else 2 ** 62
+(-2) ** 3
+(-8) ** (1/3) if False else 4 ** 0.5
+10 / 4
+10 // 4.0
+1e308 + 1e308 > 1
+True * 3
+False - 1
+1 == True
+hash if False else 'ok'
+None == False
+[] == []
+[1, [2, 3]] == [1, [2, 3]]
+(1, 2) < (1, 2, 0)
+'a' < 'B'
+'Z' < 'a'
+'é' > 'z'
+'10' < '9'
+2 < 2.5 < 3
+1 < 2 > 1.5 != 3
+not 1 == 2
+'' or [] or 0
+'a' and 'b' and ''
+[1] and [2]
+int('0x1f', 16)
+int('1_000')
+int('  -0012  ')
+int(True)
+float('-inf') < 0
+float('1_0.5')
+bool(0.0)
+bool('False')
+str(True) + str(1)
+isinstance(None, int)
+isinstance([], (dict, tuple))
+isinstance({}, dict)
+isinstance(1.0, int)
+len([[]])
+len('')
+max([1, 3, 2], key=lambda x: -x)
+max([1, 3, 3.0])
+max([3.0, 3])
+min((5, 'a'), (5, 'B'))
+sorted('hello')
+sorted(set('hello'))
+sorted([3, 1.5, 2])
+sorted([[2, 1], [1, 5], [1, 2]])
+sorted(['b', 'A', 'a'], key=str.lower)
+list(map(str.upper, ['a', 'b']))
+list(map(len, ['aa', 'b']))
+list(zip('ab', [1, 2, 3], (True, False)))
+list(enumerate('ab'))
+dict([('a', 1), ['b', 2]])
+dict({'a': 1}, b=2)
+{'a': 1, 'a': 2}
+{1: 'x', 1.0: 'y', True: 'z'}
+sorted({3, 1, 2} - {1})
+sorted({1, 2} | {3})
+sorted({1, 2} & {2, 3})
+sorted({1, 2} ^ {2, 3})
+{'a': 1} | {'b': 2}
+'a' in ['a', 'b']
+('a', 1) in [('a', 1)]
+1.0 in [1, 2]
+'b' in {'a': 1, 'b': 2}.keys()
+2 in {'a': 1, 'b': 2}.values()
+('a', 1) in {'a': 1}.items()
+'' in 'abc'
+'ab\tc d'.split()
+'a  b'.split(' ')
+''.split()
+''.split(',')
+'a,b,c'.split(',', 1)
+'a,b,c'.rsplit(',', 1)
+'  x  '.strip()
+'xxhixx'.strip('x')
+'abc'.lstrip('ba')
+'..a..'.rstrip('.')
+'hello world'.capitalize()
+'HELLO'.lower().title()
+'o\'neil mc-donald 3rd'.title()
+'Hello'.swapcase()
+'Hi'.startswith('')
+'abc'.startswith('b', 1)
+'abc'.endswith('b', 0, 2)
+'banana'.count('an')
+'banana'.count('a', 2)
+'banana'.find('na', 3)
+'banana'.rfind('na')
+'banana'.replace('a', '')
+'ab'.replace('', '-')
+'a\tb'.splitlines()
+'x\r\ny\rz\x0bw\x1cv'.splitlines()
+'a\nb'.splitlines(True)
+' '.join([])
+','.join('abc')
+'abc'.partition('x')
+'a=b=c'.rpartition('=')
+'٣'.isdigit()
+'abc1'.isalpha()
+'   '.isspace()
+'ABC'.isupper()
+'aBc'.islower()
+'x'.zfill(3)
+'3.14'.zfill(6)
+'{}'.format([1, 'a'])
+'{:>5}'.format(1.5)
+'{:.2e}'.format(123456)
+'{:08.3f}'.format(-3.14159)
+'{:%}'.format(0.25)
+'{:.1f}'.format(0.05)
+'{:.1f}'.format(0.25)
+'{:.2f}'.format(1.005)
+'{{x}}'.format()
+'{a[0]}'.format(a=[5])
+json.dumps('é\n"q"')
+json.dumps('é', ensure_ascii=False)
+json.dumps({'a': [1, {'b': None}]}, indent=2)
+json.dumps({2: 'x', 'a': True})
+json.dumps(1.0)
+json.dumps([1e16, 0.1, -0.0])
+json.loads('[1, 2.5, "x", null, true, {"a": {}}]')
+json.loads('"\\u00e9"')
+json.loads('{"a": 1, "b": 2, "a": 3}')
+re.findall(r'\bw\w+', 'what a wonderful world')
+re.findall(r'(a)|(b)', 'ab')
+re.findall(r'[^\W\d]+', 'ab12cd')
+re.sub(r'(\d)', r'<\1>', 'a1b2', count=1)
+re.sub(r'^', '> ', 'a\nb', flags=re.M)
+re.sub(r'$', '!', 'a\nb\n')
+re.sub(r'\n', ' ', 'a\nb')
+re.sub(r'(?i)HELLO', 'bye', 'Hello hello')
+re.sub(r'a|', '-', 'bab')
+re.split(r'\s+', ' a b ')
+re.split(r'x*', 'axbc')
+re.split(r',', 'a,b,c', maxsplit=1)
+re.search(r'(\d+)-(\d+)?', 'tel 12-').groups()
+re.search(r'(\d+)-(\d+)?', 'tel 12-').groups('0')
+re.search(r'(?P<y>\d{4})-(?P<m>\d\d)', 'on 2024-05-01').groupdict()
+re.search(r'é(.)', 'café au lait').start(1)
+re.search(r'é(.)', 'café au lait').span(1)
+re.match(r'(a)(x)?', 'ab').start(2)
+re.search(r'(\w+)\s\1', 'hello hello world').group(1)
+re.search(r'(?P<w>\w+) (?P=w)', 'bye bye').group()
+re.search(r'\Aab\Z', 'ab') is not None
+re.search(r'a.c', 'a\nc', re.S).group()
+re.search(r'a.c', 'a\nc') is None
+re.search(r'[[]x', 'a[x').group()
+re.search(r'[]a]+', ']a]b').group()
+re.search(r'\d+(?!px)', '100px 200em').group()
+re.search(r'(?<!\$)\b\d+', '$5 and 7').group()
+re.fullmatch(r'\d+', '123\n') is None
+re.match(r'\d+$', '123\n').group()
+re.compile(r'\d').pattern
+[m.group() for m in re.finditer(r'\d', 'a1b2')]
+re.search(r'x', 'abc') is None
+re.findall(r'\s', 'a b\u00a0c')
+re.search(r'(?x) a  b  # comment', 'ab').group()
+math.floor(-2.5)
+math.ceil(-2.5)
+math.floor(3)
+math.log10(1000)
+math.log2(8)
+math.sqrt(2)
+math.exp(1)
+math.isinf(1e308 * 10)
+math.trunc(-3.7)
+math.fabs(-2)
+math.isclose(0.1 + 0.2, 0.3)
+list(itertools.product('ab', repeat=2))
+list(itertools.product())
+list(itertools.product([1], []))
+[x for x in itertools.product([1, 2], [3])]
+round(0.5)
+round(1.5)
+round(-1.5)
+round(2.5, 0)
+round(0.125, 2)
+round(0.375, 2)
+round(1e15)
+round(15, -1)
+round(25, -1)
+round(-25, -1)
+round(3.14159, 3)
+abs(-0.0)
+int(-0.5)
+divmod(-7, -2)
+pow(2, 5)
+pow(2, -2)
+chr(0x1F600)
+ord('é')
+repr('é\x01\u200b')
+repr([1.0, 'a', (1,), {}])
+repr({'a': None})
+repr(set())
+repr(())
+repr(range(3))
+repr(range(1, 5, 2))
+str((1, 'a'))
+str({1: 2.5})
+str([True, None, 1e-7, 1e100])
+xs.index(3)
+(1, 2, 1).count(1)
+['a', 'b'].index('b', 1)
+d.get('z')[0]
+{'a': {'b': [1, 2]}}['a']['b'][-1]
+len(d.items())
+list(reversed(range(3)))
+list(reversed({'a': 1, 'b': 2}))
+next if False else 'ok'
+[*range(3)]
+(*xs, 9)
+{*xs, 9} == {1, 2, 3, 9}
+dict(**{'a': 1}, b=2)
+(lambda x: (lambda y: x + y))(1)(2)
+sorted(xs, key=lambda v: (v % 2, -v))
+[x if x > 1 else -x for x in xs]
+[x for x in xs if x > 1 and x < 3 or x == 1]
+{x: [y for y in range(x)] for x in range(3)}
+"".join(c for c in 'a1b2' if c.isdigit())
+sum([1.5, 2], 0.5)
+sum([True, True])
+sum(range(101))
+any(x == 2 for x in xs)
+all([])
+all(x for x in [1, 'a', [0]])
+max('abc')
+min([4, 2], default=0)
+max([], key=len, default=None)
+'%.3s' % 'abcdef'
+'%5.1f%%' % 99.44
+'%-6d|' % 42
+'%+d %+d' % (5, -5)
+'%05d' % -42
+'%c%c' % ('a', 98)
+'%s and %s' % (1, (2,))
+'%d' % 3.9
+'%i' % True
+'%.2e' % 0.000123
+'%g' % 1e-10
+'%g' % 123456789
+'%#x' % 255
+'%s' % None
 '''.strip().split('\n')
 errors = r'''
 1 / 0
