@@ -115,6 +115,9 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "separate_split" => operator::<sp::splitters::SeparateSplit>(t, v)?,
         "slice_split" => operator::<sp::splitters::SliceSplit>(t, v)?,
         "split_random_mix" => operator::<sp::splitters::SplitRandomMix>(t, v)?,
+        "diverse_labels_sampler" => sampler::<sp::samplers::DiverseLabelsSampler>(t, v)?,
+        "fixed_indices_sampler" => sampler::<sp::samplers::FixedIndicesSampler>(t, v)?,
+        "random_sampler" => sampler::<sp::samplers::RandomSampler>(t, v)?,
 
         // ---- templates and serializers (templates/) ----
         "conversation_serializer" => serializer::<tp::serializers::ConversationSerializer>(t, v)?,
@@ -218,6 +221,12 @@ pub fn template<T: crate::templates::Template + DeserializeOwned + 'static>(t: &
 pub fn serializer<T: crate::templates::Serializer + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
     let s: Arc<dyn crate::templates::Serializer> = Arc::new(from_value::<T>(t, v)?);
     Ok(Artifact::Serializer(Art::new(s, v.clone())))
+}
+
+/// Builds a demos [`crate::splitters::Sampler`] from its struct.
+pub fn sampler<T: crate::splitters::Sampler + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
+    let s: Arc<dyn crate::splitters::Sampler> = Arc::new(from_value::<T>(t, v)?);
+    Ok(Artifact::Sampler(Art::new(s, v.clone())))
 }
 
 /// Builds an [`Operator`] from a struct implementing it.
