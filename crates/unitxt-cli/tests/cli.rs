@@ -1,0 +1,137 @@
+//! End-to-end tests of the `unitxt-rs` binary on the example catalog shipped in `examples/`:
+//! the README's first command, and bad input giving a clear error, a non-zero exit, and no
+//! output file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+        .args(args)
+        .current_dir(root())
+        .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+        .env_remove("UNITXT_CATALOGS")
+        .output()
+        .expect("run unitxt-rs")
+}
+
+const EXAMPLE: &str = "card=cards.example.capitals,template=templates.example.capital,num_demos=2,demos_pool_size=4";
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn readme_example_prepares_the_test_split() {
+    let o = run(&["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 6);
+    let first = &rows[0];
+    assert_eq!(first["target"], "Rome");
+    assert_eq!(first["references"], serde_json::json!(["Rome"]));
+    assert_eq!(first["postprocessors"], serde_json::json!(["processors.take_first_non_empty_line"]));
+    let source = first["source"].as_str().unwrap();
+    assert!(source.starts_with("Answer with the name of the city only.\n\n"), "{source}");
+    assert!(source.ends_with("What is the capital of Italy (Europe)?\nCapital: "), "{source}");
+    // Two demos, each rendered as question, target prefix and answer.
+    assert_eq!(source.matches("Capital: ").count(), 3, "{source}");
+    let td: serde_json::Value = serde_json::from_str(first["task_data"].as_str().unwrap()).unwrap();
+    assert_eq!(td["metadata"]["num_demos"], 2);
+    assert_eq!(td["demos"].as_array().unwrap().len(), 2);
+}
+
+fn assert_fails(args: &[&str], needles: &[&str]) {
+    let o = run(args);
+    assert!(!o.status.success(), "expected failure for {args:?}");
+    let e = stderr(&o);
+    for n in needles {
+        assert!(e.contains(n), "stderr lacks {n:?}:\n{e}");
+    }
+}
+
+#[test]
+fn unknown_artifact_name_suggests_the_nearest() {
+    assert_fails(
+        &["prepare", "card=cards.example.capitols,template=templates.example.capital", "--catalog", "examples/catalog", "--split", "test"],
+        &["\"cards.example.capitols\" is not in the catalog", "did you mean `cards.example.capitals`"],
+    );
+}
+
+#[test]
+fn malformed_recipe_is_rejected() {
+    assert_fails(&["prepare", "card=cards.example.capitals,template", "--catalog", "examples/catalog"], &["recipe"]);
+    assert_fails(&["prepare", "card=cards.example.capitals,tempalte=x", "--catalog", "examples/catalog"], &["\"tempalte\" is not a recipe argument", "did you mean template"]);
+}
+
+#[test]
+fn missing_split_names_the_available_ones() {
+    assert_fails(
+        &["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "validation"],
+        &["split \"validation\" does not exist", "\"test\""],
+    );
+}
+
+#[test]
+fn too_many_demos_for_the_pool() {
+    assert_fails(
+        &["prepare", "card=cards.example.capitals,template=templates.example.capital,num_demos=5,demos_pool_size=4", "--catalog", "examples/catalog", "--split", "test"],
+        &["num_demos (got: 5) should not exceed demos_pool_size - 1"],
+    );
+}
+
+#[test]
+fn failure_leaves_no_output_file() {
+    let dir = tempdir();
+    let out = dir.join("out.jsonl");
+    // An inline template whose output format names a field the task does not have: every
+    // instance fails, after the file was opened.
+    let recipe = "card=cards.example.capitals,template=templates.example.capital[output_format={capitol}]";
+    let o = run(&["prepare", recipe, "--catalog", "examples/catalog", "--split", "test", "--output", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("split \"test\", instance 0"), "{e}");
+    assert!(e.contains("capitol"), "{e}");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "temporary files left behind");
+}
+
+#[test]
+fn unknown_type_and_bad_field_type_are_located() {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    let card = serde_json::json!({
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"x": "a", "y": 1}, {"x": "b", "y": "oops"}]}},
+        "task": {"__type__": "task", "input_fields": {"x": "str"}, "reference_fields": {"y": "int"}, "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{x}", "output_format": "{y}"}]
+    });
+    std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
+    let o = run(&["prepare", "card=cards.mine", "--catalog", cat.to_str().unwrap(), "--split", "test"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("field \"y\""), "{e}");
+    assert!(e.contains("split \"test\", instance 1"), "{e}");
+
+    let bad = serde_json::json!({"__type__": "task_card", "loader": {"__type__": "load_hf_nonexistent"}, "task": "tasks.x"});
+    std::fs::write(cat.join("cards/bad.json"), bad.to_string()).unwrap();
+    let o = run(&["prepare", "card=cards.bad", "--catalog", cat.to_str().unwrap(), "--split", "test"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown artifact type `__type__: load_hf_nonexistent`"), "{}", stderr(&o));
+}
+
+fn tempdir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("unitxt-rs-cli-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
