@@ -700,4 +700,30 @@ mod tests {
         assert_eq!(got["train"].len(), 2);
         assert_eq!(parse_lambda("lambda x: x['subject'] == 'a'").unwrap(), ("x".to_string(), "x['subject'] == 'a'"));
     }
+
+    /// Writes every config and split of the shared datasets as JSON lines into
+    /// `UNITXT_RS_DUMP_DIR`, for comparison with Python `datasets` (run with `--ignored`).
+    #[test]
+    #[ignore]
+    fn dump_all_for_comparison() {
+        use std::io::Write;
+        let out = PathBuf::from(std::env::var("UNITXT_RS_DUMP_DIR").unwrap());
+        std::fs::create_dir_all(&out).unwrap();
+        for e in std::fs::read_dir(hub()).unwrap() {
+            let dir = e.unwrap().file_name().to_string_lossy().to_string();
+            let Some(repo) = dir.strip_prefix("datasets--") else { continue };
+            let repo = repo.replacen("--", "/", 1);
+            let root = snapshot_in_cache(&hub(), &repo, None).unwrap();
+            for c in declared_configs(&readme_metadata(&root).unwrap()).unwrap() {
+                let mut ms = loader(&repo, Some(&c.name)).load_at(&root, None).unwrap();
+                for split in ms.names() {
+                    let f = out.join(format!("{}--{}--{split}.jsonl", repo.replace('/', "--"), c.name));
+                    let mut w = std::io::BufWriter::new(std::fs::File::create(f).unwrap());
+                    for r in ms.take(&split).unwrap() {
+                        writeln!(w, "{}", Value::Object(r.unwrap())).unwrap();
+                    }
+                }
+            }
+        }
+    }
 }
