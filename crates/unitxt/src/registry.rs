@@ -40,6 +40,15 @@ pub fn build(v: &Value) -> Result<Artifact> {
         }
 
         // ---- loaders (loaders/) ----
+        "load_csv" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::files::LoadCSV>(t, v)?), v.clone())),
+        "load_from_dictionary" => {
+            Artifact::Loader(Art::new(Arc::new(from_value::<ld::memory::LoadFromDictionary>(t, v)?), v.clone()))
+        }
+        "load_hf" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::hf::LoadHF>(t, v)?), v.clone())),
+        "load_json_file" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::files::LoadJsonFile>(t, v)?), v.clone())),
+        "multiple_source_loader" => {
+            Artifact::Loader(Art::new(Arc::new(from_value::<ld::memory::MultipleSourceLoader>(t, v)?), v.clone()))
+        }
 
         // ---- operators (operators/) ----
         "add_constant" => field_op::<op::fields::AddConstant>(t, v)?,

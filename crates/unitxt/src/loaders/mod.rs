@@ -1,10 +1,23 @@
 //! Loaders: the sources of a card's data (Unitxt's `loaders.py`).
 //!
 //! A loader returns one lazy stream per split. Every instance gets the loader's
-//! `data_classification_policy` field, as Unitxt's loaders add it.
+//! `data_classification_policy` field, as Unitxt's loaders add it (with `dict_set`: a field
+//! already in the data keeps its place, otherwise the field is appended last).
+//!
+//! Families: [`hf`] (`load_hf`, reading a local Hugging Face dataset snapshot), [`files`]
+//! (`load_csv`, `load_json_file`, read like pandas does), [`memory`] (`load_from_dictionary`,
+//! `multiple_source_loader`). [`arrow_value`] converts Arrow data to values as the Python
+//! `datasets` library does, and [`formats`] reads data files (parquet, JSON, CSV, text) lazily.
 
-use crate::error::Result;
-use crate::stream::MultiStream;
+pub mod arrow_value;
+pub mod files;
+pub mod formats;
+pub mod hf;
+pub mod memory;
+
+use crate::error::{Error, Result};
+use crate::stream::{MultiStream, Stream};
+use crate::value::{Instance, Value};
 
 /// A data source.
 pub trait Loader: Send + Sync {
@@ -15,3 +28,101 @@ pub trait Loader: Send + Sync {
 
 /// Placeholder type so the registry can name this module before it has artifacts.
 pub struct Marker;
+
+/// The limit a loader applies: the recipe's limit when given, else the loader's own, and in both
+/// cases at most `UNITXT_GLOBAL_LOADER_LIMIT` when that variable is set (Unitxt's
+/// `Loader.get_limit`). Errors when the variable is not an integer.
+pub fn effective_limit(recipe: Option<usize>, own: Option<usize>) -> Result<Option<usize>> {
+    let local = recipe.or(own);
+    let global = match std::env::var("UNITXT_GLOBAL_LOADER_LIMIT") {
+        Ok(s) if !s.trim().is_empty() => Some(s.trim().parse::<usize>().map_err(|_| {
+            Error::invalid(format!("UNITXT_GLOBAL_LOADER_LIMIT must be an integer, got {s:?}"))
+        })?),
+        _ => None,
+    };
+    Ok(match (global, local) {
+        (Some(g), Some(l)) => Some(g.min(l)),
+        (g, l) => g.or(l),
+    })
+}
+
+/// Reads a boolean Unitxt setting from its `UNITXT_*` environment variable: only `True` and
+/// `False` are accepted, as in Unitxt's settings. Unset means `default`.
+pub fn bool_setting(var: &str, default: bool) -> Result<bool> {
+    match std::env::var(var) {
+        Ok(s) if s == "True" => Ok(true),
+        Ok(s) if s == "False" => Ok(false),
+        Ok(s) => Err(Error::invalid(format!("{var} must be True or False, got {s:?}"))),
+        Err(_) => Ok(default),
+    }
+}
+
+/// Keeps the first `limit` instances of a stream (all when `None`).
+pub fn limit_stream(stream: Stream, limit: Option<usize>) -> Stream {
+    match limit {
+        Some(n) => Box::new(stream.take(n)),
+        None => stream,
+    }
+}
+
+/// Sets `data_classification_policy` on every instance of every split (Unitxt's
+/// `Loader.add_data_classification`, a `Set` operator): an existing field is replaced in place,
+/// a new one goes last.
+pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
+    let value = Value::Array(policy.iter().cloned().map(Value::String).collect());
+    ms.map_streams(|_, s| {
+        let value = value.clone();
+        Box::new(s.map(move |r| {
+            r.map(|mut inst: Instance| {
+                inst.insert("data_classification_policy".to_string(), value.clone());
+                inst
+            })
+        }))
+    })
+}
+
+/// A float as a value; NaN and infinities (which JSON values cannot hold) become `None`.
+pub fn float_value(f: f64) -> Value {
+    serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+}
+
+/// Python truthiness of a value (`None`, `False`, `0`, `0.0`, `""`, `[]`, `{}` are false).
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().map(|f| f != 0.0).unwrap_or(true),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexmap::IndexMap;
+    use serde_json::json;
+
+    #[test]
+    fn policy_replaces_in_place_or_appends() {
+        // Unitxt 1.26.10 LoadFromDictionary(data={'test':[{'a':1,'data_classification_policy':['x'],'b':2}]})
+        // gives {'a': 1, 'data_classification_policy': ['proprietary'], 'b': 2}.
+        let mut lists = IndexMap::new();
+        let a = json!({"a": 1, "data_classification_policy": ["x"], "b": 2});
+        let b = json!({"a": 1});
+        lists.insert("test".to_string(), vec![a.as_object().unwrap().clone(), b.as_object().unwrap().clone()]);
+        let mut ms = add_policy(MultiStream::from_lists(lists), &["proprietary".to_string()]);
+        let got = crate::stream::collect(ms.take("test").unwrap()).unwrap();
+        assert_eq!(Value::Object(got[0].clone()).to_string(), r#"{"a":1,"data_classification_policy":["proprietary"],"b":2}"#);
+        assert_eq!(Value::Object(got[1].clone()).to_string(), r#"{"a":1,"data_classification_policy":["proprietary"]}"#);
+    }
+
+    #[test]
+    fn truthiness() {
+        assert!(!truthy(&json!(0)));
+        assert!(!truthy(&json!("")));
+        assert!(truthy(&json!([0])));
+        assert!(truthy(&json!(0.5)));
+    }
+}

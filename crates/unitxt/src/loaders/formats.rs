@@ -1,0 +1,404 @@
+//! Readers of data files, each giving a lazy [`Stream`] of rows in file order.
+//!
+//! - Parquet: read in record batches as the stream is consumed (one batch in memory at a time),
+//!   converted with [`super::arrow_value`].
+//! - JSON and JSON lines, CSV/TSV: read when the stream is first pulled, with the column typing of
+//!   the reader being imitated ([`Typing::Arrow`] for the `datasets` library, [`Typing::Pandas`]
+//!   for Unitxt's pandas loaders).
+//! - Text: one `{"text": line}` row per line, as the `datasets` text builder gives.
+//!
+//! Errors name the file; a corrupt file gives an [`crate::error::ErrorKind::Invalid`] error.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use crate::value::{Instance, Value};
+
+/// Rows per Arrow batch when reading parquet.
+const BATCH_ROWS: usize = 512;
+
+/// A file format the loaders read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    Parquet,
+    /// A JSON array/object or JSON lines (told apart by content, as `datasets` does).
+    Json,
+    /// Delimited text with a header row, the delimiter given.
+    Csv(u8),
+    Text,
+}
+
+impl FileFormat {
+    /// The format of a file by its extension (compression suffixes are not supported), `None`
+    /// when unknown.
+    pub fn from_path(path: &Path) -> Option<FileFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "parquet" => FileFormat::Parquet,
+            "json" | "jsonl" | "ndjson" => FileFormat::Json,
+            "csv" => FileFormat::Csv(b','),
+            "tsv" => FileFormat::Csv(b'\t'),
+            "txt" | "text" => FileFormat::Text,
+            _ => return None,
+        })
+    }
+}
+
+/// How columns read from JSON or CSV get their types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typing {
+    /// pyarrow (the `datasets` library): a column mixing ints and floats becomes float; missing
+    /// values are `None`.
+    Arrow,
+    /// pandas: as `Arrow`, and an int or float column with a missing value becomes float with
+    /// NaN (given as `None`) for the missing ones; a bool column with a missing value stays
+    /// bools and `None`.
+    Pandas,
+}
+
+/// A stream built only when first pulled (so opening files is lazy too).
+pub fn lazy(make: impl FnOnce() -> Result<Stream> + Send + 'static) -> Stream {
+    let mut make = Some(make);
+    let mut inner: Option<Stream> = None;
+    Box::new(std::iter::from_fn(move || {
+        if inner.is_none() {
+            let f = make.take()?;
+            match f() {
+                Ok(s) => inner = Some(s),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        inner.as_mut()?.next()
+    }))
+}
+
+/// Rows of several files, one after the other, each opened when reached.
+pub fn files_stream(files: Vec<PathBuf>, format: Option<FileFormat>, typing: Typing) -> Stream {
+    Box::new(files.into_iter().flat_map(move |p| file_stream(p, format, typing)))
+}
+
+/// Rows of one file; `format` `None` picks it from the extension.
+pub fn file_stream(path: PathBuf, format: Option<FileFormat>, typing: Typing) -> Stream {
+    lazy(move || {
+        let fmt = match format.or_else(|| FileFormat::from_path(&path)) {
+            Some(f) => f,
+            None => {
+                return Err(Error::unsupported(format!(
+                    "cannot read {}: unknown data file format (supported: parquet, json, jsonl, csv, tsv, txt)",
+                    path.display()
+                )))
+            }
+        };
+        match fmt {
+            FileFormat::Parquet => parquet_stream(&path),
+            FileFormat::Json => Ok(vec_stream(read_json(&path, None, typing)?)),
+            FileFormat::Csv(sep) => Ok(vec_stream(read_csv(&path, &CsvOptions { sep, ..Default::default() }, typing)?)),
+            FileFormat::Text => Ok(vec_stream(read_text(&path)?)),
+        }
+    })
+}
+
+fn vec_stream(rows: Vec<Instance>) -> Stream {
+    Box::new(rows.into_iter().map(Ok))
+}
+
+fn open(path: &Path) -> Result<File> {
+    File::open(path).map_err(|e| Error::from(e).context(format!("opening {}", path.display())))
+}
+
+/// A lazy stream over the rows of a parquet file, batch by batch. Errors (kind `Invalid`) name
+/// the file when it is not valid parquet.
+pub fn parquet_stream(path: &Path) -> Result<Stream> {
+    let file = open(path)?;
+    let bad = |e: parquet::errors::ParquetError| {
+        Error::invalid(format!("cannot read parquet file {}: {e}", path.display()))
+    };
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file).map_err(bad)?.with_batch_size(BATCH_ROWS).build().map_err(bad)?;
+    Ok(Box::new(ParquetRows { path: path.to_path_buf(), reader: Some(reader), buf: VecDeque::new() }))
+}
+
+struct ParquetRows {
+    path: PathBuf,
+    reader: Option<ParquetRecordBatchReader>,
+    buf: VecDeque<Instance>,
+}
+
+impl Iterator for ParquetRows {
+    type Item = Result<Instance>;
+    fn next(&mut self) -> Option<Result<Instance>> {
+        loop {
+            if let Some(r) = self.buf.pop_front() {
+                return Some(Ok(r));
+            }
+            let batch = match self.reader.as_mut()?.next() {
+                None => {
+                    self.reader = None;
+                    return None;
+                }
+                Some(Err(e)) => {
+                    self.reader = None;
+                    return Some(Err(Error::invalid(format!("cannot read parquet file {}: {e}", self.path.display()))));
+                }
+                Some(Ok(b)) => b,
+            };
+            match super::arrow_value::batch_rows(&batch) {
+                Ok(rows) => self.buf.extend(rows),
+                Err(e) => {
+                    self.reader = None;
+                    return Some(Err(e.context(format!("in file {}", self.path.display()))));
+                }
+            }
+        }
+    }
+}
+
+/// Reads a JSON file: JSON lines (one object per line), a list of objects, or one object, or,
+/// with `field`, the list of objects at that top-level key. Columns are unified over rows
+/// (missing ones are `None`, in first-seen order) and typed by `typing`.
+pub fn read_json(path: &Path, field: Option<&str>, typing: Typing) -> Result<Vec<Instance>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    let bad = |msg: String| Error::invalid(format!("{}: {msg}", path.display()));
+    let rows: Vec<Value> = match serde_json::from_str::<Value>(&text) {
+        Ok(v) if field.is_none() || matches!(v, Value::Object(_)) => {
+            let v = match field {
+                Some(f) => v.get(f).cloned().ok_or_else(|| bad(format!("no field {f:?} in the JSON object")))?,
+                None => v,
+            };
+            match v {
+                Value::Array(a) => a,
+                o @ Value::Object(_) => vec![o],
+                _ => return Err(bad("expected a JSON object or a list of objects".into())),
+            }
+        }
+        _ => text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| serde_json::from_str::<Value>(l).map_err(|e| bad(format!("line {}: {e}", i + 1))))
+            .collect::<Result<_>>()?,
+    };
+    let objs = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| match r {
+            Value::Object(o) => Ok(o),
+            _ => Err(bad(format!("row {i} is not a JSON object"))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(unify_columns(objs, typing))
+}
+
+/// Gives every row the same columns (first-seen order, missing as `None`) and types numeric
+/// columns by `typing`.
+pub fn unify_columns(rows: Vec<Instance>, typing: Typing) -> Vec<Instance> {
+    let mut cols: indexmap::IndexSet<String> = indexmap::IndexSet::new();
+    for r in &rows {
+        for k in r.keys() {
+            if !cols.contains(k) {
+                cols.insert(k.clone());
+            }
+        }
+    }
+    // Which numeric columns must become float.
+    let to_float: Vec<bool> = cols
+        .iter()
+        .map(|c| {
+            let (mut any_float, mut any_missing, mut all_num, mut any_num) = (false, false, true, false);
+            for r in &rows {
+                match r.get(c) {
+                    None | Some(Value::Null) => any_missing = true,
+                    Some(Value::Number(n)) => {
+                        any_num = true;
+                        if !(n.is_i64() || n.is_u64()) {
+                            any_float = true;
+                        }
+                    }
+                    Some(_) => all_num = false,
+                }
+            }
+            all_num && any_num && (any_float || (typing == Typing::Pandas && any_missing))
+        })
+        .collect();
+    rows.into_iter()
+        .map(|mut r| {
+            let mut out = Instance::new();
+            for (c, f) in cols.iter().zip(&to_float) {
+                let v = r.remove(c).unwrap_or(Value::Null);
+                let v = match v {
+                    Value::Number(n) if *f => n.as_f64().map(super::float_value).unwrap_or(Value::Null),
+                    other => other,
+                };
+                out.insert(c.clone(), v);
+            }
+            out
+        })
+        .collect()
+}
+
+/// Reads a text file as `{"text": line}` rows (line ends removed).
+pub fn read_text(path: &Path) -> Result<Vec<Instance>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    Ok(text
+        .lines()
+        .map(|l| {
+            let mut m = Instance::new();
+            m.insert("text".into(), Value::String(l.to_string()));
+            m
+        })
+        .collect())
+}
+
+/// Options of a CSV read (the subset of pandas' `read_csv` arguments Unitxt passes).
+#[derive(Debug, Clone)]
+pub struct CsvOptions {
+    /// Field delimiter.
+    pub sep: u8,
+    /// Column names to use instead of a header row (then every row is data).
+    pub column_names: Option<Vec<String>>,
+    /// Read at most this many data rows (`nrows`).
+    pub nrows: Option<usize>,
+}
+
+impl Default for CsvOptions {
+    fn default() -> Self {
+        CsvOptions { sep: b',', column_names: None, nrows: None }
+    }
+}
+
+/// The strings pandas reads as missing values by default.
+const NA_VALUES: &[&str] = &[
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA",
+    "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum ColType {
+    Int,
+    Float,
+    Bool,
+    Str,
+}
+
+fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "True" | "TRUE" | "true" => Some(true),
+        "False" | "FALSE" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_float(s: &str) -> Option<f64> {
+    let t = s.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "inf" | "+inf" | "infinity" | "+infinity" => return Some(f64::INFINITY),
+        "-inf" | "-infinity" => return Some(f64::NEG_INFINITY),
+        _ => {}
+    }
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+        return None;
+    }
+    t.parse::<f64>().ok()
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse::<i64>().ok()
+}
+
+/// Reads a delimited file as pandas' `read_csv` with default options would: a header row (or
+/// `column_names`), missing cells and pandas' NA strings as missing, then each column typed as
+/// int, float, bool or string from its values (see [`Typing`] for missing values in numeric
+/// columns; in string columns missing values are NaN, given as `None`).
+pub fn read_csv(path: &Path, opts: &CsvOptions, typing: Typing) -> Result<Vec<Instance>> {
+    let file = open(path)?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(opts.sep)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(std::io::BufReader::new(file));
+    let bad = |e: csv::Error| Error::invalid(format!("cannot read CSV file {}: {e}", path.display()));
+    let mut records = rdr.records();
+    let header: Vec<String> = match &opts.column_names {
+        Some(n) => n.clone(),
+        None => match records.next() {
+            None => return Ok(Vec::new()),
+            Some(r) => r
+                .map_err(bad)?
+                .iter()
+                .enumerate()
+                .map(|(i, h)| if h.is_empty() { format!("Unnamed: {i}") } else { h.to_string() })
+                .collect(),
+        },
+    };
+    // pandas renames repeated column names `a`, `a.1`, `a.2`, ...
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let header: Vec<String> = header
+        .into_iter()
+        .map(|h| {
+            let n = seen.entry(h.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                h
+            } else {
+                format!("{h}.{}", *n - 1)
+            }
+        })
+        .collect();
+    let mut cells: Vec<Vec<Option<String>>> = Vec::new();
+    for rec in records {
+        if opts.nrows.is_some_and(|n| cells.len() >= n) {
+            break;
+        }
+        let rec = rec.map_err(bad)?;
+        let row = (0..header.len())
+            .map(|i| rec.get(i).filter(|s| !NA_VALUES.contains(s)).map(|s| s.to_string()))
+            .collect();
+        cells.push(row);
+    }
+    let types: Vec<ColType> = (0..header.len())
+        .map(|c| {
+            let present: Vec<&str> = cells.iter().filter_map(|r| r[c].as_deref()).collect();
+            if present.is_empty() {
+                ColType::Float
+            } else if present.iter().all(|s| parse_int(s).is_some()) {
+                ColType::Int
+            } else if present.iter().all(|s| parse_float(s).is_some()) {
+                ColType::Float
+            } else if present.iter().all(|s| parse_bool(s).is_some()) {
+                ColType::Bool
+            } else {
+                ColType::Str
+            }
+        })
+        .collect();
+    let missing: Vec<bool> = (0..header.len()).map(|c| cells.iter().any(|r| r[c].is_none())).collect();
+    Ok(cells
+        .into_iter()
+        .map(|row| {
+            let mut m = Instance::new();
+            for (c, cell) in row.into_iter().enumerate() {
+                let v = match (cell, types[c]) {
+                    (None, _) => Value::Null,
+                    (Some(s), ColType::Int) if typing == Typing::Pandas && missing[c] => {
+                        parse_float(&s).map(super::float_value).unwrap_or(Value::Null)
+                    }
+                    (Some(s), ColType::Int) => parse_int(&s).map(Value::from).unwrap_or(Value::Null),
+                    (Some(s), ColType::Float) => parse_float(&s).map(super::float_value).unwrap_or(Value::Null),
+                    (Some(s), ColType::Bool) => parse_bool(&s).map(Value::Bool).unwrap_or(Value::Null),
+                    (Some(s), ColType::Str) => Value::String(s),
+                };
+                m.insert(header[c].clone(), v);
+            }
+            m
+        })
+        .collect())
+}
