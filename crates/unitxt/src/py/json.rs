@@ -1,5 +1,6 @@
 //! Python's `json.dumps`, byte for byte.
 
+use crate::py::repr::float_repr;
 use crate::value::Value;
 
 /// Options of `json.dumps` that Unitxt uses.
@@ -20,6 +21,168 @@ impl Default for DumpOptions {
 }
 
 /// `json.dumps(v)` with default separators (`", "`, `": "`), floats as Python's `float.__repr__`.
-pub fn dumps(_v: &Value, _opts: DumpOptions) -> String {
-    unimplemented!()
+///
+/// With an indent, items are separated by `","` plus a newline and the nesting indent (as
+/// Python does since 3.4); empty lists and dicts stay `[]` / `{}`. Non-finite floats print as
+/// `NaN`, `Infinity`, `-Infinity` (Python's default `allow_nan=True`). Keys are sorted by code
+/// point when `sort_keys` is set.
+pub fn dumps(v: &Value, opts: DumpOptions) -> String {
+    let mut out = String::new();
+    write_value(v, &opts, 0, &mut out);
+    out
+}
+
+/// `json.dumps(s)` of one string (with the quotes), honouring `ensure_ascii`.
+pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_str(s, ensure_ascii, &mut out);
+    out
+}
+
+fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if ensure_ascii && (c as u32) > 0x7e => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04x}", u));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_float(f: f64, out: &mut String) {
+    if f.is_nan() {
+        out.push_str("NaN");
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
+    } else {
+        out.push_str(&float_repr(f));
+    }
+}
+
+fn newline_indent(opts: &DumpOptions, level: usize, out: &mut String) {
+    if let Some(ind) = opts.indent {
+        out.push('\n');
+        out.push_str(&" ".repeat(ind * level));
+    }
+}
+
+fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
+    let item_sep = if opts.indent.is_some() { "," } else { ", " };
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else {
+                write_float(n.as_f64().unwrap_or(f64::NAN), out);
+            }
+        }
+        Value::String(s) => write_str(s, opts.ensure_ascii, out),
+        Value::Array(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(item_sep);
+                }
+                newline_indent(opts, level + 1, out);
+                write_value(item, opts, level + 1, out);
+            }
+            newline_indent(opts, level, out);
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if opts.sort_keys {
+                // UTF-8 byte order equals code point order, which is how Python sorts str keys.
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            out.push('{');
+            for (i, (k, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(item_sep);
+                }
+                newline_indent(opts, level + 1, out);
+                write_str(k, opts.ensure_ascii, out);
+                out.push_str(": ");
+                write_value(item, opts, level + 1, out);
+            }
+            newline_indent(opts, level, out);
+            out.push('}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Expected values printed by CPython 3.11.7's `json.dumps` for the same inputs.
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ascii_escapes_and_floats() {
+        let v = json!({
+            "k": "é中😀\"\\\n\r\t\u{8}\u{c}\u{1}\u{7f}",
+            "f": [1e-07, 0.1 + 0.2, 1e16, 123456789.0],
+            "n": null, "b": true, "i": -3, "e": {}, "l": []
+        });
+        let want = concat!(
+            r#"{"k": "\u00e9\u4e2d\ud83d\ude00\"\\\n\r\t\b\f\u0001\u007f", "#,
+            r#""f": [1e-07, 0.30000000000000004, 1e+16, 123456789.0], "#,
+            r#""n": null, "b": true, "i": -3, "e": {}, "l": []}"#
+        );
+        assert_eq!(dumps(&v, DumpOptions::default()), want);
+    }
+
+    #[test]
+    fn non_finite_floats() {
+        let mut s = String::new();
+        for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            write_float(f, &mut s);
+            s.push(' ');
+        }
+        assert_eq!(s, "NaN Infinity -Infinity ");
+    }
+
+    #[test]
+    fn no_ensure_ascii() {
+        let opts = DumpOptions { ensure_ascii: false, ..Default::default() };
+        assert_eq!(dumps(&json!({"k": "é中😀\u{7f}\u{1}"}), opts), "{\"k\": \"é中😀\u{7f}\\u0001\"}");
+        assert_eq!(dumps_str("a\"b", false), r#""a\"b""#);
+    }
+
+    #[test]
+    fn indent_and_sort_keys() {
+        let v = json!({"b": [1, {"z": 2, "a": []}], "a": {}});
+        let opts = DumpOptions { sort_keys: true, indent: Some(2), ..Default::default() };
+        let want = "{\n  \"a\": {},\n  \"b\": [\n    1,\n    {\n      \"a\": [],\n      \"z\": 2\n    }\n  ]\n}";
+        assert_eq!(dumps(&v, opts), want);
+        let opts0 = DumpOptions { indent: Some(0), ..Default::default() };
+        assert_eq!(dumps(&json!([1, [2]]), opts0), "[\n1,\n[\n2\n]\n]");
+        assert_eq!(dumps(&json!({"b": 1, "a": 2}), DumpOptions::default()), r#"{"b": 1, "a": 2}"#);
+    }
 }

@@ -1,0 +1,415 @@
+//! Python's `re` module on top of `fancy-regex` (backtracking, so look-around and
+//! back-references work). Python-only syntax is translated: `(?P=name)`, `\Z`, and `$` without
+//! MULTILINE (which in Python also matches before a final newline). Positions reported to the
+//! expression are in characters, as in Python.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use fancy_regex::{Regex, RegexBuilder};
+
+use super::value::{PyVal, to_str};
+use super::{err, EResult};
+
+/// `re.IGNORECASE`.
+pub const IGNORECASE: i64 = 2;
+/// `re.MULTILINE`.
+pub const MULTILINE: i64 = 8;
+/// `re.DOTALL`.
+pub const DOTALL: i64 = 16;
+/// `re.VERBOSE`.
+pub const VERBOSE: i64 = 64;
+
+/// A compiled pattern (`re.Pattern`).
+#[derive(Debug)]
+pub struct Pattern {
+    pub source: Rc<str>,
+    pub flags: i64,
+    search: Regex,
+    anchored: Regex,
+    full: Regex,
+    /// Group index by name.
+    names: Vec<(String, usize)>,
+    groups: usize,
+}
+
+/// The result of a successful match (`re.Match`).
+#[derive(Debug)]
+pub struct MatchObj {
+    pub text: Rc<str>,
+    /// Byte spans of the groups, group 0 first.
+    spans: Vec<Option<(usize, usize)>>,
+    names: Vec<(String, usize)>,
+}
+
+fn translate(src: &str, flags: i64) -> String {
+    let multiline = flags & MULTILINE != 0 || src.starts_with("(?m") || src.contains("(?m)");
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len() + 8);
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            let n = chars[i + 1];
+            if !in_class && n == 'Z' {
+                out.push_str("\\z");
+            } else {
+                out.push(c);
+                out.push(n);
+            }
+            i += 2;
+            continue;
+        }
+        if in_class {
+            match c {
+                ']' if !(out.ends_with('[') || out.ends_with("[^")) => in_class = false,
+                '[' => {
+                    out.push_str("\\[");
+                    i += 1;
+                    continue;
+                }
+                '&' | '~' => {
+                    out.push('\\');
+                }
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                out.push('[');
+                if chars.get(i + 1) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i + 1) == Some(&']') {
+                    out.push_str("\\]");
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            '(' if chars.get(i + 1..i + 4) == Some(&['?', 'P', '=']) => {
+                let rest: String = chars[i + 4..].iter().collect();
+                if let Some(end) = rest.find(')') {
+                    out.push_str(&format!("\\k<{}>", &rest[..end]));
+                    i += 4 + rest[..end].chars().count() + 1;
+                    continue;
+                }
+            }
+            '$' if !multiline => {
+                out.push_str("(?:\\z|(?=\\n\\z))");
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Whether the pattern is verbose: by flag or by a leading inline flag group with `x`.
+fn is_verbose(src: &str, flags: i64) -> bool {
+    if flags & VERBOSE != 0 {
+        return true;
+    }
+    src.strip_prefix("(?")
+        .and_then(|r| r.find([')', ':']).map(|e| &r[..e]))
+        .is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic() || c == '-') && f.split('-').next().is_some_and(|on| on.contains('x')))
+}
+
+fn build(pat: &str, flags: i64) -> EResult<Regex> {
+    let mut b = RegexBuilder::new(pat);
+    b.case_insensitive(flags & IGNORECASE != 0)
+        .multi_line(flags & MULTILINE != 0)
+        .dot_matches_new_line(flags & DOTALL != 0)
+        .verbose_mode(flags & VERBOSE != 0)
+        .backtrack_limit(5_000_000);
+    b.build().map_err(|e| err(format!("re.error: {e}")))
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<(String, i64), Rc<Pattern>>> = RefCell::new(HashMap::new());
+}
+
+/// `re.compile(src, flags)`, cached per thread.
+pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
+    let key = (src.to_string(), flags);
+    if let Some(p) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(p);
+    }
+    let t = translate(src, flags);
+    let search = build(&t, flags)?;
+    // In verbose mode a trailing comment would swallow the closing parenthesis.
+    let end = if is_verbose(src, flags) { "\n" } else { "" };
+    let anchored = build(&format!("\\A(?:{t}{end})"), flags)?;
+    let full = build(&format!("\\A(?:{t}{end})\\z"), flags)?;
+    let mut names = Vec::new();
+    for (i, n) in search.capture_names().enumerate() {
+        if let Some(n) = n {
+            names.push((n.to_string(), i));
+        }
+    }
+    let groups = search.captures_len().saturating_sub(1);
+    let p = Rc::new(Pattern { source: src.into(), flags, search, anchored, full, names, groups });
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 256 {
+            c.clear();
+        }
+        c.insert(key, p.clone());
+    });
+    Ok(p)
+}
+
+/// Which kind of matching to do.
+#[derive(Clone, Copy)]
+pub enum Mode {
+    Search,
+    Match,
+    Full,
+}
+
+impl Pattern {
+    /// Number of capturing groups.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    fn captures(&self, re: &Regex, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+        let caps = re.captures_from_pos(text, pos).map_err(|e| err(format!("regex failed: {e}")))?;
+        Ok(caps.map(|c| MatchObj {
+            text: text.clone(),
+            spans: (0..=self.groups).map(|i| c.get(i).map(|m| (m.start(), m.end()))).collect(),
+            names: self.names.clone(),
+        }))
+    }
+
+    /// `search`/`match`/`fullmatch` on the whole text.
+    pub fn run(&self, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
+        let re = match mode {
+            Mode::Search => &self.search,
+            Mode::Match => &self.anchored,
+            Mode::Full => &self.full,
+        };
+        self.captures(re, text, 0)
+    }
+
+    /// All non-overlapping matches, Python style (an empty match right after a previous
+    /// match is allowed only when that match was not empty).
+    pub fn all(&self, text: &Rc<str>, limit: usize) -> EResult<Vec<MatchObj>> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut forbid_empty_at: Option<usize> = None;
+        while pos <= text.len() && (limit == 0 || out.len() < limit) {
+            let Some(m) = self.captures(&self.search, text, pos)? else { break };
+            let (s, e) = m.spans[0].unwrap_or((pos, pos));
+            if s == e && forbid_empty_at == Some(s) {
+                match text[s..].chars().next() {
+                    Some(c) => {
+                        pos = s + c.len_utf8();
+                        forbid_empty_at = None;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            pos = e;
+            forbid_empty_at = if s == e { Some(e) } else { None };
+            out.push(m);
+        }
+        Ok(out)
+    }
+}
+
+fn char_index(text: &str, byte: usize) -> i64 {
+    text[..byte].chars().count() as i64
+}
+
+impl MatchObj {
+    fn index_of(&self, g: &PyVal) -> EResult<usize> {
+        match g {
+            PyVal::Str(name) => {
+                self.names.iter().find(|(n, _)| n.as_str() == &**name).map(|(_, i)| *i).ok_or_else(|| err("no such group"))
+            }
+            other => match other.as_int() {
+                Some(i) if i >= 0 && (i as usize) < self.spans.len() => Ok(i as usize),
+                _ => Err(err("no such group")),
+            },
+        }
+    }
+
+    /// The text of a group by index, `None` when it did not participate.
+    pub fn group_str(&self, i: usize) -> Option<String> {
+        self.spans.get(i).copied().flatten().map(|(s, e)| self.text[s..e].to_string())
+    }
+
+    /// Character span of a group.
+    pub fn span(&self, i: usize) -> Option<(i64, i64)> {
+        self.spans.get(i).copied().flatten().map(|(s, e)| (char_index(&self.text, s), char_index(&self.text, e)))
+    }
+
+    fn group_val(&self, i: usize, default: &PyVal) -> PyVal {
+        match self.group_str(i) {
+            Some(s) => PyVal::str(s),
+            None => default.clone(),
+        }
+    }
+
+    /// `m.group(*gs)`.
+    pub fn group(&self, gs: &[PyVal]) -> EResult<PyVal> {
+        match gs {
+            [] => Ok(self.group_val(0, &PyVal::None)),
+            [g] => Ok(self.group_val(self.index_of(g)?, &PyVal::None)),
+            many => Ok(PyVal::tuple(
+                many.iter().map(|g| Ok(self.group_val(self.index_of(g)?, &PyVal::None))).collect::<EResult<_>>()?,
+            )),
+        }
+    }
+
+    /// `m.groups(default=None)`.
+    pub fn groups(&self, default: &PyVal) -> PyVal {
+        PyVal::tuple((1..self.spans.len()).map(|i| self.group_val(i, default)).collect())
+    }
+
+    /// `m.groupdict(default=None)`.
+    pub fn groupdict(&self, default: &PyVal) -> EResult<PyVal> {
+        let mut d = super::value::Dict::new();
+        for (n, i) in &self.names {
+            let k = PyVal::str(n.as_str());
+            d.insert(k.hkey()?, (k, self.group_val(*i, default)));
+        }
+        Ok(PyVal::Dict(Rc::new(d)))
+    }
+
+    /// `m.start(g)`, `m.end(g)`, `m.span(g)`: `-1` for a group that did not participate.
+    pub fn pos(&self, what: &str, g: Option<&PyVal>) -> EResult<PyVal> {
+        let i = match g {
+            Some(g) => self.index_of(g)?,
+            None => 0,
+        };
+        let (s, e) = self.span(i).unwrap_or((-1, -1));
+        Ok(match what {
+            "start" => PyVal::Int(s),
+            "end" => PyVal::Int(e),
+            _ => PyVal::tuple(vec![PyVal::Int(s), PyVal::Int(e)]),
+        })
+    }
+
+    /// Expands a Python replacement template (`\1`, `\g<name>`, `\n`).
+    pub fn expand(&self, template: &str) -> EResult<String> {
+        let chars: Vec<char> = template.chars().collect();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c != '\\' || i + 1 == chars.len() {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let n = chars[i + 1];
+            i += 2;
+            match n {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'f' => out.push('\x0c'),
+                'v' => out.push('\x0b'),
+                'a' => out.push('\x07'),
+                '\\' => out.push('\\'),
+                'g' => {
+                    let rest: String = chars[i..].iter().collect();
+                    let end = rest.find('>').filter(|_| rest.starts_with('<')).ok_or_else(|| err("bad group name"))?;
+                    let name = &rest[1..end];
+                    let idx = match name.parse::<i64>() {
+                        Ok(k) => self.index_of(&PyVal::Int(k))?,
+                        Err(_) => self.index_of(&PyVal::str(name))?,
+                    };
+                    out.push_str(&self.group_str(idx).unwrap_or_default());
+                    i += name.chars().count() + 2;
+                }
+                d if d.is_ascii_digit() => {
+                    let mut num = d.to_digit(10).unwrap_or(0) as usize;
+                    if i < chars.len() && chars[i].is_ascii_digit() && num * 10 < self.spans.len() {
+                        num = num * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
+                        i += 1;
+                    }
+                    if num >= self.spans.len() {
+                        return Err(err(format!("invalid group reference {num}")));
+                    }
+                    out.push_str(&self.group_str(num).unwrap_or_default());
+                }
+                c if c.is_ascii_alphabetic() => return Err(err(format!("bad escape \\{c}"))),
+                c => {
+                    out.push('\\');
+                    out.push(c);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `findall`: whole matches, the single group, or tuples of groups.
+pub fn findall(p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
+    let empty = PyVal::str("");
+    Ok(p.all(text, 0)?
+        .into_iter()
+        .map(|m| match p.groups() {
+            0 => m.group_val(0, &empty),
+            1 => m.group_val(1, &empty),
+            _ => m.groups(&empty),
+        })
+        .collect())
+}
+
+/// `split`: pieces between matches, with the groups interleaved.
+pub fn split(p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for m in p.all(text, maxsplit)? {
+        let (s, e) = m.spans[0].unwrap_or((0, 0));
+        out.push(PyVal::str(&text[last..s]));
+        for g in 1..m.spans.len() {
+            out.push(m.group_val(g, &PyVal::None));
+        }
+        last = e;
+    }
+    out.push(PyVal::str(&text[last..]));
+    Ok(out)
+}
+
+/// `sub` with a template string or a per-match function (`repl_fn`).
+pub fn sub(
+    p: &Pattern,
+    text: &Rc<str>,
+    count: usize,
+    mut repl: impl FnMut(Rc<MatchObj>) -> EResult<String>,
+) -> EResult<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    for m in p.all(text, count)? {
+        let (s, e) = m.spans[0].unwrap_or((0, 0));
+        out.push_str(&text[last..s]);
+        out.push_str(&repl(Rc::new(m))?);
+        last = e;
+    }
+    out.push_str(&text[last..]);
+    Ok(out)
+}
+
+/// The text of a str argument, erroring for other types.
+pub fn text_arg(v: &PyVal, what: &str) -> EResult<Rc<str>> {
+    match v {
+        PyVal::Str(s) => Ok(s.clone()),
+        other => Err(err(format!("{what}: expected string, got '{}' ({})", other.type_name(), to_str(other)))),
+    }
+}
