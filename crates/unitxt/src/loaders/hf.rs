@@ -776,6 +776,19 @@ mod tests {
         assert_eq!(rows, anatomy[..2].to_vec());
     }
 
+    /// Through `Loader::load` and the environment, as the oracle runs it: needs
+    /// `UNITXT_HF_OFFLINE_DATASETS_PATH` holding `nyu-mll/glue` (run with `--ignored`).
+    #[test]
+    #[ignore]
+    fn load_through_offline_env() {
+        let l = loader("nyu-mll/glue", Some("wnli"));
+        let mut ms = Loader::load(&l, Some(1)).unwrap();
+        assert_eq!(collect(ms.take("validation").unwrap()).unwrap().len(), 1);
+        assert!(first(&mut ms, "train").starts_with(r#"{"sentence1":"I stuck a pin"#));
+        let e = Loader::load(&loader("nobody/nothing", None), None).err().unwrap();
+        assert_eq!(e.kind, crate::error::ErrorKind::NotFound);
+    }
+
     /// Writes every config and split of the shared datasets as JSON lines into
     /// `UNITXT_RS_DUMP_DIR`, for comparison with Python `datasets` (run with `--ignored`).
     #[test]

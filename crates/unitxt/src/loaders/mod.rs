@@ -127,6 +127,20 @@ mod tests {
     }
 
     #[test]
+    fn registry_builds_loaders() {
+        let v = json!({"__type__": "multiple_source_loader", "sources": [
+            {"__type__": "load_from_dictionary", "data": {"test": [{"a": 1}]}},
+            {"__type__": "load_hf", "path": "cais/mmlu", "name": "anatomy", "splits": ["test"]},
+            {"__type__": "load_csv", "files": {"test": "x.csv"}, "sep": "\t"},
+            {"__type__": "load_json_file", "files": {"test": "x.jsonl"}, "lines": true}
+        ]});
+        match crate::registry::build(&v).unwrap() {
+            crate::artifact::Artifact::Loader(l) => assert_eq!(l.display_name(), "multiple_source_loader"),
+            other => panic!("built a {}", other.kind()),
+        }
+    }
+
+    #[test]
     fn truthiness() {
         assert!(!truthy(&json!(0)));
         assert!(!truthy(&json!("")));
