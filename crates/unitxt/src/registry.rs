@@ -45,7 +45,9 @@ pub fn build(v: &Value) -> Result<Artifact> {
             Artifact::Loader(Art::new(Arc::new(from_value::<ld::memory::LoadFromDictionary>(t, v)?), v.clone()))
         }
         "load_hf" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::hf::LoadHF>(t, v)?), v.clone())),
-        "load_json_file" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::files::LoadJsonFile>(t, v)?), v.clone())),
+        "load_json_file" => {
+            Artifact::Loader(Art::new(Arc::new(from_value::<ld::files::LoadJsonFile>(t, v)?), v.clone()))
+        }
         "multiple_source_loader" => {
             Artifact::Loader(Art::new(Arc::new(from_value::<ld::memory::MultipleSourceLoader>(t, v)?), v.clone()))
         }

@@ -133,8 +133,52 @@ pub fn parse(src: &str) -> EResult<Node> {
     // The Python parser accepts leading/trailing whitespace and newlines inside brackets, as
     // `eval` does; `eval` also strips leading spaces and tabs.
     let trimmed = src.trim_start_matches([' ', '\t']);
+    if bracket_depth(trimmed) > MAX_DEPTH {
+        return Err(err(format!("the expression is nested more than {MAX_DEPTH} levels deep")));
+    }
     let parsed = ruff_python_parser::parse_expression(trimmed).map_err(|e| err(format!("syntax error: {e}")))?;
     lower(parsed.expr())
+}
+
+/// The deepest nesting the sandbox accepts (brackets in the source, nodes in the tree).
+pub const MAX_DEPTH: usize = 100;
+
+/// Maximum bracket nesting of the source, ignoring brackets inside string literals.
+fn bracket_depth(src: &str) -> usize {
+    let (mut depth, mut max, mut quote): (usize, usize, Option<char>) = (0, 0, None);
+    let mut escaped = false;
+    for c in src.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+    }
+    max
+}
+
+/// When less than this much stack is left, recursion continues on a new heap-allocated segment.
+pub const STACK_RED_ZONE: usize = 128 * 1024;
+/// Size of each new stack segment.
+pub const STACK_GROW: usize = 2 * 1024 * 1024;
+
+thread_local! {
+    static LOWER_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 fn lower_box(e: &ra::Expr) -> EResult<Box<Node>> {
@@ -197,8 +241,23 @@ fn lower_fstring_elements(elems: &ra::InterpolatedStringElements, out: &mut Vec<
     Ok(())
 }
 
-/// Lowers one parser expression.
+/// Lowers one parser expression; errors when the tree is deeper than [`MAX_DEPTH`] (operator
+/// chains such as `1+1+...+1` nest one level per operator).
 pub fn lower(e: &ra::Expr) -> EResult<Node> {
+    let depth = LOWER_DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get()
+    });
+    let r = if depth > 2 * MAX_DEPTH {
+        Err(err(format!("the expression is nested more than {} levels deep", 2 * MAX_DEPTH)))
+    } else {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW, || lower_node(e))
+    };
+    LOWER_DEPTH.with(|d| d.set(d.get() - 1));
+    r
+}
+
+fn lower_node(e: &ra::Expr) -> EResult<Node> {
     use ra::Expr as E;
     Ok(match e {
         E::BoolOp(b) => {

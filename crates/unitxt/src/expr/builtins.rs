@@ -699,7 +699,7 @@ fn window(s: &str, a: &Args, i: usize) -> EResult<(usize, usize)> {
     let en = norm(a.get(i + 1, "end"), n)?;
     let byte = |k: i64| s.char_indices().nth(k as usize).map_or(s.len(), |(b, _)| b);
     if st > en {
-        return Ok((byte(st), byte(st).max(0)));
+        return Ok((byte(st), byte(st)));
     }
     Ok((byte(st), byte(en)))
 }

@@ -18,6 +18,9 @@ pub const MAX_STEPS: u64 = 10_000_000;
 /// Maximum bytes of strings and containers created during one evaluation.
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
 
+/// Maximum nesting of lambda calls.
+pub const MAX_CALL_DEPTH: usize = 50;
+
 /// State of one evaluation.
 pub struct Ctx<'a> {
     globals: Option<&'a Instance>,
@@ -26,6 +29,7 @@ pub struct Ctx<'a> {
     pub locals: Vec<(Arc<str>, PyVal)>,
     steps: u64,
     bytes: usize,
+    calls: usize,
 }
 
 /// The names every expression can use besides the instance's fields.
@@ -42,7 +46,7 @@ pub fn global_name(name: &str) -> Option<PyVal> {
 impl<'a> Ctx<'a> {
     /// A fresh evaluation state over `globals` (an instance's fields), if any.
     pub fn new(globals: Option<&'a Instance>) -> Self {
-        Ctx { globals, converted: HashMap::new(), locals: Vec::new(), steps: 0, bytes: 0 }
+        Ctx { globals, converted: HashMap::new(), locals: Vec::new(), steps: 0, bytes: 0, calls: 0 }
     }
 
     /// Counts one step; errors when the bound is exceeded.
@@ -91,8 +95,12 @@ impl<'a> Ctx<'a> {
         global_name(name).ok_or_else(|| err(format!("name '{name}' is not defined")))
     }
 
-    /// Evaluates a node.
+    /// Evaluates a node (growing the stack on the heap for deep trees).
     pub fn eval(&mut self, node: &Node) -> EResult<PyVal> {
+        stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || self.eval_node(node))
+    }
+
+    fn eval_node(&mut self, node: &Node) -> EResult<PyVal> {
         self.tick()?;
         match node {
             Node::Const(c) => Ok(match c {
@@ -542,9 +550,14 @@ impl<'a> Ctx<'a> {
             };
             frame.push((name.clone(), v));
         }
+        if self.calls >= MAX_CALL_DEPTH {
+            return Err(err("maximum recursion depth exceeded in the expression sandbox"));
+        }
+        self.calls += 1;
         let saved = std::mem::replace(&mut self.locals, frame);
         let r = self.eval(&l.body);
         self.locals = saved;
+        self.calls -= 1;
         r
     }
 

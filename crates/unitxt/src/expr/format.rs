@@ -90,7 +90,7 @@ fn group_digits(int_part: &str, sep: char, every: usize) -> String {
     let n = int_part.chars().count();
     let mut out = String::new();
     for (i, c) in int_part.chars().enumerate() {
-        if i > 0 && (n - i) % every == 0 {
+        if i > 0 && (n - i).is_multiple_of(every) {
             out.push(sep);
         }
         out.push(c);

@@ -174,3 +174,17 @@ fn expression_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Expression>();
 }
+
+#[test]
+fn deep_nesting_and_recursion_are_errors_not_crashes() {
+    let vars = Instance::new();
+    let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    assert!(Expression::parse(&deep).is_err());
+    let chain = vec!["1"; 5000].join("+");
+    assert!(Expression::parse(&chain).is_err());
+    assert!(Expression::parse(&vec!["1"; 150].join("+")).is_ok());
+    let e = Expression::parse("(lambda f: f(f))(lambda f: f(f))").unwrap().eval(&vars).unwrap_err();
+    assert!(e.to_string().contains("recursion"), "{e}");
+    // brackets inside strings do not count
+    assert_eq!(Expression::parse(&format!("len('{}')", "(".repeat(500))).unwrap().eval(&vars).unwrap(), 500);
+}

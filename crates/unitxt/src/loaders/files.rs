@@ -121,8 +121,8 @@ pub struct LoadJsonFile {
 
 impl LoadJsonFile {
     fn read(&self, path: &std::path::Path, limit: Option<usize>) -> Result<Vec<crate::value::Instance>> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
         let bad = |m: String| Error::invalid(format!("{}: {m}", path.display()));
         let items: Vec<Value> = if self.lines {
             if self.data_field.is_some() {
@@ -227,9 +227,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("unitxt_rs_jsonl_{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("t.jsonl");
-        std::fs::write(&f, "{\"a\": 1, \"b\": \"x\", \"c\": [1, 2]}\n{\"a\": 2.5, \"c\": null, \"d\": {\"x\": 1}}\n").unwrap();
+        std::fs::write(&f, "{\"a\": 1, \"b\": \"x\", \"c\": [1, 2]}\n{\"a\": 2.5, \"c\": null, \"d\": {\"x\": 1}}\n")
+            .unwrap();
         let l: LoadJsonFile =
-            serde_json::from_value(serde_json::json!({"files": {"test": f.to_string_lossy()}, "lines": true})).unwrap();
+            serde_json::from_value(serde_json::json!({"files": {"test": f.to_string_lossy()}, "lines": true}))
+                .unwrap();
         let mut ms = l.load(None).unwrap();
         assert_eq!(
             rows(&mut ms, "test"),

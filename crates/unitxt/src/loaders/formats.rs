@@ -97,7 +97,9 @@ pub fn file_stream(path: PathBuf, format: Option<FileFormat>, typing: Typing) ->
         match fmt {
             FileFormat::Parquet => parquet_stream(&path),
             FileFormat::Json => Ok(vec_stream(read_json(&path, None, typing)?)),
-            FileFormat::Csv(sep) => Ok(vec_stream(read_csv(&path, &CsvOptions { sep, ..Default::default() }, typing)?)),
+            FileFormat::Csv(sep) => {
+                Ok(vec_stream(read_csv(&path, &CsvOptions { sep, ..Default::default() }, typing)?))
+            }
             FileFormat::Text => Ok(vec_stream(read_text(&path)?)),
         }
     })
@@ -115,10 +117,13 @@ fn open(path: &Path) -> Result<File> {
 /// the file when it is not valid parquet.
 pub fn parquet_stream(path: &Path) -> Result<Stream> {
     let file = open(path)?;
-    let bad = |e: parquet::errors::ParquetError| {
-        Error::invalid(format!("cannot read parquet file {}: {e}", path.display()))
-    };
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file).map_err(bad)?.with_batch_size(BATCH_ROWS).build().map_err(bad)?;
+    let bad =
+        |e: parquet::errors::ParquetError| Error::invalid(format!("cannot read parquet file {}: {e}", path.display()));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(bad)?
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(bad)?;
     Ok(Box::new(ParquetRows { path: path.to_path_buf(), reader: Some(reader), buf: VecDeque::new() }))
 }
 
@@ -142,7 +147,10 @@ impl Iterator for ParquetRows {
                 }
                 Some(Err(e)) => {
                     self.reader = None;
-                    return Some(Err(Error::invalid(format!("cannot read parquet file {}: {e}", self.path.display()))));
+                    return Some(Err(Error::invalid(format!(
+                        "cannot read parquet file {}: {e}",
+                        self.path.display()
+                    ))));
                 }
                 Some(Ok(b)) => b,
             };
@@ -161,7 +169,8 @@ impl Iterator for ParquetRows {
 /// with `field`, the list of objects at that top-level key. Columns are unified over rows
 /// (missing ones are `None`, in first-seen order) and typed by `typing`.
 pub fn read_json(path: &Path, field: Option<&str>, typing: Typing) -> Result<Vec<Instance>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
     let bad = |msg: String| Error::invalid(format!("{}: {msg}", path.display()));
     let rows: Vec<Value> = match serde_json::from_str::<Value>(&text) {
         Ok(v) if field.is_none() || matches!(v, Value::Object(_)) => {
@@ -242,7 +251,8 @@ pub fn unify_columns(rows: Vec<Instance>, typing: Typing) -> Vec<Instance> {
 
 /// Reads a text file as `{"text": line}` rows (line ends removed).
 pub fn read_text(path: &Path) -> Result<Vec<Instance>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
     Ok(text
         .lines()
         .map(|l| {
@@ -359,9 +369,8 @@ pub fn read_csv(path: &Path, opts: &CsvOptions, typing: Typing) -> Result<Vec<In
             break;
         }
         let rec = rec.map_err(bad)?;
-        let row = (0..header.len())
-            .map(|i| rec.get(i).filter(|s| !NA_VALUES.contains(s)).map(|s| s.to_string()))
-            .collect();
+        let row =
+            (0..header.len()).map(|i| rec.get(i).filter(|s| !NA_VALUES.contains(s)).map(|s| s.to_string())).collect();
         cells.push(row);
     }
     let types: Vec<ColType> = (0..header.len())

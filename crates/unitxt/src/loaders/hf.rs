@@ -67,6 +67,10 @@ pub struct LoadHF {
     /// locally (relative to the working directory), as Unitxt decides.
     #[serde(default)]
     pub data_classification_policy: Option<Vec<String>>,
+    /// Not from the catalog: when set, overrides `UNITXT_ALLOW_UNVERIFIED_CODE` for
+    /// `filtering_lambda` (for callers that decide it themselves).
+    #[serde(skip)]
+    pub allow_unverified_code: Option<bool>,
 }
 
 /// One config of a dataset: split name -> file patterns, in the dataset's split order.
@@ -153,8 +157,9 @@ pub fn readme_metadata(root: &Path) -> Result<Value> {
     let mut yaml = String::new();
     for l in lines {
         if l.trim_end() == "---" {
-            let y: serde_yaml::Value = serde_yaml::from_str(&yaml)
-                .map_err(|e| Error::invalid(format!("invalid YAML front matter in {}: {e}", root.join("README.md").display())))?;
+            let y: serde_yaml::Value = serde_yaml::from_str(&yaml).map_err(|e| {
+                Error::invalid(format!("invalid YAML front matter in {}: {e}", root.join("README.md").display()))
+            })?;
             return serde_json::to_value(y).map_err(|e| {
                 Error::invalid(format!("unsupported YAML front matter in {}: {e}", root.join("README.md").display()))
             });
@@ -169,7 +174,11 @@ fn patterns(v: &Value, what: &str) -> Result<Vec<String>> {
         Value::String(s) => Ok(vec![s.clone()]),
         Value::Array(a) => a
             .iter()
-            .map(|x| x.as_str().map(str::to_string).ok_or_else(|| Error::invalid(format!("{what}: expected a path, got {x}"))))
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| Error::invalid(format!("{what}: expected a path, got {x}")))
+            })
             .collect(),
         other => Err(Error::invalid(format!("{what}: expected a path or a list of paths, got {other}"))),
     }
@@ -189,7 +198,8 @@ pub fn normalize_data_files(v: &Value) -> Result<IndexMap<String, Vec<String>>> 
         Value::Array(items) => {
             for it in items {
                 let split = it.get("split").and_then(|s| s.as_str()).unwrap_or("train");
-                let p = it.get("path").ok_or_else(|| Error::invalid(format!("data_files entry without `path`: {it}")))?;
+                let p =
+                    it.get("path").ok_or_else(|| Error::invalid(format!("data_files entry without `path`: {it}")))?;
                 out.entry(split.to_string()).or_default().extend(patterns(p, "data_files")?);
             }
         }
@@ -234,7 +244,8 @@ pub fn list_files(base: &Path) -> Result<Vec<String>> {
         if depth > 32 {
             return Ok(());
         }
-        let entries = std::fs::read_dir(dir).map_err(|e| Error::from(e).context(format!("listing {}", dir.display())))?;
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| Error::from(e).context(format!("listing {}", dir.display())))?;
         for e in entries {
             let e = e?;
             let name = e.file_name().to_string_lossy().to_string();
@@ -274,8 +285,13 @@ pub fn resolve_pattern(base: &Path, all: &[String], pattern: &str) -> Result<Vec
             Err(Error::not_found(format!("unable to find data file {pattern:?} in {}", base.display())))
         };
     }
-    let pat = glob::Pattern::new(p).map_err(|e| Error::invalid(format!("invalid data file pattern {pattern:?}: {e}")))?;
-    let opts = glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
+    let pat =
+        glob::Pattern::new(p).map_err(|e| Error::invalid(format!("invalid data file pattern {pattern:?}: {e}")))?;
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
     let found: Vec<PathBuf> = all.iter().filter(|f| pat.matches_with(f, opts)).map(|f| base.join(f)).collect();
     if found.is_empty() {
         return Err(Error::not_found(format!("unable to find data files matching {pattern:?} in {}", base.display())));
@@ -303,7 +319,11 @@ fn has_keyword(part: &str, kw: &str, whole_ok: bool, need_after: bool) -> bool {
         let i = start + i;
         let before_ok = i == 0 || part[..i].chars().last().is_some_and(is_sep);
         let rest = &part[i + kw.len()..];
-        let after_ok = if need_after { rest.chars().next().is_some_and(is_sep) } else { rest.is_empty() || rest.chars().next().is_some_and(is_sep) };
+        let after_ok = if need_after {
+            rest.chars().next().is_some_and(is_sep)
+        } else {
+            rest.is_empty() || rest.chars().next().is_some_and(is_sep)
+        };
         if before_ok && after_ok {
             return true;
         }
@@ -324,7 +344,11 @@ pub fn default_data_files(all: &[String]) -> IndexMap<String, Vec<String>> {
             if let Some(pos) = name.find("-of-") {
                 let (head, tail) = (&name[..pos], &name[pos + 4..]);
                 let digits_ok = |s: &str| s.len() >= 5 && s[..5].bytes().all(|b| b.is_ascii_digit());
-                if head.len() > 6 && head.as_bytes()[head.len() - 6] == b'-' && digits_ok(&head[head.len() - 5..]) && digits_ok(tail) {
+                if head.len() > 6
+                    && head.as_bytes()[head.len() - 6] == b'-'
+                    && digits_ok(&head[head.len() - 5..])
+                    && digits_ok(tail)
+                {
                     sharded.entry(head[..head.len() - 6].to_string()).or_default().push(f.to_string());
                 }
             }
@@ -379,13 +403,11 @@ pub fn select_config<'a>(configs: &'a [ConfigSpec], name: Option<&str>, repo: &s
         Some(n) => configs.iter().find(|c| c.name == n).ok_or_else(|| {
             Error::not_found(format!("config `{n}` not found in dataset `{repo}`; available configs: {names:?}"))
         }),
-        None => configs
-            .iter()
-            .find(|c| c.default)
-            .or(if configs.len() == 1 { configs.first() } else { None })
-            .ok_or_else(|| {
-                Error::not_found(format!("dataset `{repo}` has several configs; pick one with `name`: {names:?}"))
-            }),
+        None => {
+            configs.iter().find(|c| c.default).or(if configs.len() == 1 { configs.first() } else { None }).ok_or_else(
+                || Error::not_found(format!("dataset `{repo}` has several configs; pick one with `name`: {names:?}")),
+            )
+        }
     }
 }
 
@@ -421,7 +443,10 @@ impl LoadHF {
                     };
                     let all = list_files(&base)?;
                     let files = default_data_files(&all);
-                    return Ok(files.into_iter().map(|(s, fs)| (s, fs.into_iter().map(|f| base.join(f)).collect())).collect());
+                    return Ok(files
+                        .into_iter()
+                        .map(|(s, fs)| (s, fs.into_iter().map(|f| base.join(f)).collect()))
+                        .collect());
                 }
                 let c = select_config(&configs, self.name.as_deref(), &self.path)?;
                 let base = match &c.data_dir {
@@ -439,9 +464,9 @@ impl LoadHF {
         for (split, pats) in split_patterns {
             let mut files: Vec<PathBuf> = Vec::new();
             for p in &pats {
-                for f in resolve_pattern(&base, &all, p)
-                    .map_err(|e| e.context(format!("split `{split}` of dataset `{}` config `{shown_name}`", self.path)))?
-                {
+                for f in resolve_pattern(&base, &all, p).map_err(|e| {
+                    e.context(format!("split `{split}` of dataset `{}` config `{shown_name}`", self.path))
+                })? {
                     if !files.contains(&f) {
                         files.push(f);
                     }
@@ -454,7 +479,11 @@ impl LoadHF {
 
     fn filter(&self) -> Result<Option<std::sync::Arc<(String, crate::expr::Expression)>>> {
         let Some(src) = &self.filtering_lambda else { return Ok(None) };
-        if !bool_setting("UNITXT_ALLOW_UNVERIFIED_CODE", false)? {
+        let allowed = match self.allow_unverified_code {
+            Some(a) => a,
+            None => bool_setting("UNITXT_ALLOW_UNVERIFIED_CODE", false)?,
+        };
+        if !allowed {
             return Err(Error::unsupported(
                 "LoadHF cannot use filtering_lambda without UNITXT_ALLOW_UNVERIFIED_CODE=True (as in Unitxt)",
             ));
@@ -470,7 +499,10 @@ pub fn parse_lambda(src: &str) -> Result<(String, &str)> {
     let rest = src.trim().strip_prefix("lambda").ok_or_else(bad)?;
     let colon = rest.find(':').ok_or_else(bad)?;
     let var = rest[..colon].trim();
-    if var.is_empty() || !var.chars().all(|c| c.is_alphanumeric() || c == '_') || var.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+    if var.is_empty()
+        || !var.chars().all(|c| c.is_alphanumeric() || c == '_')
+        || var.chars().next().is_some_and(|c| c.is_ascii_digit())
+    {
         return Err(bad());
     }
     Ok((var.to_string(), rest[colon + 1..].trim()))
@@ -576,7 +608,10 @@ mod tests {
         assert_eq!(ms.names(), vec!["train", "validation", "test"]);
         assert_eq!(
             first(&mut ms, "train"),
-            r#"{"sentence1":"I stuck a pin through a carrot. When I pulled the pin out, it had a hole.","sentence2":"The carrot had a hole.","label":1,"idx":0,"data_classification_policy":["public"]}"#
+            concat!(
+                r#"{"sentence1":"I stuck a pin through a carrot. When I pulled the pin out, it had a hole.","#,
+                r#""sentence2":"The carrot had a hole.","label":1,"idx":0,"data_classification_policy":["public"]}"#,
+            )
         );
     }
 
@@ -615,7 +650,14 @@ mod tests {
         assert_eq!(rows.len(), 3);
         assert_eq!(
             Value::Object(rows[0].clone()).to_string(),
-            r#"{"question":"A lesion causing compression of the facial nerve at the stylomastoid foramen will cause ipsilateral","subject":"anatomy","choices":["paralysis of the facial muscles.","paralysis of the facial muscles and loss of taste.","paralysis of the facial muscles, loss of taste and lacrimation.","paralysis of the facial muscles, loss of taste, lacrimation and decreased salivation."],"answer":0,"data_classification_policy":["public"]}"#
+            concat!(
+                r#"{"question":"A lesion causing compression of the facial nerve at the stylomastoid foramen"#,
+                r#" will cause ipsilateral","#,
+                r#""subject":"anatomy","choices":["paralysis of the facial muscles.","#,
+                r#""paralysis of the facial muscles and loss of taste.","paralysis of the facial muscles,"#,
+                r#" loss of taste and lacrimation.","paralysis of the facial muscles, loss of taste,"#,
+                r#" lacrimation and decreased salivation."],"answer":0,"data_classification_policy":["public"]}"#,
+            )
         );
         assert_eq!(collect(ms.take("dev").unwrap()).unwrap().len(), 3);
     }
@@ -627,7 +669,11 @@ mod tests {
         assert_eq!(train.len(), 67349);
         assert_eq!(
             Value::Object(train[67348].clone()).to_string(),
-            r#"{"sentence":"this new jangle of noise , mayhem and stupidity must be a serious contender for the title . ","label":0,"idx":67348,"data_classification_policy":["public"]}"#
+            concat!(
+                r#"{"sentence":"this new jangle of noise ,"#,
+                r#" mayhem and stupidity must be a serious contender for the title . ","label":0,"idx":67348,"#,
+                r#""data_classification_policy":["public"]}"#,
+            )
         );
         assert_eq!(collect(ms.take("validation").unwrap()).unwrap().len(), 872);
         let test = collect(ms.take("test").unwrap()).unwrap();
@@ -644,7 +690,11 @@ mod tests {
         assert_eq!(ms.names(), vec!["train"]);
         assert_eq!(
             first(&mut ms, "train"),
-            r#"{"id":"0","tokens":["EU","rejects","German","call","to","boycott","British","lamb","."],"pos_tags":[22,42,16,21,35,37,16,21,7],"chunk_tags":[11,21,11,12,21,22,11,12,0],"ner_tags":[3,0,7,0,0,0,7,0,0],"data_classification_policy":["pii"]}"#
+            concat!(
+                r#"{"id":"0","tokens":["EU","rejects","German","call","to","boycott","British","lamb","."],"#,
+                r#""pos_tags":[22,42,16,21,35,37,16,21,7],"chunk_tags":[11,21,11,12,21,22,11,12,0],"ner_tags":[3,"#,
+                r#"0,7,0,0,0,7,0,0],"data_classification_policy":["pii"]}"#,
+            )
         );
     }
 
@@ -669,7 +719,8 @@ mod tests {
     fn corrupt_parquet_is_an_error() {
         let dir = std::env::temp_dir().join(format!("unitxt_rs_corrupt_{}", std::process::id()));
         std::fs::create_dir_all(dir.join("data")).unwrap();
-        std::fs::write(dir.join("data/train-00000-of-00001.parquet"), b"PAR1 this is not parquet at all PAR1").unwrap();
+        std::fs::write(dir.join("data/train-00000-of-00001.parquet"), b"PAR1 this is not parquet at all PAR1")
+            .unwrap();
         // A real file cut in half: valid magic at the start, footer gone.
         let real = snapshot_in_cache(&hub(), "nyu-mll/glue", None).unwrap().join("wnli/test-00000-of-00001.parquet");
         let bytes = std::fs::read(real).unwrap();
@@ -688,17 +739,54 @@ mod tests {
 
     #[test]
     fn default_layouts() {
-        let all: Vec<String> = ["a/dev.jsonl", "a/train.jsonl", "b/test_x.csv", "notes.md"].iter().map(|s| s.to_string()).collect();
+        let all: Vec<String> =
+            ["a/dev.jsonl", "a/train.jsonl", "b/test_x.csv", "notes.md"].iter().map(|s| s.to_string()).collect();
         let got = default_data_files(&all);
         assert_eq!(got.keys().collect::<Vec<_>>(), vec!["train", "validation", "test"]);
-        let all: Vec<String> = ["data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet", "data/foo-00000-of-00001.parquet"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let all: Vec<String> = [
+            "data/train-00000-of-00002.parquet",
+            "data/train-00001-of-00002.parquet",
+            "data/foo-00000-of-00001.parquet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let got = default_data_files(&all);
         assert_eq!(got.keys().collect::<Vec<_>>(), vec!["train", "foo"]);
         assert_eq!(got["train"].len(), 2);
         assert_eq!(parse_lambda("lambda x: x['subject'] == 'a'").unwrap(), ("x".to_string(), "x['subject'] == 'a'"));
+    }
+
+    #[test]
+    fn filtering_lambda_before_limit() {
+        // Unitxt's LoadHF(path='cais/mmlu', name='all', filtering_lambda="lambda x: x['subject'] == 'anatomy'")
+        // keeps the 135 anatomy test rows; the first equals anatomy's first test row.
+        let mut l = loader("cais/mmlu", Some("all"));
+        l.filtering_lambda = Some("lambda x: x['subject'] == 'anatomy'".into());
+        l.split = Some("test".into());
+        let root = snapshot_in_cache(&hub(), &l.path, None).unwrap();
+        l.allow_unverified_code = Some(false);
+        assert_eq!(l.load_at(&root, None).err().unwrap().kind, crate::error::ErrorKind::Unsupported);
+        l.allow_unverified_code = Some(true);
+        let rows = collect(l.load_at(&root, None).unwrap().take("test").unwrap()).unwrap();
+        assert_eq!(rows.len(), 135);
+        let anatomy = collect(load(&loader("cais/mmlu", Some("anatomy")), None).take("test").unwrap()).unwrap();
+        assert_eq!(rows, anatomy);
+        let rows = collect(l.load_at(&root, Some(2)).unwrap().take("test").unwrap()).unwrap();
+        assert_eq!(rows, anatomy[..2].to_vec());
+    }
+
+    /// Through `Loader::load` and the environment, as the oracle runs it: needs
+    /// `UNITXT_HF_OFFLINE_DATASETS_PATH` holding `nyu-mll/glue` (run with `--ignored`).
+    #[test]
+    #[ignore]
+    fn load_through_offline_env() {
+        let l = loader("nyu-mll/glue", Some("wnli"));
+        let mut ms = Loader::load(&l, Some(1)).unwrap();
+        assert_eq!(collect(ms.take("validation").unwrap()).unwrap().len(), 1);
+        assert!(first(&mut ms, "train").starts_with(r#"{"sentence1":"I stuck a pin"#));
+        let e = Loader::load(&loader("nobody/nothing", None), None).err().unwrap();
+        assert_eq!(e.kind, crate::error::ErrorKind::NotFound);
     }
 
     /// Writes every config and split of the shared datasets as JSON lines into

@@ -117,13 +117,17 @@ mod tests {
             collect(ms.take("test").unwrap()).unwrap().into_iter().map(|i| Value::Object(i).to_string()).collect();
         assert_eq!(
             got,
-            vec![r#"{"a":1,"data_classification_policy":["proprietary"]}"#, r#"{"a":2,"data_classification_policy":["pii"]}"#]
+            vec![
+                r#"{"a":1,"data_classification_policy":["proprietary"]}"#,
+                r#"{"a":2,"data_classification_policy":["pii"]}"#
+            ]
         );
     }
 
     #[test]
     fn dictionary_checks_fields() {
-        let l: LoadFromDictionary = serde_json::from_value(serde_json::json!({"data": {"test": [{"a": 1}, {"b": 1}]}})).unwrap();
+        let l: LoadFromDictionary =
+            serde_json::from_value(serde_json::json!({"data": {"test": [{"a": 1}, {"b": 1}]}})).unwrap();
         assert!(l.load(None).is_err());
         let l: LoadFromDictionary = serde_json::from_value(serde_json::json!({"data": {"test": []}})).unwrap();
         assert!(l.load(None).is_err());

@@ -35,9 +35,11 @@ pub struct Marker;
 pub fn effective_limit(recipe: Option<usize>, own: Option<usize>) -> Result<Option<usize>> {
     let local = recipe.or(own);
     let global = match std::env::var("UNITXT_GLOBAL_LOADER_LIMIT") {
-        Ok(s) if !s.trim().is_empty() => Some(s.trim().parse::<usize>().map_err(|_| {
-            Error::invalid(format!("UNITXT_GLOBAL_LOADER_LIMIT must be an integer, got {s:?}"))
-        })?),
+        Ok(s) if !s.trim().is_empty() => Some(
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| Error::invalid(format!("UNITXT_GLOBAL_LOADER_LIMIT must be an integer, got {s:?}")))?,
+        ),
         _ => None,
     };
     Ok(match (global, local) {
@@ -114,8 +116,28 @@ mod tests {
         lists.insert("test".to_string(), vec![a.as_object().unwrap().clone(), b.as_object().unwrap().clone()]);
         let mut ms = add_policy(MultiStream::from_lists(lists), &["proprietary".to_string()]);
         let got = crate::stream::collect(ms.take("test").unwrap()).unwrap();
-        assert_eq!(Value::Object(got[0].clone()).to_string(), r#"{"a":1,"data_classification_policy":["proprietary"],"b":2}"#);
-        assert_eq!(Value::Object(got[1].clone()).to_string(), r#"{"a":1,"data_classification_policy":["proprietary"]}"#);
+        assert_eq!(
+            Value::Object(got[0].clone()).to_string(),
+            r#"{"a":1,"data_classification_policy":["proprietary"],"b":2}"#
+        );
+        assert_eq!(
+            Value::Object(got[1].clone()).to_string(),
+            r#"{"a":1,"data_classification_policy":["proprietary"]}"#
+        );
+    }
+
+    #[test]
+    fn registry_builds_loaders() {
+        let v = json!({"__type__": "multiple_source_loader", "sources": [
+            {"__type__": "load_from_dictionary", "data": {"test": [{"a": 1}]}},
+            {"__type__": "load_hf", "path": "cais/mmlu", "name": "anatomy", "splits": ["test"]},
+            {"__type__": "load_csv", "files": {"test": "x.csv"}, "sep": "\t"},
+            {"__type__": "load_json_file", "files": {"test": "x.jsonl"}, "lines": true}
+        ]});
+        match crate::registry::build(&v).unwrap() {
+            crate::artifact::Artifact::Loader(l) => assert_eq!(l.display_name(), "multiple_source_loader"),
+            other => panic!("built a {}", other.kind()),
+        }
     }
 
     #[test]
