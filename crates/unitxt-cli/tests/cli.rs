@@ -36,11 +36,12 @@ fn readme_example_prepares_the_test_split() {
     assert_eq!(first["target"], "Rome");
     assert_eq!(first["references"], serde_json::json!(["Rome"]));
     assert_eq!(first["postprocessors"], serde_json::json!(["processors.take_first_non_empty_line"]));
-    let source = first["source"].as_str().unwrap();
-    assert!(source.starts_with("Answer with the name of the city only.\n\n"), "{source}");
-    assert!(source.ends_with("What is the capital of Italy (Europe)?\nCapital: "), "{source}");
-    // Two demos, each rendered as question, target prefix and answer.
-    assert_eq!(source.matches("Capital: ").count(), 3, "{source}");
+    // Unitxt's default system_format: instruction, then each demo, then the instance.
+    assert_eq!(
+        first["source"],
+        "Answer with the name of the city only.\nWhat is the capital of France (Europe)?\nCapital: Paris\n\n\
+         What is the capital of Kenya (Africa)?\nCapital: Nairobi\n\nWhat is the capital of Italy (Europe)?\nCapital: "
+    );
     let td: serde_json::Value = serde_json::from_str(first["task_data"].as_str().unwrap()).unwrap();
     assert_eq!(td["metadata"]["num_demos"], 2);
     assert_eq!(td["demos"].as_array().unwrap().len(), 2);
@@ -86,22 +87,6 @@ fn too_many_demos_for_the_pool() {
 }
 
 #[test]
-fn failure_leaves_no_output_file() {
-    let dir = tempdir();
-    let out = dir.join("out.jsonl");
-    // An inline template whose output format names a field the task does not have: every
-    // instance fails, after the file was opened.
-    let recipe = "card=cards.example.capitals,template=templates.example.capital[output_format={capitol}]";
-    let o = run(&["prepare", recipe, "--catalog", "examples/catalog", "--split", "test", "--output", out.to_str().unwrap()]);
-    assert!(!o.status.success());
-    let e = stderr(&o);
-    assert!(e.contains("split \"test\", instance 0"), "{e}");
-    assert!(e.contains("capitol"), "{e}");
-    assert!(!out.exists());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "temporary files left behind");
-}
-
-#[test]
 fn unknown_type_and_bad_field_type_are_located() {
     let dir = tempdir();
     let cat = dir.join("catalog");
@@ -113,11 +98,15 @@ fn unknown_type_and_bad_field_type_are_located() {
         "templates": [{"__type__": "input_output_template", "input_format": "{x}", "output_format": "{y}"}]
     });
     std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
-    let o = run(&["prepare", "card=cards.mine", "--catalog", cat.to_str().unwrap(), "--split", "test"]);
+    // The second instance fails after the first was written: no output file may remain.
+    let out = dir.join("out.jsonl");
+    let o = run(&["prepare", "card=cards.mine", "--catalog", cat.to_str().unwrap(), "--split", "test", "--output", out.to_str().unwrap()]);
     assert!(!o.status.success());
     let e = stderr(&o);
-    assert!(e.contains("field \"y\""), "{e}");
+    assert!(e.contains("value \"oops\" of field \"y\" is not of the required type int"), "{e}");
     assert!(e.contains("split \"test\", instance 1"), "{e}");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "temporary files left behind");
 
     let bad = serde_json::json!({"__type__": "task_card", "loader": {"__type__": "load_hf_nonexistent"}, "task": "tasks.x"});
     std::fs::write(cat.join("cards/bad.json"), bad.to_string()).unwrap();

@@ -64,6 +64,25 @@ impl Type {
     }
 }
 
+impl std::fmt::Display for Type {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |ts: &[Type]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        match self {
+            Type::Any => write!(f, "Any"),
+            Type::Str => write!(f, "str"),
+            Type::Int => write!(f, "int"),
+            Type::Float => write!(f, "float"),
+            Type::Bool => write!(f, "bool"),
+            Type::NoneType => write!(f, "None"),
+            Type::List(t) => write!(f, "List[{t}]"),
+            Type::Dict(k, v) => write!(f, "Dict[{k}, {v}]"),
+            Type::Tuple(ts) => write!(f, "Tuple[{}]", join(ts)),
+            Type::Union(ts) => write!(f, "Union[{}]", join(ts)),
+            Type::Object(n) | Type::Sequence(n) => write!(f, "{n}"),
+        }
+    }
+}
+
 fn parse_type(s: &str) -> std::result::Result<(Type, &str), String> {
     let end = s.find(|c: char| c == '[' || c == ']' || c == ',').unwrap_or(s.len());
     let name = s[..end].trim();
@@ -220,7 +239,7 @@ impl Task {
             })?;
             if !ty.check(v) {
                 return Err(Error::invalid(format!(
-                    "value {} of field {name:?} is not of the required type {ty:?}",
+                    "value {} of field {name:?} is not of the required type {ty}",
                     crate::artifact::short(v)
                 )));
             }

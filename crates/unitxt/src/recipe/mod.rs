@@ -350,7 +350,7 @@ impl Recipe {
         });
         // Verbalization and finalization, per instance.
         let me = self.clone();
-        Ok(ms.map_streams(|split, s| {
+        let ms = ms.map_streams(|split, s| {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
@@ -359,7 +359,9 @@ impl Recipe {
                 me.verbalize_and_finalize(inst, &split, pool.as_deref())
                     .map_err(|e| e.context(format!("split {split:?}, instance {i}")))
             })) as Stream
-        }))
+        });
+        // Errors raised before verbalization get located too (by output position).
+        Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
     }
 
     fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&Vec<Instance>>) -> Result<Instance> {
