@@ -126,6 +126,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "separate_split" => operator::<sp::splitters::SeparateSplit>(t, v)?,
         "slice_split" => operator::<sp::splitters::SliceSplit>(t, v)?,
         "split_random_mix" => operator::<sp::splitters::SplitRandomMix>(t, v)?,
+        "close_text_sampler" => sampler::<sp::samplers::CloseTextSampler>(t, v)?,
         "diverse_labels_sampler" => sampler::<sp::samplers::DiverseLabelsSampler>(t, v)?,
         "fixed_indices_sampler" => sampler::<sp::samplers::FixedIndicesSampler>(t, v)?,
         "random_sampler" => sampler::<sp::samplers::RandomSampler>(t, v)?,

@@ -13,4 +13,5 @@ pub trait Sampler: Send + Sync {
     fn sample(&self, sample_size: usize, pool: &[&Instance], instance: &Instance, sampling_seed: Option<i64>) -> Result<Vec<Instance>>;
 }
 
+pub mod difflib;
 pub mod samplers;

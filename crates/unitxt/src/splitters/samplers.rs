@@ -159,3 +159,31 @@ impl Sampler for DiverseLabelsSampler {
         Ok(chosen.into_iter().cloned().collect())
     }
 }
+
+/// `close_text_sampler`: the demos whose `input_fields[field]` text is among the
+/// `sample_size` closest (Python's `difflib.get_close_matches` with cutoff 0) to the
+/// instance's, then a random sample of those (seeded by the instance, without local seed, as
+/// in Unitxt).
+#[derive(Deserialize)]
+pub struct CloseTextSampler {
+    pub field: String,
+}
+
+impl Sampler for CloseTextSampler {
+    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, _seed: Option<i64>) -> Result<Vec<Instance>> {
+        let path = format!("input_fields/{}", self.field);
+        let text_of = |i: &Instance| -> Result<String> {
+            match crate::value::dict_get(i, &path)? {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(Error::invalid(format!("close_text_sampler needs text in {path:?}, got {other}"))),
+            }
+        };
+        let word = text_of(instance)?;
+        let options: Vec<String> = pool.iter().map(|p| text_of(p)).collect::<Result<_>>()?;
+        let closest = super::difflib::get_close_matches(&word, &options, n, 0.0);
+        let candidates: Vec<&Instance> =
+            pool.iter().zip(&options).filter(|(_, t)| closest.contains(t)).map(|(p, _)| *p).collect();
+        let mut rng = instance_rng(instance, None)?;
+        Ok(rng.sample_indices(candidates.len(), n).into_iter().map(|i| candidates[i].clone()).collect())
+    }
+}
