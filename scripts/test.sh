@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export HF_HUB_CACHE="${HF_HUB_CACHE:-$ROOT/../shared/hf-hub}"
 export HF_HUB_OFFLINE=1
+# Extra artifacts used by the oracle recipes (both Unitxt and unitxt-rs read UNITXT_CATALOGS).
+export UNITXT_CATALOGS="$ROOT/tests/catalog"
 export NLTK_DATA="${NLTK_DATA:-$ROOT/../shared/nltk_data}"
 VENV="$ROOT/.venv"
 

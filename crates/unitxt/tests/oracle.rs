@@ -92,6 +92,9 @@ fn main() {
         std::env::set_var("HF_HUB_CACHE", root().join("../shared/hf-hub"));
     }
     std::env::set_var("HF_HUB_OFFLINE", "1");
+    if std::env::var_os("UNITXT_CATALOGS").is_none() {
+        std::env::set_var("UNITXT_CATALOGS", root().join("tests/catalog"));
+    }
     let golden_dir = std::env::var_os("UNITXT_RS_ORACLE_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle"));
     let list = std::fs::read_to_string(root().join("tests/oracle_recipes.tsv")).expect("tests/oracle_recipes.tsv");
     let mut trials = Vec::new();
