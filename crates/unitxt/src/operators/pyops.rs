@@ -3,6 +3,7 @@
 //! `str()` / `tuple()` constructors. Tuples and sets are represented as JSON lists.
 
 use crate::error::{Error, Result};
+pub use crate::py::repr::type_name;
 use crate::value::{truthy, Instance, Value};
 
 /// A number seen the way Python sees it: bools are ints.
@@ -57,20 +58,6 @@ fn to_f64(n: Num) -> f64 {
         Num::Float(f) => f,
     }
 }
-
-/// Python's `type(v).__name__` for messages.
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
-
 /// `list(v)`: the items of a list, the characters of a string, the keys of a dict. Errors
 /// (Python's `TypeError`) for other values.
 pub fn py_iter(v: &Value) -> Result<Vec<Value>> {

@@ -28,20 +28,6 @@ fn yes() -> bool {
 // ---------------------------------------------------------------------------------------------
 // Python value semantics used by the filters
 // ---------------------------------------------------------------------------------------------
-
-/// Python's name of a value's type, for error messages.
-fn py_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
-
 enum Num {
     Int(i128),
     Float(f64),
@@ -106,8 +92,8 @@ pub fn py_order(a: &Value, b: &Value, op: &str) -> Result<Ordering> {
         }
         _ => Err(Error::invalid(format!(
             "'{op}' not supported between instances of '{}' and '{}'",
-            py_type(a),
-            py_type(b)
+            crate::py::repr::type_name(a),
+            crate::py::repr::type_name(b)
         ))),
     }
 }
@@ -119,15 +105,15 @@ pub fn py_in(needle: &Value, haystack: &Value) -> Result<bool> {
         Value::Object(m) => match needle {
             Value::String(s) => Ok(m.contains_key(s)),
             Value::Array(_) | Value::Object(_) => {
-                Err(Error::invalid(format!("unhashable type: '{}'", py_type(needle))))
+                Err(Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(needle))))
             }
             _ => Ok(false),
         },
         Value::String(h) => match needle {
             Value::String(s) => Ok(h.contains(s.as_str())),
-            _ => Err(Error::invalid(format!("'in <string>' requires string as left operand, not {}", py_type(needle)))),
+            _ => Err(Error::invalid(format!("'in <string>' requires string as left operand, not {}", crate::py::repr::type_name(needle)))),
         },
-        _ => Err(Error::invalid(format!("argument of type '{}' is not iterable", py_type(haystack)))),
+        _ => Err(Error::invalid(format!("argument of type '{}' is not iterable", crate::py::repr::type_name(haystack)))),
     }
 }
 
@@ -450,7 +436,7 @@ fn py_len(v: &Value) -> Result<usize> {
         Value::String(s) => Ok(s.chars().count()),
         Value::Array(a) => Ok(a.len()),
         Value::Object(m) => Ok(m.len()),
-        other => Err(Error::invalid(format!("object of type '{}' has no len()", py_type(other)))),
+        other => Err(Error::invalid(format!("object of type '{}' has no len()", crate::py::repr::type_name(other)))),
     }
 }
 

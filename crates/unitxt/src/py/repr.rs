@@ -359,3 +359,17 @@ mod tests {
         assert!(is_printable(' ') && !is_printable('\u{3000}') && is_printable('中'));
     }
 }
+
+/// Python's `type(v).__name__` of a value (`NoneType`, `bool`, `int`, `float`, `str`, `list`,
+/// `dict`), for messages that quote Python's own.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}

@@ -416,22 +416,9 @@ fn get_item(v: &Value, key: &str) -> std::result::Result<Value, FormatError> {
             .ok_or(FormatError::Other("string index out of range".into())),
         (Value::Array(_), None) => other("list indices must be integers or slices, not str"),
         (Value::String(_), None) => other("string indices must be integers, not 'str'"),
-        (other_v, _) => other(format!("'{}' object is not subscriptable", type_name(other_v))),
+        (other_v, _) => other(format!("'{}' object is not subscriptable", crate::py::repr::type_name(other_v))),
     }
 }
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
-
 /// A parsed format spec: `[[fill]align][sign][#][0][width][grouping][.precision][type]`.
 #[derive(Default)]
 struct Spec {
@@ -580,7 +567,7 @@ fn format_value(v: &Value, spec: &str) -> std::result::Result<String, FormatErro
                 format_float(n.as_f64().unwrap_or(f64::NAN), &s)
             }
         }
-        other_v => other(format!("unsupported format string passed to {}.__format__", type_name(other_v))),
+        other_v => other(format!("unsupported format string passed to {}.__format__", crate::py::repr::type_name(other_v))),
     }
 }
 
