@@ -6,6 +6,8 @@
 //! - `instance_scores`: a record → the instance's scores (Unitxt's instance scores).
 //! - `reduce`: records (all instances, or one bootstrap resample of them) → global scores.
 
+pub mod text;
+
 use indexmap::IndexMap;
 
 use crate::error::Result;
