@@ -7,6 +7,7 @@
 //! - `reduce`: records (all instances, or one bootstrap resample of them) → global scores.
 
 pub mod bootstrap;
+pub mod text;
 
 use indexmap::IndexMap;
 
