@@ -168,3 +168,30 @@ impl FieldOperator for MatchClosestOption {
         closest_option(&value, &list)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn seq(s: &str) -> Vec<String> {
+        elements(&Value::from(s)).unwrap_or_default()
+    }
+
+    // Expected values from Python 3.11 `difflib`.
+    #[test]
+    fn ratio_like_difflib() {
+        assert_eq!(ratio(&seq("abcd"), &seq("bcde")), 0.75);
+        // 255-element second sequence: the popular-element heuristic applies.
+        let (a, b) = ("e".repeat(210) + "hello", "hello ".to_string() + &"e".repeat(250));
+        assert_eq!(ratio(&seq(&a), &seq(&b)), 0.021231422505307854);
+        assert_eq!(ratio(&seq(&b), &seq(&a)), 0.021231422505307854);
+    }
+
+    #[test]
+    fn ties_go_to_the_greatest_option() {
+        let opts = [json!("ab"), json!("ba")];
+        assert_eq!(closest_option(&json!("a"), &opts).ok(), Some(json!("ba")));
+        assert!(closest_option(&json!("a"), &[]).is_err());
+    }
+}

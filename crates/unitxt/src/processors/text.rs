@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::{as_text, eval_py};
 use crate::error::{Error, Result};
-use crate::operators::pyops::{is_py_space, py_float, py_iter, py_slice, py_str, py_strip};
+use crate::operators::pyops::{is_py_space, py_float, py_iter, py_slice, py_str, py_strip, type_name};
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 
@@ -286,8 +286,30 @@ pub struct RemovePunctuations {}
 
 impl FieldOperator for RemovePunctuations {
     fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
-        let t = as_text(&value, "remove_punctuations")?;
-        Ok(s(t.chars().filter(|c| !c.is_ascii_punctuation()).collect::<String>()))
+        if let Value::String(t) = &value {
+            return Ok(s(t.chars().filter(|c| !c.is_ascii_punctuation()).collect::<String>()));
+        }
+        // Python iterates any other iterable (list items, dict keys) and joins what is left,
+        // which must be strings.
+        let mut out = String::new();
+        for item in py_iter(&value)? {
+            match &item {
+                Value::String(x) => {
+                    let mut cs = x.chars();
+                    let single_punct = matches!((cs.next(), cs.next()), (Some(c), None) if c.is_ascii_punctuation());
+                    if !single_punct {
+                        out.push_str(x);
+                    }
+                }
+                Value::Array(_) | Value::Object(_) => {
+                    return Err(Error::invalid(format!("unhashable type: '{}'", type_name(&item))))
+                }
+                other => {
+                    return Err(Error::invalid(format!("sequence item: expected str instance, {} found", type_name(other))))
+                }
+            }
+        }
+        Ok(s(out))
     }
 }
 
