@@ -18,7 +18,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         .and_then(|t| t.as_str())
         .ok_or_else(|| Error::invalid(format!("artifact has no `__type__`: {}", crate::artifact::short(v))))?;
     let raw = || v.clone();
-    use crate::{augmentors as aug, formats as fmt, loaders as ld, operators as op, splitters as sp, system_prompts as sysp, templates as tp};
+    use crate::{augmentors as aug, formats as fmt, loaders as ld, operators as op, processors as pr, splitters as sp, system_prompts as sysp, templates as tp};
     let _ = raw;
     let a = match t {
         // ---- cards, tasks, template collections (card.rs, task.rs) ----
@@ -130,6 +130,56 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "diverse_labels_sampler" => sampler::<sp::samplers::DiverseLabelsSampler>(t, v)?,
         "fixed_indices_sampler" => sampler::<sp::samplers::FixedIndicesSampler>(t, v)?,
         "random_sampler" => sampler::<sp::samplers::RandomSampler>(t, v)?,
+
+        // ---- processors (processors/) ----
+        "convert_to_boolean" => field_op::<pr::text::ConvertToBoolean>(t, v)?,
+        "extract_arena_hard_numerical_judgment" => field_op::<pr::judgments::ExtractArenaHardNumericalJudgment>(t, v)?,
+        "extract_harm_rating_judgement" => field_op::<pr::judgments::ExtractHarmRatingJudgement>(t, v)?,
+        "extract_mt_bench_label_judgment" => field_op::<pr::judgments::ExtractMtBenchLabelJudgment>(t, v)?,
+        "extract_mt_bench_rating_judgment" => field_op::<pr::judgments::ExtractMtBenchRatingJudgment>(t, v)?,
+        "extract_safe_unsafe_judgment" => field_op::<pr::judgments::ExtractSafeUnsafeJudgment>(t, v)?,
+        "extract_verbal_judgement_bad_good" => {
+            pr::field_op_with(t, v, pr::judgments::ExtractVerbalJudgment::bad_good(v)?)?
+        }
+        "extract_verbal_judgment" => field_op::<pr::judgments::ExtractVerbalJudgment>(t, v)?,
+        "first_character" => field_op::<pr::text::FirstCharacter>(t, v)?,
+        "fix_white_space" => field_op::<pr::text::FixWhiteSpace>(t, v)?,
+        "get_sql" => field_op::<pr::text::GetSql>(t, v)?,
+        "get_string_after" => field_op::<pr::text::GetStringAfter>(t, v)?,
+        "infer_dicts_to_binary_logprobs" => {
+            let op = from_value::<pr::judgments::InferDictsToBinaryLogprobs>(t, v)?.checked()?;
+            pr::field_op_with(t, v, op)?
+        }
+        "list_to_empty_entities_tuples" => field_op::<pr::text::ListToEmptyEntitiesTuples>(t, v)?,
+        "load_json" => field_op::<pr::json::LoadJson>(t, v)?,
+        "lower_case_till_punc" => field_op::<pr::text::LowerCaseTillPunc>(t, v)?,
+        "match_closest_option" => field_op::<pr::closest::MatchClosestOption>(t, v)?,
+        "multiple_tool_call_post_processor" => field_op::<pr::json::MultipleToolCallPostProcessor>(t, v)?,
+        "post_process" => Artifact::Operator(Art::new(
+            Arc::new(pr::post_process::PostProcess::from_json(v)?) as Arc<dyn Operator>,
+            v.clone(),
+        )),
+        "remove_articles" => field_op::<pr::text::RemoveArticles>(t, v)?,
+        "remove_punctuations" => field_op::<pr::text::RemovePunctuations>(t, v)?,
+        "scale_number_to_zero_one_return_zero_if_fails" => {
+            field_op::<pr::judgments::ScaleNumberToZeroOneReturnZeroIfFails>(t, v)?
+        }
+        "split_strip" => field_op::<pr::text::SplitStrip>(t, v)?,
+        "stance_to_pro_con" => pr::field_op_with(t, v, pr::text::LabelMap::StanceToProCon)?,
+        "str_to_float_format" => field_op::<pr::text::StrToFloatFormat>(t, v)?,
+        "string_equals" | "string_or_not_string" => field_op::<pr::text::StringEquals>(t, v)?,
+        "substring" => field_op::<pr::text::Substring>(t, v)?,
+        "take_first_non_empty_line" => field_op::<pr::text::TakeLine>(t, v)?,
+        "take_first_word" => field_op::<pr::text::TakeFirstWord>(t, v)?,
+        "take_last_non_empty_line" => pr::field_op_with(t, v, pr::text::TakeLine::last())?,
+        "to_list_by_comma" => pr::field_op_with(t, v, pr::text::SplitStrip::preset(v, ",")?)?,
+        "to_list_by_comma_space" => pr::field_op_with(t, v, pr::text::SplitStrip::preset(v, ", ")?)?,
+        "to_string" => field_op::<pr::text::ToString>(t, v)?,
+        "to_string_stripped" => field_op::<pr::text::ToStringStripped>(t, v)?,
+        "to_yes_or_none" => pr::field_op_with(t, v, pr::text::LabelMap::ToYesOrNone)?,
+        "tool_call_post_processor" => field_op::<pr::json::ToolCallPostProcessor>(t, v)?,
+        "yes_no_to_int" => pr::field_op_with(t, v, pr::text::LabelMap::YesNoToInt)?,
+        "yes_to_one_else_zero" => pr::field_op_with(t, v, pr::text::LabelMap::YesToOneElseZero)?,
 
         // ---- templates and serializers (templates/) ----
         "conversation_serializer" => serializer::<tp::serializers::ConversationSerializer>(t, v)?,

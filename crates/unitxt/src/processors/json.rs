@@ -1,0 +1,171 @@
+//! JSON-reading postprocessors (Unitxt's `LoadJson`, `ToolCallPostProcessor`,
+//! `MultipleToolCallPostProcessor`).
+
+use serde::Deserialize;
+
+use super::as_text;
+use crate::error::{Error, Result};
+use crate::operators::FieldOperator;
+use crate::value::{Instance, Value};
+
+/// Parses JSON text as Python's `json.loads`: with `strict` false, raw control characters are
+/// accepted inside strings. `None` when the text is not valid JSON (Python's `JSONDecodeError`).
+pub fn loads(text: &str, strict: bool) -> Option<Value> {
+    let text = normalize(text, strict);
+    serde_json::from_str::<Value>(&text).ok()
+}
+
+/// Rewrites JSON text so that serde reads it as Python does: the integer `-0` (which serde
+/// reads as the float `-0.0`) becomes `0`, and without `strict` raw control characters inside
+/// strings are escaped.
+fn normalize(text: &str, strict: bool) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut in_str, mut escaped) = (false, false);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_str {
+            if !escaped && c == '"' {
+                in_str = false;
+            }
+            if !strict && !escaped && (c as u32) < 0x20 {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+                i += 1;
+                continue;
+            }
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_str = true;
+        } else if c == '-' && chars.get(i + 1) == Some(&'0') {
+            let prev_ok = i == 0 || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '.');
+            let next = chars.get(i + 2);
+            let int_end = next.is_none_or(|n| !(n.is_ascii_digit() || matches!(n, '.' | 'e' | 'E')));
+            if prev_ok && int_end {
+                out.push('0');
+                i += 2;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Parses the field's text, giving `failure_value` for invalid JSON when `allow_failure`, an
+/// error otherwise. Non-strings are an error either way (Python's `TypeError`).
+fn parse(value: &Value, allow_failure: bool, failure_value: &Value, what: &str) -> Result<std::result::Result<Value, Value>> {
+    let t = as_text(value, what)?;
+    match loads(t, !allow_failure) {
+        Some(v) => Ok(Ok(v)),
+        None if allow_failure => Ok(Err(failure_value.clone())),
+        None => Err(Error::invalid(format!("{what}: the text is not valid JSON: {}", crate::artifact::short(value)))),
+    }
+}
+
+/// `load_json`: the field's text parsed as JSON; invalid JSON gives `failure_value` when
+/// `allow_failure`, else an error (Unitxt's `LoadJson`).
+#[derive(Debug, Deserialize)]
+pub struct LoadJson {
+    #[serde(default)]
+    pub failure_value: Value,
+    #[serde(default)]
+    pub allow_failure: bool,
+}
+
+impl FieldOperator for LoadJson {
+    fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
+        Ok(parse(&value, self.allow_failure, &self.failure_value, "load_json")?.unwrap_or_else(|f| f))
+    }
+}
+
+/// A tool call: a dict with a string `name` and a dict `arguments` (Unitxt's `ToolCall`).
+fn is_tool_call(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("name").is_some_and(|n| n.is_string()) && m.get("arguments").is_some_and(|a| a.is_object())
+    })
+}
+
+/// `tool_call_post_processor`: the JSON between the first `{`/`[` and the last `}`/`]` of the
+/// text, parsed; a tool call is returned as is, a list of exactly one tool call gives that
+/// call, anything else gives `failure_value` (Unitxt's `ToolCallPostProcessor`).
+#[derive(Debug, Deserialize)]
+pub struct ToolCallPostProcessor {
+    #[serde(default)]
+    pub failure_value: Value,
+    #[serde(default)]
+    pub allow_failure: bool,
+}
+
+/// The outermost bracketed part of `text` (Unitxt's `extract_possible_json_str`), by character.
+fn possible_json(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let first = chars.iter().position(|&c| c == '{' || c == '[').unwrap_or(0);
+    let last = chars.iter().rposition(|&c| c == '}' || c == ']').map_or(chars.len() as i64 - 1, |p| p as i64);
+    // Python slice text[first:last+1], where last may be -1 (empty text): an empty slice.
+    let end = (last + 1).max(0) as usize;
+    if end <= first {
+        return String::new();
+    }
+    chars[first..end].iter().collect()
+}
+
+impl FieldOperator for ToolCallPostProcessor {
+    fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
+        let t = as_text(&value, "tool_call_post_processor")?;
+        let inner = Value::String(possible_json(t));
+        let result = match parse(&inner, self.allow_failure, &self.failure_value, "tool_call_post_processor")? {
+            Ok(v) => v,
+            Err(f) => return Ok(f),
+        };
+        if let Value::Array(items) = &result {
+            if items.iter().all(is_tool_call) {
+                return Ok(if items.len() == 1 { items[0].clone() } else { self.failure_value.clone() });
+            }
+        }
+        Ok(if is_tool_call(&result) { result } else { self.failure_value.clone() })
+    }
+}
+
+/// `multiple_tool_call_post_processor`: the text parsed as JSON; a list of tool calls is
+/// returned as is, one tool call is wrapped in a list, anything else gives `failure_value`
+/// (Unitxt's `MultipleToolCallPostProcessor`).
+#[derive(Debug, Deserialize)]
+pub struct MultipleToolCallPostProcessor {
+    #[serde(default)]
+    pub failure_value: Value,
+    #[serde(default)]
+    pub allow_failure: bool,
+}
+
+impl FieldOperator for MultipleToolCallPostProcessor {
+    fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
+        let result = match parse(&value, self.allow_failure, &self.failure_value, "multiple_tool_call_post_processor")? {
+            Ok(v) => v,
+            Err(f) => return Ok(f),
+        };
+        if let Value::Array(items) = &result {
+            if items.iter().all(is_tool_call) {
+                return Ok(result);
+            }
+        }
+        Ok(if is_tool_call(&result) { Value::Array(vec![result]) } else { self.failure_value.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loads;
+    use serde_json::json;
+
+    // Expected values from Python 3.11 `json.loads`.
+    #[test]
+    fn loads_like_python() {
+        assert_eq!(loads(r#"[-0, -0.0, "-0", {"k": -0}]"#, true), Some(json!([0, -0.0, "-0", {"k": 0}])));
+        assert!(loads(r#"[-0, -0.0]"#, true).unwrap()[1].as_f64().is_some_and(|f| f.is_sign_negative()));
+        assert_eq!(loads("{\"a\": \"x\ny\"}", false), Some(json!({"a": "x\ny"})));
+        assert_eq!(loads("{\"a\": \"x\ny\"}", true), None);
+        assert_eq!(loads("", true), None);
+    }
+}

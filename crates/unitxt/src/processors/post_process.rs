@@ -1,0 +1,145 @@
+//! `post_process` (Unitxt's `processors.PostProcess`) and [`postprocess`], which applies an
+//! instance's `postprocessors` list to a prediction and its references.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+use crate::artifact::{Art, Artifact};
+use crate::error::{Error, Result, ResultExt};
+use crate::operators::Operator;
+use crate::stream::MultiStream;
+use crate::value::{Instance, Value};
+
+/// The split name Unitxt gives to predictions post-processed without references
+/// (`constants.inference_stream`); references are never processed in it.
+pub const INFERENCE_STREAM: &str = "__INFERENCE_STREAM__";
+
+/// `post_process`: applies a field operator to the `prediction` field and to every item of
+/// the `references` list (Unitxt's `processors.PostProcess`).
+///
+/// The wrapped `operator` (inline or a catalog name) is built twice from its JSON: once with
+/// `field: "prediction"`, once with `field: "references"`, `process_every_value: true` and
+/// `dont_apply_to_streams: ["__INFERENCE_STREAM__"]`; other settings (`to_field`, ...) are
+/// kept, as Unitxt copies the operator and sets those three. `process_prediction` and
+/// `process_references` (both default true) switch either part off. Errors at build time when
+/// the operator does not build, at processing time when a field is missing or the operator
+/// fails on a value.
+pub struct PostProcess {
+    prediction: Option<Art<dyn Operator>>,
+    references: Option<Art<dyn Operator>>,
+}
+
+#[derive(Deserialize)]
+struct PostProcessArgs {
+    operator: Value,
+    #[serde(default = "yes")]
+    process_prediction: bool,
+    #[serde(default = "yes")]
+    process_references: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Builds `raw` with the given keys set, as an operator.
+fn build_with(raw: &Value, set: &[(&str, Value)]) -> Result<Art<dyn Operator>> {
+    let mut v = raw.clone();
+    let m = v.as_object_mut().ok_or_else(|| Error::invalid("post_process `operator` must be an artifact object"))?;
+    for (k, x) in set {
+        m.insert(k.to_string(), x.clone());
+    }
+    match crate::registry::build(&v)? {
+        Artifact::Operator(a) => Ok(a),
+        other => Err(Error::invalid(format!("post_process needs a field operator, got a {}", other.kind()))),
+    }
+}
+
+impl PostProcess {
+    /// Builds from the catalog JSON.
+    pub fn from_json(v: &Value) -> Result<PostProcess> {
+        let args: PostProcessArgs = crate::artifact::from_value("post_process", v)?;
+        let raw = match &args.operator {
+            Value::Object(_) => args.operator.clone(),
+            other => match crate::catalog::resolve_value(other).ctx("post_process `operator`")? {
+                Artifact::Operator(a) => (*a.raw).clone(),
+                a => return Err(Error::invalid(format!("post_process needs a field operator, got a {}", a.kind()))),
+            },
+        };
+        let prediction = if args.process_prediction {
+            Some(build_with(&raw, &[("field", Value::from("prediction"))]).ctx("post_process on `prediction`")?)
+        } else {
+            None
+        };
+        let references = if args.process_references {
+            let set = [
+                ("field", Value::from("references")),
+                ("process_every_value", Value::Bool(true)),
+                ("dont_apply_to_streams", Value::Array(vec![Value::from(INFERENCE_STREAM)])),
+            ];
+            Some(build_with(&raw, &set).ctx("post_process on `references`")?)
+        } else {
+            None
+        };
+        Ok(PostProcess { prediction, references })
+    }
+}
+
+impl Operator for PostProcess {
+    fn process(self: Arc<Self>, mut ms: MultiStream) -> Result<MultiStream> {
+        for op in [&self.prediction, &self.references].into_iter().flatten() {
+            ms = op.inner.clone().process(ms)?;
+        }
+        Ok(ms)
+    }
+}
+
+/// Applies the postprocessors named in `processors` (catalog names, in order) to one
+/// prediction and its references, as Unitxt's evaluation applies an instance's
+/// `postprocessors` field: the instance `{prediction, references, task_data}` passes through
+/// each processor in a `test` split (so references are processed too; operators such as
+/// `match_closest_option` read `task_data`). Returns the processed prediction and references.
+///
+/// Not done here (done by Unitxt before the processors): removing the template's
+/// `target_prefix` from the prediction. Errors name the processor that failed: unknown name,
+/// a processor that is not an operator, or a value it cannot handle (Unitxt raises there too).
+pub fn postprocess(
+    processors: &[String],
+    prediction: Value,
+    references: Vec<Value>,
+    task_data: &Value,
+) -> Result<(Value, Vec<Value>)> {
+    let mut inst = Instance::new();
+    inst.insert("prediction".into(), prediction);
+    inst.insert("references".into(), Value::Array(references));
+    inst.insert("task_data".into(), task_data.clone());
+    let catalog = crate::catalog::Catalog::current();
+    for name in processors {
+        let op = match catalog.fetch(name).with_ctx(|| format!("postprocessor {name:?}"))? {
+            Artifact::Operator(a) => a,
+            other => return Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
+        };
+        let mut lists = IndexMap::new();
+        lists.insert("test".to_string(), vec![inst]);
+        let mut ms = op.inner.clone().process(MultiStream::from_lists(lists)).with_ctx(|| format!("postprocessor {name:?}"))?;
+        let mut out = crate::stream::collect(ms.take("test")?).with_ctx(|| format!("postprocessor {name:?}"))?;
+        if out.len() != 1 {
+            return Err(Error::invalid(format!("postprocessor {name:?} returned {} instances instead of 1", out.len())));
+        }
+        inst = out.remove(0);
+    }
+    let prediction = inst.get("prediction").cloned().unwrap_or(Value::Null);
+    let references = match inst.get("references") {
+        Some(Value::Array(a)) => a.clone(),
+        Some(other) => {
+            return Err(Error::invalid(format!(
+                "after the postprocessors `references` is not a list: {}",
+                crate::artifact::short(other)
+            )))
+        }
+        None => Vec::new(),
+    };
+    Ok((prediction, references))
+}
