@@ -8,7 +8,10 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 
-use super::{as_float, first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric, Scores};
+use super::{
+    as_float, first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric,
+    Scores,
+};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
 
@@ -82,7 +85,11 @@ fn label_counts(pairs: &[(usize, usize)], labels: &[usize]) -> Vec<Counts> {
 }
 
 fn micro(counts: &[Counts]) -> Counts {
-    counts.iter().fold(Counts::default(), |a, c| Counts { tp: a.tp + c.tp, fp: a.fp + c.fp, fn_: a.fn_ + c.fn_ })
+    counts.iter().fold(Counts::default(), |a, c| Counts {
+        tp: a.tp + c.tp,
+        fp: a.fp + c.fp,
+        fn_: a.fn_ + c.fn_,
+    })
 }
 
 /// sklearn averages over `labels`: `None` (per label), micro, macro, weighted (by support).
@@ -94,7 +101,11 @@ fn averaged(m: Measure, counts: &[Counts], average: &str) -> f64 {
             if w == 0.0 {
                 return 0.0;
             }
-            counts.iter().map(|c| measure(m, *c) * (c.tp + c.fn_)).sum::<f64>() / w
+            counts
+                .iter()
+                .map(|c| measure(m, *c) * (c.tp + c.fn_))
+                .sum::<f64>()
+                / w
         }
         _ => {
             if counts.is_empty() {
@@ -108,13 +119,19 @@ fn averaged(m: Measure, counts: &[Counts], average: &str) -> f64 {
 /// A record of a label pair: `[prediction, reference]` as `str()` strings.
 fn pair_record(prediction: &Value, references: &[Value], metric: &str) -> Result<Value> {
     let r = first_reference(references, metric)?;
-    Ok(Value::Array(vec![Value::String(py_str(prediction)), Value::String(py_str(r))]))
+    Ok(Value::Array(vec![
+        Value::String(py_str(prediction)),
+        Value::String(py_str(r)),
+    ]))
 }
 
 fn read_pair<'a>(record: &'a Value) -> Result<(&'a str, &'a str)> {
     match record.as_array().map(|a| a.as_slice()) {
         Some([Value::String(p), Value::String(r)]) => Ok((p, r)),
-        _ => Err(Error::invalid(format!("bad label-pair record: {}", crate::artifact::short(record)))),
+        _ => Err(Error::invalid(format!(
+            "bad label-pair record: {}",
+            crate::artifact::short(record)
+        ))),
     }
 }
 
@@ -130,7 +147,10 @@ impl Ids {
         *self.ids.entry(s.to_string()).or_insert(n)
     }
     fn name(&self, id: usize) -> &str {
-        self.ids.get_index(id).map(|(k, _)| k.as_str()).unwrap_or("")
+        self.ids
+            .get_index(id)
+            .map(|(k, _)| k.as_str())
+            .unwrap_or("")
     }
 }
 
@@ -177,9 +197,11 @@ impl F1 {
                 "f1_weighted" => ("f1_weighted", Some("weighted")),
                 _ => ("f1_macro", None),
             };
-            o.entry("main_score").or_insert_with(|| Value::String(main.into()));
+            o.entry("main_score")
+                .or_insert_with(|| Value::String(main.into()));
             if let Some(a) = avg {
-                o.entry("average").or_insert_with(|| Value::String(a.into()));
+                o.entry("average")
+                    .or_insert_with(|| Value::String(a.into()));
             }
         }
         crate::artifact::from_value(t, &v)
@@ -192,7 +214,10 @@ impl Metric for F1 {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         if !prediction.is_string() {
-            return Err(Error::invalid(format!("`{}` needs string predictions", self.main_score)));
+            return Err(Error::invalid(format!(
+                "`{}` needs string predictions",
+                self.main_score
+            )));
         }
         pair_record(prediction, references, &self.main_score)
     }
@@ -200,7 +225,10 @@ impl Metric for F1 {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let pairs = records.iter().map(|r| read_pair(r)).collect::<Result<Vec<_>>>()?;
+        let pairs = records
+            .iter()
+            .map(|r| read_pair(r))
+            .collect::<Result<Vec<_>>>()?;
         // Unitxt numbers all references first, then all predictions.
         let mut ids = Ids::default();
         let refs: Vec<usize> = pairs.iter().map(|(_, r)| ids.id(r)).collect();
@@ -247,7 +275,10 @@ fn f1_name() -> String {
 }
 
 fn all_averages() -> Vec<String> {
-    ["f1", "micro", "macro", "per_class"].iter().map(|s| s.to_string()).collect()
+    ["f1", "micro", "macro", "per_class"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 impl Metric for F1Fast {
@@ -289,7 +320,10 @@ impl Metric for F1Fast {
             }
         }
         if !out.contains_key(&self.main_score) {
-            return Err(Error::invalid(format!("f1_fast: main score `{}` is not among its averages", self.main_score)));
+            return Err(Error::invalid(format!(
+                "f1_fast: main score `{}` is not among its averages",
+                self.main_score
+            )));
         }
         Ok(out)
     }
@@ -307,11 +341,19 @@ impl Metric for F1Fast {
 /// Reads `[prediction, reference]` numbers; the reference must be 0 or 1.
 fn binary_record(prediction: &Value, references: &[Value], metric: &str) -> Result<Value> {
     let p = as_float(prediction, &format!("`{metric}` prediction"))?;
-    let r = as_float(first_reference(references, metric)?, &format!("`{metric}` reference"))?;
+    let r = as_float(
+        first_reference(references, metric)?,
+        &format!("`{metric}` reference"),
+    )?;
     if r != 0.0 && r != 1.0 {
-        return Err(Error::invalid(format!("all references of {metric} must by 0 or 1")));
+        return Err(Error::invalid(format!(
+            "all references of {metric} must by 0 or 1"
+        )));
     }
-    Ok(Value::Array(vec![super::score_value(p), super::score_value(r)]))
+    Ok(Value::Array(vec![
+        super::score_value(p),
+        super::score_value(r),
+    ]))
 }
 
 fn read_binary(records: &[&Value]) -> Result<Vec<(f64, f64)>> {
@@ -319,7 +361,10 @@ fn read_binary(records: &[&Value]) -> Result<Vec<(f64, f64)>> {
         .iter()
         .map(|r| match r.as_array().map(|a| a.as_slice()) {
             Some([p, t]) => Ok((super::value_score(p)?, super::value_score(t)?)),
-            _ => Err(Error::invalid(format!("bad binary record: {}", crate::artifact::short(r)))),
+            _ => Err(Error::invalid(format!(
+                "bad binary record: {}",
+                crate::artifact::short(r)
+            ))),
         })
         .collect()
 }
@@ -339,7 +384,11 @@ fn binary_prf(preds: &[u8], refs: &[u8]) -> [[f64; 3]; 2] {
                 c.fn_ += 1.0;
             }
         }
-        *slot = [measure(Measure::Precision, c), measure(Measure::Recall, c), measure(Measure::F1, c)];
+        *slot = [
+            measure(Measure::Precision, c),
+            measure(Measure::Recall, c),
+            measure(Measure::F1, c),
+        ];
     }
     out
 }
@@ -347,7 +396,10 @@ fn binary_prf(preds: &[u8], refs: &[u8]) -> [[f64; 3]; 2] {
 /// sklearn `precision_recall_fscore_support(labels=[0, 1])` as Unitxt's `F1Binary.compute`
 /// names it, predictions thresholded by `> threshold`.
 fn f1_binary_scores(pairs: &[(f64, f64)], threshold: f64, pos_only: bool) -> Scores {
-    let preds: Vec<u8> = pairs.iter().map(|(p, _)| u8::from(*p > threshold)).collect();
+    let preds: Vec<u8> = pairs
+        .iter()
+        .map(|(p, _)| u8::from(*p > threshold))
+        .collect();
     let refs: Vec<u8> = pairs.iter().map(|(_, r)| u8::from(*r != 0.0)).collect();
     let [neg, pos] = binary_prf(&preds, &refs);
     let mut out = Scores::new();
@@ -418,11 +470,16 @@ impl Metric for F1Binary {
         Ok(nan_instance(&self.main))
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        Ok(f1_binary_scores(&read_binary(records)?, self.threshold, self.pos_only))
+        Ok(f1_binary_scores(
+            &read_binary(records)?,
+            self.threshold,
+            self.pos_only,
+        ))
     }
     fn ci_scores(&self) -> Vec<String> {
         // Unitxt's class attribute, inherited unchanged by precision/recall_binary.
-        self.ci.names(vec!["f1_binary".into(), "f1_binary_neg".into()])
+        self.ci
+            .names(vec!["f1_binary".into(), "f1_binary_neg".into()])
     }
 }
 
@@ -456,7 +513,11 @@ fn py_float_hash(v: f64) -> i64 {
             x -= MODULUS;
         }
     }
-    let e = if e >= 0 { (e % BITS as i32) as u32 } else { BITS - 1 - (((-1 - e) % BITS as i32) as u32) };
+    let e = if e >= 0 {
+        (e % BITS as i32) as u32
+    } else {
+        BITS - 1 - (((-1 - e) % BITS as i32) as u32)
+    };
     x = ((x << e) & MODULUS) | x >> (BITS - e);
     let mut h = (x as i64).wrapping_mul(sign);
     if h == -1 {
@@ -511,17 +572,26 @@ impl Metric for BinaryMaxF1 {
         }
         let hashes: Vec<i64> = thrs.iter().map(|t| py_float_hash(*t)).collect();
         let order = py_set_order(&hashes);
-        let (mut best, mut best_thr, mut best_neg, mut best_thr_neg) = (None::<Scores>, -1.0, None::<Scores>, -1.0);
+        let (mut best, mut best_thr, mut best_neg, mut best_thr_neg) =
+            (None::<Scores>, -1.0, None::<Scores>, -1.0);
         for i in order {
             let thr = thrs[i];
-            let binarized: Vec<(f64, f64)> =
-                pairs.iter().map(|(p, r)| (if *p >= thr { 1.0 } else { 0.0 }, *r)).collect();
+            let binarized: Vec<(f64, f64)> = pairs
+                .iter()
+                .map(|(p, r)| (if *p >= thr { 1.0 } else { 0.0 }, *r))
+                .collect();
             let s = f1_binary_scores(&binarized, 0.5, false);
-            if best.as_ref().map_or(true, |b| s["f1_binary"] > b["f1_binary"]) {
+            if best
+                .as_ref()
+                .map_or(true, |b| s["f1_binary"] > b["f1_binary"])
+            {
                 best = Some(s.clone());
                 best_thr = thr;
             }
-            if best_neg.as_ref().map_or(true, |b| s["f1_binary_neg"] > b["f1_binary_neg"]) {
+            if best_neg
+                .as_ref()
+                .map_or(true, |b| s["f1_binary_neg"] > b["f1_binary_neg"])
+            {
                 best_neg = Some(s);
                 best_thr_neg = thr;
             }
@@ -533,13 +603,20 @@ impl Metric for BinaryMaxF1 {
         out.insert("max_f1_binary_neg".into(), get(&best_neg, "f1_binary_neg"));
         out.insert("best_thr_maxf1_neg".into(), best_thr_neg);
         out.insert("recall_at_max_f1".into(), get(&best, "recall_binary"));
-        out.insert("recall_at_max_f1_neg".into(), get(&best_neg, "recall_binary_neg"));
+        out.insert(
+            "recall_at_max_f1_neg".into(),
+            get(&best_neg, "recall_binary_neg"),
+        );
         out.insert("precision_at_max_f1".into(), get(&best, "precision_binary"));
-        out.insert("precision_at_max_f1_neg".into(), get(&best_neg, "precision_binary_neg"));
+        out.insert(
+            "precision_at_max_f1_neg".into(),
+            get(&best_neg, "precision_binary_neg"),
+        );
         Ok(out)
     }
     fn ci_scores(&self) -> Vec<String> {
-        self.ci.names(vec!["max_f1_binary".into(), "max_f1_binary_neg".into()])
+        self.ci
+            .names(vec!["max_f1_binary".into(), "max_f1_binary_neg".into()])
     }
 }
 
@@ -561,7 +638,14 @@ impl InstanceScorer for BinaryAccuracy {
         let rec = binary_record(prediction, references, "accuracy_binary")?;
         let (p, r) = read_binary(&[&rec])?[0];
         let mut s = Scores::new();
-        s.insert("accuracy_binary".into(), if (p > self.threshold) == (r != 0.0) { 1.0 } else { 0.0 });
+        s.insert(
+            "accuracy_binary".into(),
+            if (p > self.threshold) == (r != 0.0) {
+                1.0
+            } else {
+                0.0
+            },
+        );
         Ok(s)
     }
     fn ci(&self) -> Vec<String> {
@@ -584,8 +668,14 @@ impl Metric for BinaryMaxAccuracy {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = as_float(prediction, "`max_accuracy_binary` prediction")?;
-        let r = as_float(first_reference(references, "max_accuracy_binary")?, "`max_accuracy_binary` reference")?;
-        Ok(Value::Array(vec![super::score_value(p), super::score_value(r.trunc())]))
+        let r = as_float(
+            first_reference(references, "max_accuracy_binary")?,
+            "`max_accuracy_binary` reference",
+        )?;
+        Ok(Value::Array(vec![
+            super::score_value(p),
+            super::score_value(r.trunc()),
+        ]))
     }
     fn instance_scores(&self, _: &Value) -> Result<Scores> {
         Ok(nan_instance("max_accuracy_binary"))
@@ -596,9 +686,16 @@ impl Metric for BinaryMaxAccuracy {
         if n == 0 {
             return Err(Error::invalid("max_accuracy_binary: no instances"));
         }
-        let mut fp: Vec<(f64, usize, i64)> =
-            pairs.iter().enumerate().map(|(i, (p, r))| (*p, i, if *r == 1.0 { -1 } else { 1 })).collect();
-        fp.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
+        let mut fp: Vec<(f64, usize, i64)> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, (p, r))| (*p, i, if *r == 1.0 { -1 } else { 1 }))
+            .collect();
+        fp.sort_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.1.cmp(&b.1))
+        });
         let last = fp[n - 1].0;
         let rightmost = if last < 1.0 { 1.0 } else { last + 0.01 };
         let mut current = pairs.iter().filter(|(_, r)| *r == 1.0).count() as i64;
@@ -676,7 +773,10 @@ impl Metric for F1MultiLabel {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = str_list(prediction, "multi-label prediction")?;
-        let r = str_list(first_reference(references, &self.main)?, "multi-label reference")?;
+        let r = str_list(
+            first_reference(references, &self.main)?,
+            "multi-label reference",
+        )?;
         Ok(serde_json::json!([p, r]))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
@@ -771,12 +871,19 @@ impl Metric for MatthewsCorrelation {
             }
         }
         let n = records.len() as i128;
-        let tp: i128 = t_sum.iter().map(|(k, v)| v * p_sum.get(k).copied().unwrap_or(0)).sum();
+        let tp: i128 = t_sum
+            .iter()
+            .map(|(k, v)| v * p_sum.get(k).copied().unwrap_or(0))
+            .sum();
         let cov_ytyp = correct * n - tp;
         let cov_ypyp = n * n - p_sum.values().map(|v| v * v).sum::<i128>();
         let cov_ytyt = n * n - t_sum.values().map(|v| v * v).sum::<i128>();
         let den = cov_ypyp * cov_ytyt;
-        let mcc = if den == 0 { 0.0 } else { cov_ytyp as f64 / (den as f64).sqrt() };
+        let mcc = if den == 0 {
+            0.0
+        } else {
+            cov_ytyp as f64 / (den as f64).sqrt()
+        };
         let mut out = Scores::new();
         out.insert("matthews_correlation".into(), mcc);
         Ok(out)
@@ -801,8 +908,14 @@ impl Metric for RocAuc {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = as_float(prediction, "`roc_auc` prediction")?;
-        let r = as_float(first_reference(references, "roc_auc")?, "`roc_auc` reference")?;
-        Ok(Value::Array(vec![super::score_value(p), super::score_value(r)]))
+        let r = as_float(
+            first_reference(references, "roc_auc")?,
+            "`roc_auc` reference",
+        )?;
+        Ok(Value::Array(vec![
+            super::score_value(p),
+            super::score_value(r),
+        ]))
     }
     fn instance_scores(&self, _: &Value) -> Result<Scores> {
         Ok(nan_instance("roc_auc"))
@@ -822,7 +935,12 @@ impl Metric for RocAuc {
 fn roc_auc(pairs: &[(f64, f64)]) -> f64 {
     let mut idx: Vec<usize> = (0..pairs.len()).collect();
     // numpy: stable ascending argsort, then reversed.
-    idx.sort_by(|&a, &b| pairs[a].0.partial_cmp(&pairs[b].0).unwrap_or(std::cmp::Ordering::Equal));
+    idx.sort_by(|&a, &b| {
+        pairs[a]
+            .0
+            .partial_cmp(&pairs[b].0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     idx.reverse();
     let (mut tps, mut fps) = (vec![0.0], vec![0.0]);
     let (mut tp, mut fp) = (0.0, 0.0);
@@ -844,5 +962,7 @@ fn roc_auc(pairs: &[(f64, f64)]) -> f64 {
     }
     let tpr: Vec<f64> = tps.iter().map(|x| x / tn).collect();
     let fpr: Vec<f64> = fps.iter().map(|x| x / fn_).collect();
-    (1..tpr.len()).map(|i| (fpr[i] - fpr[i - 1]) * (tpr[i] + tpr[i - 1]) / 2.0).sum()
+    (1..tpr.len())
+        .map(|i| (fpr[i] - fpr[i - 1]) * (tpr[i] + tpr[i - 1]) / 2.0)
+        .sum()
 }

@@ -60,12 +60,16 @@ pub fn nan_mean(xs: impl IntoIterator<Item = f64>) -> f64 {
 
 /// Max of the non-NaN values (numpy's `nanmax`); NaN when there are none.
 pub fn nan_max(xs: impl IntoIterator<Item = f64>) -> f64 {
-    xs.into_iter().filter(|x| !x.is_nan()).fold(f64::NAN, |m, x| if m.is_nan() || x > m { x } else { m })
+    xs.into_iter()
+        .filter(|x| !x.is_nan())
+        .fold(f64::NAN, |m, x| if m.is_nan() || x > m { x } else { m })
 }
 
 /// A score as a JSON record value: NaN (not representable in JSON) becomes `null`.
 pub fn score_value(x: f64) -> Value {
-    serde_json::Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
+    serde_json::Number::from_f64(x)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
 }
 
 /// Reads a score written by [`score_value`]: `null` is NaN; booleans count as 0/1.
@@ -73,22 +77,37 @@ pub fn value_score(v: &Value) -> Result<f64> {
     match v {
         Value::Null => Ok(f64::NAN),
         Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => n.as_f64().ok_or_else(|| Error::invalid(format!("not a float: {n}"))),
-        other => Err(Error::invalid(format!("expected a number, got {}", crate::artifact::short(other)))),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("not a float: {n}"))),
+        other => Err(Error::invalid(format!(
+            "expected a number, got {}",
+            crate::artifact::short(other)
+        ))),
     }
 }
 
 /// Scores as a JSON object record (NaN as `null`).
 pub fn scores_record(scores: &Scores) -> Value {
-    Value::Object(scores.iter().map(|(k, v)| (k.clone(), score_value(*v))).collect())
+    Value::Object(
+        scores
+            .iter()
+            .map(|(k, v)| (k.clone(), score_value(*v)))
+            .collect(),
+    )
 }
 
 /// Reads a record written by [`scores_record`].
 pub fn record_scores(record: &Value) -> Result<Scores> {
-    let obj = record
-        .as_object()
-        .ok_or_else(|| Error::invalid(format!("metric record is not an object: {}", crate::artifact::short(record))))?;
-    obj.iter().map(|(k, v)| Ok((k.clone(), value_score(v)?))).collect()
+    let obj = record.as_object().ok_or_else(|| {
+        Error::invalid(format!(
+            "metric record is not an object: {}",
+            crate::artifact::short(record)
+        ))
+    })?;
+    obj.iter()
+        .map(|(k, v)| Ok((k.clone(), value_score(v)?)))
+        .collect()
 }
 
 /// Unitxt's `MeanReduction` / `average_item_scores`: per score name (in first-seen order), the
@@ -115,14 +134,23 @@ pub fn py_str(v: &Value) -> String {
 pub fn as_float(v: &Value, what: &str) -> Result<f64> {
     match v {
         Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => n.as_f64().ok_or_else(|| Error::invalid(format!("{what} is not a number: {n}"))),
-        other => Err(Error::invalid(format!("{what} must be a number, got {}", crate::artifact::short(other)))),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("{what} is not a number: {n}"))),
+        other => Err(Error::invalid(format!(
+            "{what} must be a number, got {}",
+            crate::artifact::short(other)
+        ))),
     }
 }
 
 /// The first reference, erroring when there is none (metrics with one reference per prediction).
 pub fn first_reference<'a>(references: &'a [Value], metric: &str) -> Result<&'a Value> {
-    references.first().ok_or_else(|| Error::invalid(format!("`{metric}` needs one reference per prediction, got none")))
+    references.first().ok_or_else(|| {
+        Error::invalid(format!(
+            "`{metric}` needs one reference per prediction, got none"
+        ))
+    })
 }
 
 /// Order in which CPython iterates a `set` built by adding the given hashes in order (duplicates
@@ -149,7 +177,11 @@ pub fn py_set_order(hashes: &[i64]) -> Vec<usize> {
                 }
             }
             perturb >>= 5;
-            i = (i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb as usize)) & mask;
+            i = (i
+                .wrapping_mul(5)
+                .wrapping_add(1)
+                .wrapping_add(perturb as usize))
+                & mask;
         }
     }
     for (idx, &h) in hashes.iter().enumerate() {
@@ -189,7 +221,10 @@ impl Metric for MetricsList {
         let recs = self
             .items
             .iter()
-            .map(|m| m.map(prediction, references, task_data).map_err(|e| e.context(format!("in {}", m.display_name()))))
+            .map(|m| {
+                m.map(prediction, references, task_data)
+                    .map_err(|e| e.context(format!("in {}", m.display_name())))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Value::Array(recs))
     }
@@ -202,7 +237,10 @@ impl Metric for MetricsList {
         Ok(out)
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let split = records.iter().map(|r| self.split(r)).collect::<Result<Vec<_>>>()?;
+        let split = records
+            .iter()
+            .map(|r| self.split(r))
+            .collect::<Result<Vec<_>>>()?;
         let mut out = Scores::new();
         for (i, m) in self.items.iter().enumerate() {
             let mine: Vec<&Value> = split.iter().map(|s| s[i]).collect();
@@ -222,7 +260,9 @@ impl MetricsList {
     fn split<'a>(&self, record: &'a Value) -> Result<Vec<&'a Value>> {
         match record.as_array() {
             Some(a) if a.len() == self.items.len() => Ok(a.iter().collect()),
-            _ => Err(Error::invalid("metrics_list record does not match its items")),
+            _ => Err(Error::invalid(
+                "metrics_list record does not match its items",
+            )),
         }
     }
 }
@@ -234,7 +274,12 @@ pub trait InstanceScorer: Send + Sync {
     /// The main score's name.
     fn main(&self) -> &str;
     /// The scores of one instance.
-    fn score(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Scores>;
+    fn score(
+        &self,
+        prediction: &Value,
+        references: &[Value],
+        task_data: &Instance,
+    ) -> Result<Scores>;
     /// Names of the scores that get confidence intervals.
     fn ci(&self) -> Vec<String> {
         vec![self.main().to_string()]
@@ -250,7 +295,9 @@ impl<T: InstanceScorer> Metric for T {
         self.main()
     }
     fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
-        Ok(scores_record(&self.score(prediction, references, task_data)?))
+        Ok(scores_record(
+            &self.score(prediction, references, task_data)?,
+        ))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         record_scores(record)

@@ -5,7 +5,9 @@
 
 use serde::Deserialize;
 
-use super::{as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, Scores};
+use super::{
+    as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, Scores,
+};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
 
@@ -39,17 +41,26 @@ impl Metric for MeanSquaredError {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = as_float(prediction, "mean_squared_error prediction")?;
-        let r = as_float(first_reference(references, self.main_score())?, "mean_squared_error reference")?;
+        let r = as_float(
+            first_reference(references, self.main_score())?,
+            "mean_squared_error reference",
+        )?;
         Ok(score_value((r - p).powi(2)))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let xs = records.iter().map(|r| value_score(r)).collect::<Result<Vec<_>>>()?;
+        let xs = records
+            .iter()
+            .map(|r| value_score(r))
+            .collect::<Result<Vec<_>>>()?;
         let m = nan_mean(xs);
         let mut out = Scores::new();
-        out.insert(self.main_score().to_string(), if self.root { m.sqrt() } else { m });
+        out.insert(
+            self.main_score().to_string(),
+            if self.root { m.sqrt() } else { m },
+        );
         Ok(out)
     }
     fn ci_scores(&self) -> Vec<String> {
@@ -169,7 +180,10 @@ impl Metric for Correlation {
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = as_float(prediction, "correlation prediction")?;
-        let r = as_float(first_reference(references, self.main_score())?, "correlation reference")?;
+        let r = as_float(
+            first_reference(references, self.main_score())?,
+            "correlation reference",
+        )?;
         Ok(Value::Array(vec![score_value(p), score_value(r)]))
     }
     fn instance_scores(&self, _: &Value) -> Result<Scores> {

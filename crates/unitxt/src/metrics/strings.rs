@@ -71,7 +71,10 @@ impl InstanceScorer for StringContainment {
     }
     fn score(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Scores> {
         let p = py_str(prediction);
-        Ok(one("string_containment", b(references.iter().any(|r| p.contains(&py_str(r))))))
+        Ok(one(
+            "string_containment",
+            b(references.iter().any(|r| p.contains(&py_str(r)))),
+        ))
     }
     fn ci(&self) -> Vec<String> {
         self.ci.names(vec!["string_containment".into()])
@@ -95,7 +98,10 @@ impl InstanceScorer for StringContainmentRatio {
     }
     fn score(&self, prediction: &Value, _: &[Value], task_data: &Instance) -> Result<Scores> {
         let values = task_data.get(&self.field).ok_or_else(|| {
-            Error::invalid(format!("string_containment_ratio: field `{}` is not in task_data", self.field))
+            Error::invalid(format!(
+                "string_containment_ratio: field `{}` is not in task_data",
+                self.field
+            ))
         })?;
         let items: Vec<String> = match values {
             Value::Array(a) => a.iter().map(py_str).collect(),
@@ -110,7 +116,10 @@ impl InstanceScorer for StringContainmentRatio {
             }
         };
         if items.is_empty() {
-            return Err(Error::invalid(format!("string_containment_ratio: `{}` is empty (division by zero)", self.field)));
+            return Err(Error::invalid(format!(
+                "string_containment_ratio: `{}` is empty (division by zero)",
+                self.field
+            )));
         }
         let p = py_str(prediction);
         let hits = items.iter().filter(|v| p.contains(v.as_str())).count();
@@ -167,9 +176,14 @@ impl InstanceScorer for ExactMatchMm {
     }
     fn score(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Scores> {
         let p = py_str(prediction);
-        let best = references.iter().map(|r| mm_match(&p, &py_str(r))).fold(f64::NAN, f64::max);
+        let best = references
+            .iter()
+            .map(|r| mm_match(&p, &py_str(r)))
+            .fold(f64::NAN, f64::max);
         if best.is_nan() {
-            return Err(Error::invalid("exact_match_mm needs at least one reference"));
+            return Err(Error::invalid(
+                "exact_match_mm needs at least one reference",
+            ));
         }
         Ok(one("exact_match_mm", best))
     }
@@ -197,7 +211,12 @@ fn sort_key(v: &Value) -> (u8, f64, String) {
 }
 
 fn list<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>> {
-    v.as_array().ok_or_else(|| Error::invalid(format!("{what} must be a list, got {}", crate::artifact::short(v))))
+    v.as_array().ok_or_else(|| {
+        Error::invalid(format!(
+            "{what} must be a list, got {}",
+            crate::artifact::short(v)
+        ))
+    })
 }
 
 /// `unsorted_list_exact_match` (Unitxt's `UnsortedListExactMatch`): 1.0 when the prediction and
@@ -215,11 +234,18 @@ impl InstanceScorer for UnsortedListExactMatch {
     fn score(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Scores> {
         let sorted = |v: &Vec<Value>| {
             let mut v = v.clone();
-            v.sort_by(|a, b| sort_key(a).partial_cmp(&sort_key(b)).unwrap_or(std::cmp::Ordering::Equal));
+            v.sort_by(|a, b| {
+                sort_key(a)
+                    .partial_cmp(&sort_key(b))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
             v
         };
         let p = sorted(list(prediction, "unsorted_list_exact_match prediction")?);
-        let r = sorted(list(first_reference(references, "unsorted_list_exact_match")?, "reference")?);
+        let r = sorted(list(
+            first_reference(references, "unsorted_list_exact_match")?,
+            "reference",
+        )?);
         let eq = p.len() == r.len() && p.iter().zip(&r).all(|(a, b)| py_eq(a, b));
         Ok(one("unsorted_list_exact_match", b(eq)))
     }
@@ -259,7 +285,9 @@ impl InstanceScorer for JaccardIndex {
             let inter = r.iter().filter(|x| p.iter().any(|y| py_eq(x, y))).count();
             let union = r.len() + p.len() - inter;
             if union == 0 {
-                return Err(Error::invalid("jaccard_index: empty prediction and reference (division by zero)"));
+                return Err(Error::invalid(
+                    "jaccard_index: empty prediction and reference (division by zero)",
+                ));
             }
             let s = inter as f64 / union as f64;
             if best.is_nan() || s > best {
@@ -289,7 +317,9 @@ impl InstanceScorer for PredictionLength {
         "prediction_length"
     }
     fn score(&self, prediction: &Value, _: &[Value], _: &Instance) -> Result<Scores> {
-        let s = prediction.as_str().ok_or_else(|| Error::invalid("prediction_length needs a string prediction"))?;
+        let s = prediction
+            .as_str()
+            .ok_or_else(|| Error::invalid("prediction_length needs a string prediction"))?;
         Ok(one("prediction_length", s.chars().count() as f64))
     }
     fn ci(&self) -> Vec<String> {
@@ -302,7 +332,9 @@ fn py_float(text: &str) -> Option<f64> {
     let t = text.trim();
     let b = t.as_bytes();
     for (i, &c) in b.iter().enumerate() {
-        if c == b'_' && !(i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit()) {
+        if c == b'_'
+            && !(i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+        {
             return None;
         }
     }
@@ -312,7 +344,11 @@ fn py_float(text: &str) -> Option<f64> {
     if body.len() + 1 < lower.len() {
         return None;
     }
-    if ["inf", "infinity", "nan"].contains(&body) || body.bytes().all(|c| c.is_ascii_digit() || b".eE+-".contains(&c)) {
+    if ["inf", "infinity", "nan"].contains(&body)
+        || body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
+    {
         t.parse().ok()
     } else {
         None
@@ -348,17 +384,27 @@ fn relaxed(prediction: &str, target: &str) -> bool {
     prediction.to_lowercase() == target.to_lowercase()
 }
 
-const RELAXED_KEYS: [&str; 3] = ["relaxed_overall", "relaxed_human_split", "relaxed_augmented_split"];
+const RELAXED_KEYS: [&str; 3] = [
+    "relaxed_overall",
+    "relaxed_human_split",
+    "relaxed_augmented_split",
+];
 
 impl Metric for RelaxedCorrectness {
     fn main_score(&self) -> &str {
         "relaxed_overall"
     }
     fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
-        let p = prediction.as_str().ok_or_else(|| Error::invalid("relaxed_correctness needs a string prediction"))?;
+        let p = prediction
+            .as_str()
+            .ok_or_else(|| Error::invalid("relaxed_correctness needs a string prediction"))?;
         let r = first_reference(references, "relaxed_correctness")?;
-        let r = r.as_str().ok_or_else(|| Error::invalid("relaxed_correctness needs string references"))?;
-        let ty = task_data.get("type").ok_or_else(|| Error::invalid("relaxed_correctness needs task_data `type`"))?;
+        let r = r
+            .as_str()
+            .ok_or_else(|| Error::invalid("relaxed_correctness needs string references"))?;
+        let ty = task_data
+            .get("type")
+            .ok_or_else(|| Error::invalid("relaxed_correctness needs task_data `type`"))?;
         let human = ty.as_str() == Some("human_test");
         let s = b(relaxed(p, r));
         let mut out = Scores::new();
@@ -371,7 +417,10 @@ impl Metric for RelaxedCorrectness {
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
         let means = super::reduce_scores(records, false)?;
-        Ok(RELAXED_KEYS.iter().filter_map(|k| means.get(*k).map(|v| (k.to_string(), *v))).collect())
+        Ok(RELAXED_KEYS
+            .iter()
+            .filter_map(|k| means.get(*k).map(|v| (k.to_string(), *v)))
+            .collect())
     }
     fn ci_scores(&self) -> Vec<String> {
         self.ci.names(vec!["relaxed_overall".into()])
@@ -418,7 +467,10 @@ impl Retrieval {
             RetrievalKind::Mrr => "mrr".into(),
             RetrievalKind::Map => "map".into(),
             RetrievalKind::AtK => {
-                let k = r.k_list.first().ok_or_else(|| Error::invalid("retrieval_at_k needs a non-empty `k_list`"))?;
+                let k = r
+                    .k_list
+                    .first()
+                    .ok_or_else(|| Error::invalid("retrieval_at_k needs a non-empty `k_list`"))?;
                 format!("match_at_{k}")
             }
         };
@@ -442,8 +494,14 @@ impl InstanceScorer for Retrieval {
     }
     fn score(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Scores> {
         let pred = list(prediction, "retrieval prediction")?;
-        let refs = distinct(list(first_reference(references, &self.main)?, "retrieval reference")?);
-        let rel: Vec<f64> = pred.iter().map(|d| b(refs.iter().any(|r| py_eq(d, r)))).collect();
+        let refs = distinct(list(
+            first_reference(references, &self.main)?,
+            "retrieval reference",
+        )?);
+        let rel: Vec<f64> = pred
+            .iter()
+            .map(|d| b(refs.iter().any(|r| py_eq(d, r))))
+            .collect();
         let mut sums = Vec::with_capacity(rel.len());
         let mut acc = 0.0;
         for r in &rel {
@@ -459,7 +517,12 @@ impl InstanceScorer for Retrieval {
                 let total: f64 = rel.iter().sum();
                 let mut result = 0.0;
                 if total > 0.0 {
-                    let dot: f64 = rel.iter().zip(&sums).enumerate().map(|(i, (r, s))| r * (s / (i + 1) as f64)).sum();
+                    let dot: f64 = rel
+                        .iter()
+                        .zip(&sums)
+                        .enumerate()
+                        .map(|(i, (r, s))| r * (s / (i + 1) as f64))
+                        .sum();
                     result = dot / total;
                 }
                 Ok(one("map", result))

@@ -32,7 +32,10 @@ fn run(v: Value, preds: Value, refs: Value, task_data: Option<Value>) -> (Scores
     }
     let refs: Vec<&Value> = records.iter().collect();
     let global = m.reduce(&refs).unwrap();
-    let inst = records.iter().map(|r| m.instance_scores(r).unwrap()).collect();
+    let inst = records
+        .iter()
+        .map(|r| m.instance_scores(r).unwrap())
+        .collect();
     (global, inst)
 }
 
@@ -47,7 +50,11 @@ fn check(got: &Scores, expected: Value) {
     let exp_keys: Vec<&String> = exp.keys().collect();
     assert_eq!(got_keys, exp_keys, "keys of {got:?}");
     for (k, v) in exp {
-        let e = if v == "NaN" { f64::NAN } else { v.as_f64().unwrap() };
+        let e = if v == "NaN" {
+            f64::NAN
+        } else {
+            v.as_f64().unwrap()
+        };
         assert!(close(got[k], e), "{k}: got {}, expected {e}", got[k]);
     }
 }
@@ -62,10 +69,20 @@ fn check_inst(got: &[Scores], key: &str, expected: &[f64]) {
 
 #[test]
 fn accuracy_and_containment() {
-    let (g, i) = run(json!({"__type__": "accuracy_fast"}), json!(["a", "b", 1, "c"]), json!([["a"], ["c", "b"], ["1"], ["d"]]), None);
+    let (g, i) = run(
+        json!({"__type__": "accuracy_fast"}),
+        json!(["a", "b", 1, "c"]),
+        json!([["a"], ["c", "b"], ["1"], ["d"]]),
+        None,
+    );
     check(&g, json!({"accuracy": 0.75}));
     check_inst(&i, "accuracy", &[1.0, 1.0, 1.0, 0.0]);
-    let (g, _) = run(json!({"__type__": "string_containment"}), json!(["hello world", "x", 3]), json!([["world"], ["y", "z"], ["3"]]), None);
+    let (g, _) = run(
+        json!({"__type__": "string_containment"}),
+        json!(["hello world", "x", 3]),
+        json!([["world"], ["y", "z"], ["3"]]),
+        None,
+    );
     check(&g, json!({"string_containment": 0.6666666666666666}));
     let (g, i) = run(
         json!({"__type__": "exact_match_mm"}),
@@ -75,12 +92,27 @@ fn accuracy_and_containment() {
     );
     check(&g, json!({"exact_match_mm": 0.6}));
     check_inst(&i, "exact_match_mm", &[1.0, 1.0, 1.0, 0.0, 0.0]);
-    let (g, _) = run(json!({"__type__": "unsorted_list_exact_match"}), json!([["b", "a"], ["a"]]), json!([[["a", "b"]], [["a", "a"]]]), None);
+    let (g, _) = run(
+        json!({"__type__": "unsorted_list_exact_match"}),
+        json!([["b", "a"], ["a"]]),
+        json!([[["a", "b"]], [["a", "a"]]]),
+        None,
+    );
     check(&g, json!({"unsorted_list_exact_match": 0.5}));
-    let (g, i) = run(json!({"__type__": "jaccard_index"}), json!([["a", "b", "c"], ["x"]]), json!([[["a", "b"], ["c", "d"]], [["y"]]]), None);
+    let (g, i) = run(
+        json!({"__type__": "jaccard_index"}),
+        json!([["a", "b", "c"], ["x"]]),
+        json!([[["a", "b"], ["c", "d"]], [["y"]]]),
+        None,
+    );
     check(&g, json!({"jaccard_index": 0.3333333333333333}));
     check_inst(&i, "jaccard_index", &[0.6666666666666666, 0.0]);
-    let (g, _) = run(json!({"__type__": "prediction_length"}), json!(["abc", "hello"]), json!([["x"], ["y"]]), None);
+    let (g, _) = run(
+        json!({"__type__": "prediction_length"}),
+        json!(["abc", "hello"]),
+        json!([["x"], ["y"]]),
+        None,
+    );
     check(&g, json!({"prediction_length": 4.0}));
     let (g, i) = run(
         json!({"__type__": "string_containment_ratio", "field": "entities"}),
@@ -94,23 +126,50 @@ fn accuracy_and_containment() {
         json!({"__type__": "relaxed_correctness", "n_resamples": null}),
         json!(["10.2", "5%", "abc", "3"]),
         json!([["10"], ["0.05"], ["ABC"], ["4"]]),
-        Some(json!([{"type": "human_test"}, {"type": "aug"}, {"type": "human_test"}, {"type": "aug"}])),
+        Some(
+            json!([{"type": "human_test"}, {"type": "aug"}, {"type": "human_test"}, {"type": "aug"}]),
+        ),
     );
-    check(&g, json!({"relaxed_overall": 0.75, "relaxed_human_split": 1.0, "relaxed_augmented_split": 0.5}));
-    check(&i[1], json!({"relaxed_overall": 1.0, "relaxed_augmented_split": 1.0}));
-    assert!(build(json!({"__type__": "relaxed_correctness", "n_resamples": null})).ci_scores().is_empty());
+    check(
+        &g,
+        json!({"relaxed_overall": 0.75, "relaxed_human_split": 1.0, "relaxed_augmented_split": 0.5}),
+    );
+    check(
+        &i[1],
+        json!({"relaxed_overall": 1.0, "relaxed_augmented_split": 1.0}),
+    );
+    assert!(
+        build(json!({"__type__": "relaxed_correctness", "n_resamples": null}))
+            .ci_scores()
+            .is_empty()
+    );
 }
 
 #[test]
 fn retrieval() {
-    let (g, i) = run(json!({"__type__": "mrr"}), json!([["a", "b", "c"], ["x", "y"], []]), json!([[["c", "b"]], [["z"]], [["a"]]]), None);
+    let (g, i) = run(
+        json!({"__type__": "mrr"}),
+        json!([["a", "b", "c"], ["x", "y"], []]),
+        json!([[["c", "b"]], [["z"]], [["a"]]]),
+        None,
+    );
     check(&g, json!({"mrr": 0.16666666666666666}));
     check_inst(&i, "mrr", &[0.5, 0.0, 0.0]);
-    let (g, i) = run(json!({"__type__": "map"}), json!([["a", "b", "c", "d"], ["x", "y"]]), json!([[["c", "a", "q"]], [["y"]]]), None);
+    let (g, i) = run(
+        json!({"__type__": "map"}),
+        json!([["a", "b", "c", "d"], ["x", "y"]]),
+        json!([[["c", "a", "q"]], [["y"]]]),
+        None,
+    );
     check(&g, json!({"map": 0.6666666666666666}));
     check_inst(&i, "map", &[0.8333333333333333, 0.5]);
     let m = json!({"__type__": "retrieval_at_k", "k_list": [1, 3, 5]});
-    let (g, _) = run(m.clone(), json!([["a", "b", "c", "d"], ["x", "y"], []]), json!([[["c", "a", "q"]], [["y"]], [["a"]]]), None);
+    let (g, _) = run(
+        m.clone(),
+        json!([["a", "b", "c", "d"], ["x", "y"], []]),
+        json!([[["c", "a", "q"]], [["y"]], [["a"]]]),
+        None,
+    );
     check(
         &g,
         json!({"precision_at_1": 0.3333333333333333, "precision_at_3": 0.38888888888888884,
@@ -133,20 +192,36 @@ fn lp() -> (Value, Value) {
 fn f1_family() {
     let (p, r) = lp();
     let (g, i) = run(json!({"__type__": "f1_macro"}), p.clone(), r.clone(), None);
-    check(&g, json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}));
+    check(
+        &g,
+        json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}),
+    );
     check(&i[1], json!({"f1_macro": 0.0, "f1_cat": 0.0}));
     let (g, i) = run(json!({"__type__": "f1_micro"}), p.clone(), r.clone(), None);
     check(&g, json!({"f1_micro": 0.5454545454545454}));
     check_inst(&i, "f1_micro", &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
-    let (g, _) = run(json!({"__type__": "f1_weighted"}), p.clone(), r.clone(), None);
+    let (g, _) = run(
+        json!({"__type__": "f1_weighted"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(&g, json!({"f1_weighted": 0.5333333333333333}));
     // The catalog's metrics.f1_macro and metrics.f1_micro.
     let fm = json!({"__type__": "f1_fast", "main_score": "f1_macro", "averages": ["macro", "per_class"],
                     "ci_score_names": ["f1_macro"]});
     let (g, i) = run(fm, p.clone(), r.clone(), None);
-    check(&g, json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}));
+    check(
+        &g,
+        json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}),
+    );
     check(&i[2], json!({"f1_macro": 1.0, "f1_dog": 1.0}));
-    let (g, _) = run(json!({"__type__": "f1_fast", "main_score": "f1_micro", "averages": ["micro"]}), p, r, None);
+    let (g, _) = run(
+        json!({"__type__": "f1_fast", "main_score": "f1_micro", "averages": ["micro"]}),
+        p,
+        r,
+        None,
+    );
     check(&g, json!({"f1_micro": 0.5454545454545454}));
 }
 
@@ -169,7 +244,12 @@ fn binary_family() {
     let m = build(json!({"__type__": "precision_binary"}));
     assert_eq!(m.main_score(), "precision_binary");
     assert_eq!(m.ci_scores(), vec!["f1_binary", "f1_binary_neg"]);
-    let (g, i) = run(json!({"__type__": "precision_binary"}), p.clone(), r.clone(), None);
+    let (g, i) = run(
+        json!({"__type__": "precision_binary"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(&g, all);
     check_inst(&i, "precision_binary", &[f64::NAN; 5]);
     let (g, i) = run(json!({"__type__": "binary_accuracy"}), p, r, None);
@@ -177,7 +257,12 @@ fn binary_family() {
     check_inst(&i, "accuracy_binary", &[1.0, 1.0, 0.0, 0.0, 1.0]);
     let p = json!([0.9, 0.2, 0.6, 0.4, 0.7, 0.35]);
     let r = json!([[1], [0], [0], [1], [1], [0]]);
-    let (g, _) = run(json!({"__type__": "binary_max_f1"}), p.clone(), r.clone(), None);
+    let (g, _) = run(
+        json!({"__type__": "binary_max_f1"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(
         &g,
         json!({"max_f1_binary": 0.8571428571428571, "best_thr_maxf1": 0.4, "max_f1_binary_neg": 0.8571428571428571,
@@ -185,7 +270,10 @@ fn binary_family() {
                "precision_at_max_f1": 0.75, "precision_at_max_f1_neg": 0.75}),
     );
     let (g, _) = run(json!({"__type__": "binary_max_accuracy"}), p, r, None);
-    check(&g, json!({"max_accuracy_binary": 0.8333333333333334, "best_thr_max_acc": 0.4}));
+    check(
+        &g,
+        json!({"max_accuracy_binary": 0.8333333333333334, "best_thr_max_acc": 0.4}),
+    );
     let (g, _) = run(
         json!({"__type__": "roc_auc"}),
         json!([0.9, 0.2, 0.6, 0.4, 0.7, 0.6, 0.1]),
@@ -200,13 +288,31 @@ fn multi_label() {
     let p = json!([["a"], ["a", "b"], ["c"], []]);
     let r = json!([[["a", "b"]], [["b"]], [["c"]], [["a"]]]);
     // Unitxt's per-label key order comes from a string set (varies per process); values match.
-    let (g, i) = run(json!({"__type__": "f1_macro_multi_label"}), p.clone(), r.clone(), None);
-    check(&g, json!({"f1_macro": 0.7222222222222222, "f1_a": 0.5, "f1_b": 0.6666666666666666, "f1_c": 1.0}));
+    let (g, i) = run(
+        json!({"__type__": "f1_macro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(
+        &g,
+        json!({"f1_macro": 0.7222222222222222, "f1_a": 0.5, "f1_b": 0.6666666666666666, "f1_c": 1.0}),
+    );
     check(&i[0], json!({"f1_macro": 0.5, "f1_a": 1.0, "f1_b": 0.0}));
-    let (g, i) = run(json!({"__type__": "f1_micro_multi_label"}), p.clone(), r.clone(), None);
+    let (g, i) = run(
+        json!({"__type__": "f1_micro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(&g, json!({"f1_micro": 0.6666666666666666}));
     check_inst(&i, "f1_micro", &[0.6666666666666666, 1.0, 1.0, 0.0]);
-    let (g, _) = run(json!({"__type__": "precision_macro_multi_label"}), p.clone(), r.clone(), None);
+    let (g, _) = run(
+        json!({"__type__": "precision_macro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(&g, json!({"precision_macro": 0.8333333333333334}));
     let (g, i) = run(json!({"__type__": "recall_micro_multi_label"}), p, r, None);
     check(&g, json!({"recall_micro": 0.6}));
@@ -232,7 +338,12 @@ fn matthews_by_definition() {
 fn regression() {
     let p = json!([1.0, 2.5, 3.0]);
     let r = json!([[1.5], [2.0], [5.0]]);
-    let (g, i) = run(json!({"__type__": "mean_squared_error"}), p.clone(), r.clone(), None);
+    let (g, i) = run(
+        json!({"__type__": "mean_squared_error"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     check(&g, json!({"mean_squared_error": 1.5}));
     check_inst(&i, "mean_squared_error", &[0.25, 0.25, 4.0]);
     let (g, i) = run(json!({"__type__": "root_mean_squared_error"}), p, r, None);
@@ -240,10 +351,20 @@ fn regression() {
     check_inst(&i, "root_mean_squared_error", &[0.5, 0.5, 2.0]);
     let p = json!([1.0, 2.5, 3.0, 2.5, 0.1]);
     let r = json!([[1.5], [2.0], [5.0], [1.0], [0.3]]);
-    let (g, i) = run(json!({"__type__": "spearmanr", "n_resamples": 100}), p.clone(), r.clone(), None);
+    let (g, i) = run(
+        json!({"__type__": "spearmanr", "n_resamples": 100}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     assert!(close(g["spearmanr"], 0.8207826816681234));
     check_inst(&i, "spearmanr", &[f64::NAN; 5]);
-    let (g, _) = run(json!({"__type__": "pearsonr", "n_resamples": 100}), p.clone(), r.clone(), None);
+    let (g, _) = run(
+        json!({"__type__": "pearsonr", "n_resamples": 100}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
     assert!(close(g["pearsonr"], 0.7008422642744699));
     let (g, _) = run(json!({"__type__": "kendall_tau_metric"}), p, r, None);
     assert!(close(g["kendalltau_b"], 0.7378647873726218));
@@ -251,10 +372,20 @@ fn regression() {
 
 #[test]
 fn metrics_list_merges_items() {
-    let m = build(json!({"__type__": "metrics_list", "items": [{"__type__": "accuracy_fast"},
-        {"__type__": "string_containment"}]}));
+    let m = build(
+        json!({"__type__": "metrics_list", "items": [{"__type__": "accuracy_fast"},
+        {"__type__": "string_containment"}]}),
+    );
     assert_eq!(m.sub_metrics().map(|s| s.len()), Some(2));
-    let rec = m.map(&json!("xa"), &[json!("a")], &Instance::new()).unwrap();
-    check(&m.instance_scores(&rec).unwrap(), json!({"accuracy": 0.0, "string_containment": 1.0}));
-    check(&m.reduce(&[&rec]).unwrap(), json!({"accuracy": 0.0, "string_containment": 1.0}));
+    let rec = m
+        .map(&json!("xa"), &[json!("a")], &Instance::new())
+        .unwrap();
+    check(
+        &m.instance_scores(&rec).unwrap(),
+        json!({"accuracy": 0.0, "string_containment": 1.0}),
+    );
+    check(
+        &m.reduce(&[&rec]).unwrap(),
+        json!({"accuracy": 0.0, "string_containment": 1.0}),
+    );
 }
