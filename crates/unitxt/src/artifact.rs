@@ -106,8 +106,8 @@ pub enum Artifact {
     Sampler(Art<dyn Sampler>),
     /// A value serializer used by templates.
     Serializer(Art<dyn Serializer>),
-    /// A metric, kept as its JSON until the evaluation engine builds it.
-    Metric(Art<Value>),
+    /// A metric (`accuracy_fast`, `f1_fast`, `metrics_list`, ...).
+    Metric(Art<dyn crate::metrics::Metric>),
 }
 
 impl Artifact {
@@ -179,7 +179,7 @@ kind!(Task, Task, "task");
 kind!(Card, Card, "card");
 kind!(dyn Sampler, Sampler, "sampler");
 kind!(dyn Serializer, Serializer, "serializer");
-kind!(Value, Metric, "metric");
+kind!(dyn crate::metrics::Metric, Metric, "metric");
 
 /// Format or system prompt: both are per-instance operators; the variant tells them apart.
 impl ArtifactKind for dyn InstanceOperator {

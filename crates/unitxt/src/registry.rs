@@ -18,7 +18,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         .and_then(|t| t.as_str())
         .ok_or_else(|| Error::invalid(format!("artifact has no `__type__`: {}", crate::artifact::short(v))))?;
     let raw = || v.clone();
-    use crate::{augmentors as aug, formats as fmt, loaders as ld, operators as op, processors as pr, splitters as sp, system_prompts as sysp, templates as tp};
+    use crate::{augmentors as aug, formats as fmt, loaders as ld, metrics as mt, operators as op, processors as pr, splitters as sp, system_prompts as sysp, templates as tp};
     let _ = raw;
     let a = match t {
         // ---- cards, tasks, template collections (card.rs, task.rs) ----
@@ -259,6 +259,52 @@ pub fn build(v: &Value) -> Result<Artifact> {
             v.clone(),
         )),
 
+        // ---- metrics (metrics/) ----
+        "accuracy" | "accuracy_fast" => metric(t, v, from_value::<mt::strings::Accuracy>(t, v)?),
+        "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
+        "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
+        "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),
+        "exact_match_mm" => metric(t, v, from_value::<mt::strings::ExactMatchMm>(t, v)?),
+        "f1" | "f1_macro" | "f1_micro" | "f1_weighted" => metric(t, v, mt::classification::F1::build(t, v)?),
+        "f1_binary" | "f1_binary_pos_only" | "precision_binary" | "recall_binary" => {
+            metric(t, v, mt::classification::F1Binary::build(t, v)?)
+        }
+        "f1_fast" => metric(t, v, from_value::<mt::classification::F1Fast>(t, v)?),
+        "f1_macro_multi_label"
+        | "f1_micro_multi_label"
+        | "precision_macro_multi_label"
+        | "precision_micro_multi_label"
+        | "recall_macro_multi_label"
+        | "recall_micro_multi_label" => metric(t, v, mt::classification::F1MultiLabel::build(t, v)?),
+        "jaccard_index" => metric(t, v, from_value::<mt::strings::JaccardIndex>(t, v)?),
+        "kendall_tau_metric" => {
+            metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::KendallB, t, v)?)
+        }
+        "map" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::Map, t, v)?),
+        "matthews_correlation" => metric(t, v, from_value::<mt::classification::MatthewsCorrelation>(t, v)?),
+        "max_accuracy" => {
+            let mut m = from_value::<mt::strings::Accuracy>(t, v)?;
+            m.max = true;
+            metric(t, v, m)
+        }
+        "mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, false)?),
+        "metrics_list" => metric(t, v, from_value::<mt::MetricsList>(t, v)?),
+        "mrr" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::Mrr, t, v)?),
+        "pearsonr" => metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::Pearson, t, v)?),
+        "prediction_length" => metric(t, v, from_value::<mt::strings::PredictionLength>(t, v)?),
+        "relaxed_correctness" => metric(t, v, from_value::<mt::strings::RelaxedCorrectness>(t, v)?),
+        "retrieval_at_k" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::AtK, t, v)?),
+        "roc_auc" => metric(t, v, from_value::<mt::classification::RocAuc>(t, v)?),
+        "root_mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, true)?),
+        "spearmanr" => {
+            metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::Spearman, t, v)?)
+        }
+        "string_containment" | "string_containment_old" => {
+            metric(t, v, from_value::<mt::strings::StringContainment>(t, v)?)
+        }
+        "string_containment_ratio" => metric(t, v, from_value::<mt::strings::StringContainmentRatio>(t, v)?),
+        "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
+
         _ => {
             let _ = (std::any::type_name::<fmt::Marker>(), std::any::type_name::<sysp::Marker>(), std::any::type_name::<ld::Marker>(), std::any::type_name::<tp::Marker>(), std::any::type_name::<op::Marker>());
             let _ = (std::any::type_name::<dyn aug::Augmentor>(), std::any::type_name::<dyn sp::Sampler>());
@@ -266,6 +312,12 @@ pub fn build(v: &Value) -> Result<Artifact> {
         }
     };
     Ok(a)
+}
+
+/// Wraps a built [`crate::metrics::Metric`].
+pub fn metric<T: crate::metrics::Metric + 'static>(_t: &str, v: &Value, m: T) -> Artifact {
+    let m: Arc<dyn crate::metrics::Metric> = Arc::new(m);
+    Artifact::Metric(Art::new(m, v.clone()))
 }
 
 /// Deserializes a plain struct artifact.

@@ -31,4 +31,313 @@ pub trait Metric: Send + Sync {
     fn ci_scores(&self) -> Vec<String> {
         vec![self.main_score().to_string()]
     }
+    /// The metrics this one stands for when it is a `metrics_list` (Unitxt applies them one by
+    /// one); `None` for a single metric.
+    fn sub_metrics(&self) -> Option<&[crate::artifact::Art<dyn Metric>]> {
+        None
+    }
 }
+
+pub mod classification;
+pub mod regression;
+pub mod strings;
+
+use crate::artifact::Art;
+use crate::error::Error;
+
+/// Mean of the non-NaN values (numpy's `nanmean`); NaN when there are none.
+pub fn nan_mean(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for x in xs {
+        if !x.is_nan() {
+            sum += x;
+            n += 1;
+        }
+    }
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
+}
+
+/// Max of the non-NaN values (numpy's `nanmax`); NaN when there are none.
+pub fn nan_max(xs: impl IntoIterator<Item = f64>) -> f64 {
+    xs.into_iter()
+        .filter(|x| !x.is_nan())
+        .fold(f64::NAN, |m, x| if m.is_nan() || x > m { x } else { m })
+}
+
+/// A score as a JSON record value: NaN (not representable in JSON) becomes `null`.
+pub fn score_value(x: f64) -> Value {
+    serde_json::Number::from_f64(x)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+/// Reads a score written by [`score_value`]: `null` is NaN; booleans count as 0/1.
+pub fn value_score(v: &Value) -> Result<f64> {
+    match v {
+        Value::Null => Ok(f64::NAN),
+        Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("not a float: {n}"))),
+        other => Err(Error::invalid(format!(
+            "expected a number, got {}",
+            crate::artifact::short(other)
+        ))),
+    }
+}
+
+/// Scores as a JSON object record (NaN as `null`).
+pub fn scores_record(scores: &Scores) -> Value {
+    Value::Object(
+        scores
+            .iter()
+            .map(|(k, v)| (k.clone(), score_value(*v)))
+            .collect(),
+    )
+}
+
+/// Reads a record written by [`scores_record`].
+pub fn record_scores(record: &Value) -> Result<Scores> {
+    let obj = record.as_object().ok_or_else(|| {
+        Error::invalid(format!(
+            "metric record is not an object: {}",
+            crate::artifact::short(record)
+        ))
+    })?;
+    obj.iter()
+        .map(|(k, v)| Ok((k.clone(), value_score(v)?)))
+        .collect()
+}
+
+/// Unitxt's `MeanReduction` / `average_item_scores`: per score name (in first-seen order), the
+/// NaN-ignoring mean over the records. With `max`, the NaN-ignoring max instead (`MaxReduction`).
+pub fn reduce_scores(records: &[&Value], max: bool) -> Result<Scores> {
+    let mut lists: IndexMap<String, Vec<f64>> = IndexMap::new();
+    for r in records {
+        for (k, v) in record_scores(r)? {
+            lists.entry(k).or_default().push(v);
+        }
+    }
+    Ok(lists
+        .into_iter()
+        .map(|(k, v)| (k, if max { nan_max(v) } else { nan_mean(v) }))
+        .collect())
+}
+
+/// Python's `str(x)` of a prediction or reference (strings unchanged).
+pub fn py_str(v: &Value) -> String {
+    crate::py::repr::str(v)
+}
+
+/// A JSON value as a float, as Python's `float(x)` would take a number (bool → 0/1). Errors name `what`.
+pub fn as_float(v: &Value, what: &str) -> Result<f64> {
+    match v {
+        Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("{what} is not a number: {n}"))),
+        other => Err(Error::invalid(format!(
+            "{what} must be a number, got {}",
+            crate::artifact::short(other)
+        ))),
+    }
+}
+
+/// The first reference, erroring when there is none (metrics with one reference per prediction).
+pub fn first_reference<'a>(references: &'a [Value], metric: &str) -> Result<&'a Value> {
+    references.first().ok_or_else(|| {
+        Error::invalid(format!(
+            "`{metric}` needs one reference per prediction, got none"
+        ))
+    })
+}
+
+/// Order in which CPython iterates a `set` built by adding the given hashes in order (duplicates
+/// already removed). Used where Unitxt turns a set into a list (label orders).
+pub fn py_set_order(hashes: &[i64]) -> Vec<usize> {
+    const LINEAR_PROBES: usize = 9;
+    let mut table: Vec<Option<usize>> = vec![None; 8];
+    let mut fill = 0usize;
+    fn insert(table: &mut [Option<usize>], hash: i64, idx: usize) {
+        let mask = table.len() - 1;
+        let mut perturb = hash as u64;
+        let mut i = (hash as u64 as usize) & mask;
+        loop {
+            if table[i].is_none() {
+                table[i] = Some(idx);
+                return;
+            }
+            if i + LINEAR_PROBES <= mask {
+                for j in 1..=LINEAR_PROBES {
+                    if table[i + j].is_none() {
+                        table[i + j] = Some(idx);
+                        return;
+                    }
+                }
+            }
+            perturb >>= 5;
+            i = (i
+                .wrapping_mul(5)
+                .wrapping_add(1)
+                .wrapping_add(perturb as usize))
+                & mask;
+        }
+    }
+    for (idx, &h) in hashes.iter().enumerate() {
+        insert(&mut table, h, idx);
+        fill += 1;
+        let mask = table.len() - 1;
+        if fill * 5 >= mask * 3 {
+            let used = fill;
+            let min_used = if used > 50000 { used * 2 } else { used * 4 };
+            let mut size = 8usize;
+            while size <= min_used {
+                size <<= 1;
+            }
+            let old = std::mem::replace(&mut table, vec![None; size]);
+            for e in old.into_iter().flatten() {
+                insert(&mut table, hashes[e], e);
+            }
+        }
+    }
+    table.into_iter().flatten().collect()
+}
+
+/// Unitxt's `metrics_list`: several metrics applied one after the other. As one [`Metric`], its
+/// record is the list of the items' records and its scores are the items' scores merged (later
+/// items overwrite equal names, as Unitxt's score dicts do); the main score is the first item's.
+#[derive(serde::Deserialize)]
+pub struct MetricsList {
+    /// The metrics, by catalog name or inline.
+    pub items: Vec<Art<dyn Metric>>,
+}
+
+impl Metric for MetricsList {
+    fn main_score(&self) -> &str {
+        self.items.first().map(|m| m.main_score()).unwrap_or("")
+    }
+    fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
+        let recs = self
+            .items
+            .iter()
+            .map(|m| {
+                m.map(prediction, references, task_data)
+                    .map_err(|e| e.context(format!("in {}", m.display_name())))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Value::Array(recs))
+    }
+    fn instance_scores(&self, record: &Value) -> Result<Scores> {
+        let recs = self.split(record)?;
+        let mut out = Scores::new();
+        for (m, r) in self.items.iter().zip(recs) {
+            out.extend(m.instance_scores(r)?);
+        }
+        Ok(out)
+    }
+    fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        let split = records
+            .iter()
+            .map(|r| self.split(r))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Scores::new();
+        for (i, m) in self.items.iter().enumerate() {
+            let mine: Vec<&Value> = split.iter().map(|s| s[i]).collect();
+            out.extend(m.reduce(&mine)?);
+        }
+        Ok(out)
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.items.iter().flat_map(|m| m.ci_scores()).collect()
+    }
+    fn sub_metrics(&self) -> Option<&[Art<dyn Metric>]> {
+        Some(&self.items)
+    }
+}
+
+impl MetricsList {
+    fn split<'a>(&self, record: &'a Value) -> Result<Vec<&'a Value>> {
+        match record.as_array() {
+            Some(a) if a.len() == self.items.len() => Ok(a.iter().collect()),
+            _ => Err(Error::invalid(
+                "metrics_list record does not match its items",
+            )),
+        }
+    }
+}
+
+/// A metric whose global scores are the NaN-ignoring means (or maxes) of its instance scores
+/// (Unitxt's `InstanceMetric` with a `mean`/`max` reduction, and `ReductionInstanceMetric` with
+/// `MeanReduction`). Implementing this gives the [`Metric`]: the record is the instance scores.
+pub trait InstanceScorer: Send + Sync {
+    /// The main score's name.
+    fn main(&self) -> &str;
+    /// The scores of one instance.
+    fn score(
+        &self,
+        prediction: &Value,
+        references: &[Value],
+        task_data: &Instance,
+    ) -> Result<Scores>;
+    /// Names of the scores that get confidence intervals.
+    fn ci(&self) -> Vec<String> {
+        vec![self.main().to_string()]
+    }
+    /// Whether the global score is the max (Unitxt's `max` reduction) instead of the mean.
+    fn use_max(&self) -> bool {
+        false
+    }
+}
+
+impl<T: InstanceScorer> Metric for T {
+    fn main_score(&self) -> &str {
+        self.main()
+    }
+    fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
+        Ok(scores_record(
+            &self.score(prediction, references, task_data)?,
+        ))
+    }
+    fn instance_scores(&self, record: &Value) -> Result<Scores> {
+        record_scores(record)
+    }
+    fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        reduce_scores(records, self.use_max())
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.ci()
+    }
+}
+
+/// The confidence-interval settings shared by metrics: `n_resamples` (`null` turns intervals off)
+/// and `ci_score_names` (overrides which scores get intervals).
+#[derive(serde::Deserialize, Default, Clone)]
+pub struct CiSettings {
+    /// Absent: the class default; `null`: no intervals.
+    #[serde(default, deserialize_with = "present")]
+    pub n_resamples: Option<Value>,
+    /// Explicit names of scores with intervals.
+    #[serde(default)]
+    pub ci_score_names: Option<Vec<String>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+impl CiSettings {
+    /// The CI score names given the class's defaults.
+    pub fn names(&self, default: Vec<String>) -> Vec<String> {
+        if matches!(self.n_resamples, Some(Value::Null)) {
+            return vec![];
+        }
+        self.ci_score_names.clone().unwrap_or(default)
+    }
+}
+
+#[cfg(test)]
+mod tests;

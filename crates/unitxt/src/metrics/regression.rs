@@ -1,0 +1,217 @@
+//! Regression metrics over float predictions and a single float reference: mean squared error,
+//! its root, and Spearman / Pearson / Kendall tau-b correlations. Mirrors Unitxt's
+//! `MeanSquaredError`, `RootMeanSquaredError`, `Spearmanr`, `Pearsonr`, `KendallTauMetric`
+//! (which call numpy / scipy). The correlations' p-values are not computed yet.
+
+use serde::Deserialize;
+
+use super::{
+    as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, Scores,
+};
+use crate::error::{Error, Result};
+use crate::value::{Instance, Value};
+
+/// `mean_squared_error` and `root_mean_squared_error` (Unitxt's `MeanSquaredError`,
+/// `RootMeanSquaredError`): the record is `(reference − prediction)²`; the global score is
+/// the NaN-ignoring mean (and its square root); instance scores are the same on one record.
+#[derive(Deserialize)]
+pub struct MeanSquaredError {
+    #[serde(flatten)]
+    ci: CiSettings,
+    #[serde(skip)]
+    root: bool,
+}
+
+impl MeanSquaredError {
+    /// Builds `mean_squared_error` or, with `root`, `root_mean_squared_error`.
+    pub fn build(t: &str, v: &Value, root: bool) -> Result<Self> {
+        let mut m: MeanSquaredError = crate::artifact::from_value(t, v)?;
+        m.root = root;
+        Ok(m)
+    }
+}
+
+impl Metric for MeanSquaredError {
+    fn main_score(&self) -> &str {
+        if self.root {
+            "root_mean_squared_error"
+        } else {
+            "mean_squared_error"
+        }
+    }
+    fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
+        let p = as_float(prediction, "mean_squared_error prediction")?;
+        let r = as_float(
+            first_reference(references, self.main_score())?,
+            "mean_squared_error reference",
+        )?;
+        Ok(score_value((r - p).powi(2)))
+    }
+    fn instance_scores(&self, record: &Value) -> Result<Scores> {
+        self.reduce(&[record])
+    }
+    fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        let xs = records
+            .iter()
+            .map(|r| value_score(r))
+            .collect::<Result<Vec<_>>>()?;
+        let m = nan_mean(xs);
+        let mut out = Scores::new();
+        out.insert(
+            self.main_score().to_string(),
+            if self.root { m.sqrt() } else { m },
+        );
+        Ok(out)
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.ci.names(vec![self.main_score().to_string()])
+    }
+}
+
+/// Which correlation a [`Correlation`] computes.
+#[derive(Clone, Copy, PartialEq)]
+pub enum CorrelationKind {
+    /// `spearmanr`: Pearson correlation of average ranks.
+    Spearman,
+    /// `pearsonr`.
+    Pearson,
+    /// `kendalltau_b`.
+    KendallB,
+}
+
+/// `spearmanr`, `pearsonr`, `kendall_tau_metric` (Unitxt's `Spearmanr`, `Pearsonr`,
+/// `KendallTauMetric`): the record is `[prediction, reference]`; the global score is the
+/// correlation (NaN for constant input or fewer than 2 records); instance scores are NaN.
+/// The `_p_value` / `_p_val` scores of Unitxt are not produced.
+#[derive(Deserialize)]
+pub struct Correlation {
+    #[serde(flatten)]
+    ci: CiSettings,
+    #[serde(skip, default = "spearman")]
+    kind: CorrelationKind,
+}
+
+fn spearman() -> CorrelationKind {
+    CorrelationKind::Spearman
+}
+
+impl Correlation {
+    /// Builds one of the correlation metrics.
+    pub fn build(kind: CorrelationKind, t: &str, v: &Value) -> Result<Self> {
+        let mut m: Correlation = crate::artifact::from_value(t, v)?;
+        m.kind = kind;
+        Ok(m)
+    }
+}
+
+fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let mx = x.iter().sum::<f64>() / n as f64;
+    let my = y.iter().sum::<f64>() / n as f64;
+    let xm: Vec<f64> = x.iter().map(|v| v - mx).collect();
+    let ym: Vec<f64> = y.iter().map(|v| v - my).collect();
+    let nx = xm.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let ny = ym.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if nx == 0.0 || ny == 0.0 {
+        return f64::NAN;
+    }
+    let r: f64 = xm.iter().zip(&ym).map(|(a, b)| (a / nx) * (b / ny)).sum();
+    r.clamp(-1.0, 1.0)
+}
+
+/// Average ranks (1-based), ties sharing their mean rank (scipy's `rankdata`).
+fn ranks(x: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap_or(std::cmp::Ordering::Equal));
+    let mut out = vec![0.0; x.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && x[idx[j + 1]] == x[idx[i]] {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &idx[i..=j] {
+            out[k] = r;
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// Kendall's tau-b of `x` (references) and `y` (predictions).
+fn kendall_b(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    let (mut s, mut xtie, mut ytie) = (0i64, 0i64, 0i64);
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let dx = x[i].partial_cmp(&x[j]);
+            let dy = y[i].partial_cmp(&y[j]);
+            use std::cmp::Ordering::Equal;
+            match (dx, dy) {
+                (Some(Equal), Some(Equal)) => {
+                    xtie += 1;
+                    ytie += 1;
+                }
+                (Some(Equal), _) => xtie += 1,
+                (_, Some(Equal)) => ytie += 1,
+                (Some(a), Some(b)) => s += if a == b { 1 } else { -1 },
+                _ => {}
+            }
+        }
+    }
+    let tot = (n * n.saturating_sub(1) / 2) as i64;
+    if xtie == tot || ytie == tot {
+        return f64::NAN;
+    }
+    s as f64 / ((tot - xtie) as f64).sqrt() / ((tot - ytie) as f64).sqrt()
+}
+
+impl Metric for Correlation {
+    fn main_score(&self) -> &str {
+        match self.kind {
+            CorrelationKind::Spearman => "spearmanr",
+            CorrelationKind::Pearson => "pearsonr",
+            CorrelationKind::KendallB => "kendalltau_b",
+        }
+    }
+    fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
+        let p = as_float(prediction, "correlation prediction")?;
+        let r = as_float(
+            first_reference(references, self.main_score())?,
+            "correlation reference",
+        )?;
+        Ok(Value::Array(vec![score_value(p), score_value(r)]))
+    }
+    fn instance_scores(&self, _: &Value) -> Result<Scores> {
+        let mut s = Scores::new();
+        s.insert(self.main_score().to_string(), f64::NAN);
+        Ok(s)
+    }
+    fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        let (mut p, mut r) = (Vec::new(), Vec::new());
+        for rec in records {
+            match rec.as_array().map(|a| a.as_slice()) {
+                Some([a, b]) => {
+                    p.push(value_score(a)?);
+                    r.push(value_score(b)?);
+                }
+                _ => return Err(Error::invalid("bad correlation record")),
+            }
+        }
+        let v = match self.kind {
+            CorrelationKind::Pearson => pearson(&p, &r),
+            CorrelationKind::Spearman => pearson(&ranks(&p), &ranks(&r)),
+            CorrelationKind::KendallB => kendall_b(&r, &p),
+        };
+        let mut out = Scores::new();
+        out.insert(self.main_score().to_string(), v);
+        Ok(out)
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.ci.names(vec![self.main_score().to_string()])
+    }
+}

@@ -1,0 +1,391 @@
+//! Expected values come from running Unitxt 1.26.10's metric classes in /work/venv (with
+//! scikit-learn 1.9.1 and scipy 1.17.1) on the same predictions and references, through
+//! `metric(MultiStream.from_iterables({"test": instances}))` with `n_resamples = None`.
+//! Matthews correlation (an HF `evaluate` script, not loadable offline) is checked against
+//! sklearn's published `matthews_corrcoef` definition, computed by hand.
+
+use serde_json::json;
+
+use super::*;
+use crate::artifact::Artifact;
+
+fn build(v: Value) -> Art<dyn Metric> {
+    match crate::registry::build(&v) {
+        Ok(Artifact::Metric(m)) => m,
+        Ok(other) => panic!("not a metric: {}", other.kind()),
+        Err(e) => panic!("build failed: {e}"),
+    }
+}
+
+/// Runs a metric; returns (global scores, instance scores).
+fn run(v: Value, preds: Value, refs: Value, task_data: Option<Value>) -> (Scores, Vec<Scores>) {
+    let m = build(v);
+    let preds = preds.as_array().unwrap().clone();
+    let refs = refs.as_array().unwrap().clone();
+    let mut records = Vec::new();
+    for (i, (p, r)) in preds.iter().zip(&refs).enumerate() {
+        let td = task_data
+            .as_ref()
+            .map(|t| t[i].as_object().unwrap().clone())
+            .unwrap_or_default();
+        records.push(m.map(p, r.as_array().unwrap(), &td).unwrap());
+    }
+    let refs: Vec<&Value> = records.iter().collect();
+    let global = m.reduce(&refs).unwrap();
+    let inst = records
+        .iter()
+        .map(|r| m.instance_scores(r).unwrap())
+        .collect();
+    (global, inst)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-9
+}
+
+/// Checks scores equal `expected` (a JSON object; "NaN" strings for NaN), keys in order.
+fn check(got: &Scores, expected: Value) {
+    let exp = expected.as_object().unwrap();
+    let got_keys: Vec<&String> = got.keys().collect();
+    let exp_keys: Vec<&String> = exp.keys().collect();
+    assert_eq!(got_keys, exp_keys, "keys of {got:?}");
+    for (k, v) in exp {
+        let e = if v == "NaN" {
+            f64::NAN
+        } else {
+            v.as_f64().unwrap()
+        };
+        assert!(close(got[k], e), "{k}: got {}, expected {e}", got[k]);
+    }
+}
+
+fn check_inst(got: &[Scores], key: &str, expected: &[f64]) {
+    let g: Vec<f64> = got.iter().map(|s| s[key]).collect();
+    assert_eq!(g.len(), expected.len());
+    for (a, b) in g.iter().zip(expected) {
+        assert!(close(*a, *b), "{key}: {g:?} vs {expected:?}");
+    }
+}
+
+#[test]
+fn accuracy_and_containment() {
+    let (g, i) = run(
+        json!({"__type__": "accuracy_fast"}),
+        json!(["a", "b", 1, "c"]),
+        json!([["a"], ["c", "b"], ["1"], ["d"]]),
+        None,
+    );
+    check(&g, json!({"accuracy": 0.75}));
+    check_inst(&i, "accuracy", &[1.0, 1.0, 1.0, 0.0]);
+    let (g, _) = run(
+        json!({"__type__": "string_containment"}),
+        json!(["hello world", "x", 3]),
+        json!([["world"], ["y", "z"], ["3"]]),
+        None,
+    );
+    check(&g, json!({"string_containment": 0.6666666666666666}));
+    let (g, i) = run(
+        json!({"__type__": "exact_match_mm"}),
+        json!(["(B) foo", "option c", "The answer is A", "", "b"]),
+        json!([["b"], ["c"], ["a"], ["a"], ["a"]]),
+        None,
+    );
+    check(&g, json!({"exact_match_mm": 0.6}));
+    check_inst(&i, "exact_match_mm", &[1.0, 1.0, 1.0, 0.0, 0.0]);
+    let (g, _) = run(
+        json!({"__type__": "unsorted_list_exact_match"}),
+        json!([["b", "a"], ["a"]]),
+        json!([[["a", "b"]], [["a", "a"]]]),
+        None,
+    );
+    check(&g, json!({"unsorted_list_exact_match": 0.5}));
+    let (g, i) = run(
+        json!({"__type__": "jaccard_index"}),
+        json!([["a", "b", "c"], ["x"]]),
+        json!([[["a", "b"], ["c", "d"]], [["y"]]]),
+        None,
+    );
+    check(&g, json!({"jaccard_index": 0.3333333333333333}));
+    check_inst(&i, "jaccard_index", &[0.6666666666666666, 0.0]);
+    let (g, _) = run(
+        json!({"__type__": "prediction_length"}),
+        json!(["abc", "hello"]),
+        json!([["x"], ["y"]]),
+        None,
+    );
+    check(&g, json!({"prediction_length": 4.0}));
+    let (g, i) = run(
+        json!({"__type__": "string_containment_ratio", "field": "entities"}),
+        json!(["john met mary", "nobody"]),
+        json!([["x"], ["y"]]),
+        Some(json!([{"entities": ["john", "mary", "bob"]}, {"entities": ["z"]}])),
+    );
+    check(&g, json!({"string_containment": 0.3333333333333333}));
+    check_inst(&i, "string_containment", &[0.6666666666666666, 0.0]);
+    let (g, i) = run(
+        json!({"__type__": "relaxed_correctness", "n_resamples": null}),
+        json!(["10.2", "5%", "abc", "3"]),
+        json!([["10"], ["0.05"], ["ABC"], ["4"]]),
+        Some(
+            json!([{"type": "human_test"}, {"type": "aug"}, {"type": "human_test"}, {"type": "aug"}]),
+        ),
+    );
+    check(
+        &g,
+        json!({"relaxed_overall": 0.75, "relaxed_human_split": 1.0, "relaxed_augmented_split": 0.5}),
+    );
+    check(
+        &i[1],
+        json!({"relaxed_overall": 1.0, "relaxed_augmented_split": 1.0}),
+    );
+    assert!(
+        build(json!({"__type__": "relaxed_correctness", "n_resamples": null}))
+            .ci_scores()
+            .is_empty()
+    );
+}
+
+#[test]
+fn retrieval() {
+    let (g, i) = run(
+        json!({"__type__": "mrr"}),
+        json!([["a", "b", "c"], ["x", "y"], []]),
+        json!([[["c", "b"]], [["z"]], [["a"]]]),
+        None,
+    );
+    check(&g, json!({"mrr": 0.16666666666666666}));
+    check_inst(&i, "mrr", &[0.5, 0.0, 0.0]);
+    let (g, i) = run(
+        json!({"__type__": "map"}),
+        json!([["a", "b", "c", "d"], ["x", "y"]]),
+        json!([[["c", "a", "q"]], [["y"]]]),
+        None,
+    );
+    check(&g, json!({"map": 0.6666666666666666}));
+    check_inst(&i, "map", &[0.8333333333333333, 0.5]);
+    let m = json!({"__type__": "retrieval_at_k", "k_list": [1, 3, 5]});
+    let (g, _) = run(
+        m.clone(),
+        json!([["a", "b", "c", "d"], ["x", "y"], []]),
+        json!([[["c", "a", "q"]], [["y"]], [["a"]]]),
+        None,
+    );
+    check(
+        &g,
+        json!({"precision_at_1": 0.3333333333333333, "precision_at_3": 0.38888888888888884,
+               "precision_at_5": 0.3333333333333333, "recall_at_1": 0.1111111111111111,
+               "recall_at_3": 0.5555555555555555, "recall_at_5": 0.5555555555555555,
+               "match_at_1": 0.3333333333333333, "match_at_3": 0.6666666666666666,
+               "match_at_5": 0.6666666666666666}),
+    );
+    assert_eq!(build(m).main_score(), "match_at_1");
+}
+
+const LP: &str = r#"[["cat","dog","dog","bird","cat","fish"], [["cat"],["cat"],["dog"],["bird"],["dog"],["cat"]]]"#;
+
+fn lp() -> (Value, Value) {
+    let v: Value = serde_json::from_str(LP).unwrap();
+    (v[0].clone(), v[1].clone())
+}
+
+#[test]
+fn f1_family() {
+    let (p, r) = lp();
+    let (g, i) = run(json!({"__type__": "f1_macro"}), p.clone(), r.clone(), None);
+    check(
+        &g,
+        json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}),
+    );
+    check(&i[1], json!({"f1_macro": 0.0, "f1_cat": 0.0}));
+    let (g, i) = run(json!({"__type__": "f1_micro"}), p.clone(), r.clone(), None);
+    check(&g, json!({"f1_micro": 0.5454545454545454}));
+    check_inst(&i, "f1_micro", &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    let (g, _) = run(
+        json!({"__type__": "f1_weighted"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(&g, json!({"f1_weighted": 0.5333333333333333}));
+    // The catalog's metrics.f1_macro and metrics.f1_micro.
+    let fm = json!({"__type__": "f1_fast", "main_score": "f1_macro", "averages": ["macro", "per_class"],
+                    "ci_score_names": ["f1_macro"]});
+    let (g, i) = run(fm, p.clone(), r.clone(), None);
+    check(
+        &g,
+        json!({"f1_macro": 0.6333333333333333, "f1_cat": 0.4, "f1_dog": 0.5, "f1_bird": 1.0}),
+    );
+    check(&i[2], json!({"f1_macro": 1.0, "f1_dog": 1.0}));
+    let (g, _) = run(
+        json!({"__type__": "f1_fast", "main_score": "f1_micro", "averages": ["micro"]}),
+        p,
+        r,
+        None,
+    );
+    check(&g, json!({"f1_micro": 0.5454545454545454}));
+}
+
+#[test]
+fn set_order_of_label_ids() {
+    // list({0, 9, 5}) == [0, 9, 5] in CPython (9 lands in slot 1 of an 8-slot table).
+    assert_eq!(py_set_order(&[0, 5, 9]), vec![0, 2, 1]);
+    assert_eq!(py_set_order(&(0..20).rev().collect::<Vec<_>>()).len(), 20);
+}
+
+#[test]
+fn binary_family() {
+    let p = json!([0.9, 0.2, 0.6, 0.4, 0.7]);
+    let r = json!([[1], [0], [0], [1], [1]]);
+    let all = json!({"f1_binary": 0.6666666666666666, "f1_binary_neg": 0.5, "recall_binary": 0.6666666666666666,
+                     "recall_binary_neg": 0.5, "precision_binary": 0.6666666666666666, "precision_binary_neg": 0.5});
+    let (g, i) = run(json!({"__type__": "f1_binary"}), p.clone(), r.clone(), None);
+    check(&g, all.clone());
+    check_inst(&i, "f1_binary", &[f64::NAN; 5]);
+    let m = build(json!({"__type__": "precision_binary"}));
+    assert_eq!(m.main_score(), "precision_binary");
+    assert_eq!(m.ci_scores(), vec!["f1_binary", "f1_binary_neg"]);
+    let (g, i) = run(
+        json!({"__type__": "precision_binary"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(&g, all);
+    check_inst(&i, "precision_binary", &[f64::NAN; 5]);
+    let (g, i) = run(json!({"__type__": "binary_accuracy"}), p, r, None);
+    check(&g, json!({"accuracy_binary": 0.6}));
+    check_inst(&i, "accuracy_binary", &[1.0, 1.0, 0.0, 0.0, 1.0]);
+    let p = json!([0.9, 0.2, 0.6, 0.4, 0.7, 0.35]);
+    let r = json!([[1], [0], [0], [1], [1], [0]]);
+    let (g, _) = run(
+        json!({"__type__": "binary_max_f1"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(
+        &g,
+        json!({"max_f1_binary": 0.8571428571428571, "best_thr_maxf1": 0.4, "max_f1_binary_neg": 0.8571428571428571,
+               "best_thr_maxf1_neg": 0.7, "recall_at_max_f1": 1.0, "recall_at_max_f1_neg": 1.0,
+               "precision_at_max_f1": 0.75, "precision_at_max_f1_neg": 0.75}),
+    );
+    let (g, _) = run(json!({"__type__": "binary_max_accuracy"}), p, r, None);
+    check(
+        &g,
+        json!({"max_accuracy_binary": 0.8333333333333334, "best_thr_max_acc": 0.4}),
+    );
+    let (g, _) = run(
+        json!({"__type__": "roc_auc"}),
+        json!([0.9, 0.2, 0.6, 0.4, 0.7, 0.6, 0.1]),
+        json!([[1.0], [0.0], [0.0], [1.0], [1.0], [0.0], [1.0]]),
+        None,
+    );
+    check(&g, json!({"roc_auc": 0.5833333333333333}));
+}
+
+#[test]
+fn multi_label() {
+    let p = json!([["a"], ["a", "b"], ["c"], []]);
+    let r = json!([[["a", "b"]], [["b"]], [["c"]], [["a"]]]);
+    // Unitxt's per-label key order comes from a string set (varies per process); values match.
+    let (g, i) = run(
+        json!({"__type__": "f1_macro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(
+        &g,
+        json!({"f1_macro": 0.7222222222222222, "f1_a": 0.5, "f1_b": 0.6666666666666666, "f1_c": 1.0}),
+    );
+    check(&i[0], json!({"f1_macro": 0.5, "f1_a": 1.0, "f1_b": 0.0}));
+    let (g, i) = run(
+        json!({"__type__": "f1_micro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(&g, json!({"f1_micro": 0.6666666666666666}));
+    check_inst(&i, "f1_micro", &[0.6666666666666666, 1.0, 1.0, 0.0]);
+    let (g, _) = run(
+        json!({"__type__": "precision_macro_multi_label"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(&g, json!({"precision_macro": 0.8333333333333334}));
+    let (g, i) = run(json!({"__type__": "recall_micro_multi_label"}), p, r, None);
+    check(&g, json!({"recall_micro": 0.6}));
+    check_inst(&i, "recall_micro", &[0.5, 1.0, 1.0, 0.0]);
+}
+
+#[test]
+fn matthews_by_definition() {
+    // 3 classes; confusion (true rows a,b,c): a->a, a->b, b->b, c->c, c->a, b->b.
+    // t = [2,2,2], p = [2,3,1], correct = 4, n = 6: cov_ytyp = 24 - (4+6+2) = 12,
+    // cov_ypyp = 36 - 14 = 22, cov_ytyt = 36 - 12 = 24 → 12 / sqrt(528).
+    let (g, i) = run(
+        json!({"__type__": "matthews_correlation"}),
+        json!(["a", "b", "b", "c", "a", "b"]),
+        json!([["a"], ["a"], ["b"], ["c"], ["c"], ["b"]]),
+        None,
+    );
+    check(&g, json!({"matthews_correlation": 12.0 / 528f64.sqrt()}));
+    check_inst(&i, "matthews_correlation", &[0.0; 6]);
+}
+
+#[test]
+fn regression() {
+    let p = json!([1.0, 2.5, 3.0]);
+    let r = json!([[1.5], [2.0], [5.0]]);
+    let (g, i) = run(
+        json!({"__type__": "mean_squared_error"}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    check(&g, json!({"mean_squared_error": 1.5}));
+    check_inst(&i, "mean_squared_error", &[0.25, 0.25, 4.0]);
+    let (g, i) = run(json!({"__type__": "root_mean_squared_error"}), p, r, None);
+    check(&g, json!({"root_mean_squared_error": 1.224744871391589}));
+    check_inst(&i, "root_mean_squared_error", &[0.5, 0.5, 2.0]);
+    let p = json!([1.0, 2.5, 3.0, 2.5, 0.1]);
+    let r = json!([[1.5], [2.0], [5.0], [1.0], [0.3]]);
+    let (g, i) = run(
+        json!({"__type__": "spearmanr", "n_resamples": 100}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    assert!(close(g["spearmanr"], 0.8207826816681234));
+    check_inst(&i, "spearmanr", &[f64::NAN; 5]);
+    let (g, _) = run(
+        json!({"__type__": "pearsonr", "n_resamples": 100}),
+        p.clone(),
+        r.clone(),
+        None,
+    );
+    assert!(close(g["pearsonr"], 0.7008422642744699));
+    let (g, _) = run(json!({"__type__": "kendall_tau_metric"}), p, r, None);
+    assert!(close(g["kendalltau_b"], 0.7378647873726218));
+}
+
+#[test]
+fn metrics_list_merges_items() {
+    let m = build(
+        json!({"__type__": "metrics_list", "items": [{"__type__": "accuracy_fast"},
+        {"__type__": "string_containment"}]}),
+    );
+    assert_eq!(m.sub_metrics().map(|s| s.len()), Some(2));
+    let rec = m
+        .map(&json!("xa"), &[json!("a")], &Instance::new())
+        .unwrap();
+    check(
+        &m.instance_scores(&rec).unwrap(),
+        json!({"accuracy": 0.0, "string_containment": 1.0}),
+    );
+    check(
+        &m.reduce(&[&rec]).unwrap(),
+        json!({"accuracy": 0.0, "string_containment": 1.0}),
+    );
+}
