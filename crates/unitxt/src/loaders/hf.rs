@@ -117,12 +117,44 @@ pub fn snapshot_in_cache(cache: &Path, repo: &str, revision: Option<&str>) -> Re
         }
     }
     Err(Error::not_found(format!(
-        "dataset `{repo}` (revision `{rev}`) is not in the local Hugging Face hub cache {}. unitxt-rs reads \
-         datasets offline only: a download needs network. Fetch it once (for example \
-         `huggingface-cli download --repo-type dataset {repo}`, after which HF_HUB_OFFLINE=1 is fine), or set \
-         HF_HUB_CACHE or UNITXT_HF_OFFLINE_DATASETS_PATH to a directory that holds it",
+        "dataset `{repo}` (revision `{rev}`) is not in the local Hugging Face hub cache {}; with HF_HUB_OFFLINE \
+         set, a download (which needs network) is not attempted. Set HF_HUB_CACHE or \
+         UNITXT_HF_OFFLINE_DATASETS_PATH to a directory that holds it, or unset HF_HUB_OFFLINE",
         cache.display()
     )))
+}
+
+/// Whether `HF_HUB_OFFLINE` forbids network access (`1`, `true`, `yes`, `on`, as `huggingface_hub`).
+pub fn offline() -> bool {
+    env_nonempty("HF_HUB_OFFLINE").is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+}
+
+/// Downloads dataset `repo` at `rev` into the hub cache `cache` with the `hf-hub` crate (the same
+/// `datasets--org--name/{blobs,snapshots,refs}` layout `huggingface_hub` writes) and returns its
+/// snapshot directory. Only the dataset card and data files (parquet, json, jsonl, csv, tsv,
+/// txt) are fetched. Errors (kind Io) name the repository and the failing file.
+pub fn download_snapshot(cache: &Path, repo: &str, rev: &str) -> Result<PathBuf> {
+    use hf_hub::{api::sync::ApiBuilder, Repo, RepoType};
+    let api = ApiBuilder::from_env()
+        .with_cache_dir(cache.to_path_buf())
+        .with_progress(false)
+        .build()
+        .map_err(|e| Error::io(format!("cannot set up the Hugging Face hub client: {e}")))?;
+    let r = api.repo(Repo::with_revision(repo.to_string(), RepoType::Dataset, rev.to_string()));
+    let info = r.info().map_err(|e| Error::io(format!("cannot list dataset `{repo}` on the Hugging Face hub: {e}")))?;
+    let wanted = |f: &str| {
+        f == "README.md" || [".parquet", ".json", ".jsonl", ".csv", ".tsv", ".txt"].iter().any(|x| f.ends_with(x))
+    };
+    let mut snapshot = None;
+    for s in info.siblings.iter().filter(|s| wanted(&s.rfilename)) {
+        let local = r.get(&s.rfilename).map_err(|e| Error::io(format!("downloading {} of dataset `{repo}`: {e}", s.rfilename)))?;
+        if snapshot.is_none() {
+            // <snapshot>/<rfilename>: strip the file's own path components.
+            let depth = s.rfilename.split('/').count();
+            snapshot = local.ancestors().nth(depth).map(Path::to_path_buf);
+        }
+    }
+    snapshot.ok_or_else(|| Error::not_found(format!("dataset `{repo}` has no data files on the Hugging Face hub")))
 }
 
 /// The local directory of dataset `path` (see the module documentation for the order).
@@ -141,7 +173,13 @@ pub fn dataset_root(path: &str, revision: Option<&str>) -> Result<PathBuf> {
     if Path::new(path).is_dir() {
         return Ok(PathBuf::from(path));
     }
-    snapshot_in_cache(&hub_cache_dir(), path, revision)
+    let cache = hub_cache_dir();
+    match snapshot_in_cache(&cache, path, revision) {
+        Err(e) if e.kind == crate::error::ErrorKind::NotFound && !offline() => {
+            download_snapshot(&cache, path, revision.unwrap_or("main"))
+        }
+        other => other,
+    }
 }
 
 /// The YAML front matter of a dataset card, as JSON (`Null` when absent or unparsable).
