@@ -124,3 +124,15 @@ fn tempdir() -> PathBuf {
 fn rand_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
 }
+
+#[test]
+fn without_split_every_split_goes_to_the_directory() {
+    let dir = tempdir();
+    let out = dir.join("splits");
+    let o = run(&["prepare", "card=cards.example.capitals,template=templates.example.capital", "--catalog", "examples/catalog", "--output", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let count = |name: &str| std::fs::read_to_string(out.join(name)).unwrap().lines().count();
+    assert_eq!(count("train.jsonl"), 8);
+    assert_eq!(count("test.jsonl"), 6);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2);
+}
