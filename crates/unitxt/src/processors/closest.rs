@@ -1,7 +1,6 @@
 //! `match_closest_option`: snaps a prediction to the most similar of the instance's options,
 //! with the similarity of Python's `difflib` (`SequenceMatcher.ratio`).
 
-use std::collections::HashMap;
 
 use serde::Deserialize;
 
@@ -28,77 +27,10 @@ fn elements(v: &Value) -> Result<Vec<String>> {
     }
 }
 
-/// The number of matched elements between `a` and `b`, as `difflib.SequenceMatcher(None, a, b)`
-/// counts them (longest matching blocks found recursively, with the "popular element"
-/// heuristic for `b` of 200 elements or more).
-pub fn matching_count(a: &[String], b: &[String]) -> usize {
-    let mut b2j: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, x) in b.iter().enumerate() {
-        b2j.entry(x.as_str()).or_default().push(j);
-    }
-    if b.len() >= 200 {
-        let limit = b.len() / 100 + 1;
-        b2j.retain(|_, idx| idx.len() <= limit);
-    }
-    let longest = |alo: usize, ahi: usize, blo: usize, bhi: usize| -> (usize, usize, usize) {
-        let (mut bi, mut bj, mut size) = (alo, blo, 0usize);
-        let mut j2len: HashMap<usize, usize> = HashMap::new();
-        for (i, x) in a.iter().enumerate().take(ahi).skip(alo) {
-            let mut next: HashMap<usize, usize> = HashMap::new();
-            if let Some(js) = b2j.get(x.as_str()) {
-                for &j in js {
-                    if j < blo {
-                        continue;
-                    }
-                    if j >= bhi {
-                        break;
-                    }
-                    let k = j.checked_sub(1).and_then(|p| j2len.get(&p)).copied().unwrap_or(0) + 1;
-                    next.insert(j, k);
-                    if k > size {
-                        bi = i + 1 - k;
-                        bj = j + 1 - k;
-                        size = k;
-                    }
-                }
-            }
-            j2len = next;
-        }
-        while bi > alo && bj > blo && a[bi - 1] == b[bj - 1] {
-            bi -= 1;
-            bj -= 1;
-            size += 1;
-        }
-        while bi + size < ahi && bj + size < bhi && a[bi + size] == b[bj + size] {
-            size += 1;
-        }
-        (bi, bj, size)
-    };
-    let mut total = 0;
-    let mut queue = vec![(0, a.len(), 0, b.len())];
-    while let Some((alo, ahi, blo, bhi)) = queue.pop() {
-        let (i, j, k) = longest(alo, ahi, blo, bhi);
-        if k > 0 {
-            total += k;
-            if alo < i && blo < j {
-                queue.push((alo, i, blo, j));
-            }
-            if i + k < ahi && j + k < bhi {
-                queue.push((i + k, ahi, j + k, bhi));
-            }
-        }
-    }
-    total
-}
-
-/// `SequenceMatcher(None, a, b).ratio()`: `2 * matches / (len(a) + len(b))`, `1.0` for two
-/// empty sequences.
+/// `SequenceMatcher(None, a, b).ratio()` of two element sequences
+/// ([`crate::splitters::difflib::ratio_seq`]).
 pub fn ratio(a: &[String], b: &[String]) -> f64 {
-    let n = a.len() + b.len();
-    if n == 0 {
-        return 1.0;
-    }
-    2.0 * matching_count(a, b) as f64 / n as f64
+    crate::splitters::difflib::ratio_seq(a, b)
 }
 
 /// `difflib.get_close_matches(word, options, n=1, cutoff=0.0)[0]`: the option with the highest

@@ -1,36 +1,28 @@
 //! Python's `difflib.SequenceMatcher.ratio` and `difflib.get_close_matches`, over characters,
-//! as CPython 3.11 computes them (including the "autojunk" heuristic: in a second sequence of
-//! 200 or more items, items that occur more than 1% of the time are ignored as junk).
+//! as CPython 3.11 computes them (including the "autojunk" heuristic for long sequences).
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
-struct Matcher<'a> {
-    a: &'a [char],
-    b: &'a [char],
-    b2j: HashMap<char, Vec<usize>>,
-}
-
-impl<'a> Matcher<'a> {
-    fn new(a: &'a [char], b: &'a [char]) -> Self {
-        let mut b2j: HashMap<char, Vec<usize>> = HashMap::new();
-        for (i, c) in b.iter().enumerate() {
-            b2j.entry(*c).or_default().push(i);
-        }
-        let n = b.len();
-        if n >= 200 {
-            let ntest = n / 100 + 1;
-            b2j.retain(|_, idx| idx.len() <= ntest);
-        }
-        Matcher { a, b, b2j }
+/// The number of matched elements between `a` and `b`, as `SequenceMatcher(None, a, b)` counts
+/// them: longest matching blocks found recursively (`get_matching_blocks`), where elements of
+/// `b` that are "popular" (in a `b` of 200 or more, occurring more than 1% of the time) do not
+/// start a match but may extend one (there is no junk without an `isjunk` function).
+pub fn matching_count<T: Eq + Hash>(a: &[T], b: &[T]) -> usize {
+    let mut b2j: HashMap<&T, Vec<usize>> = HashMap::new();
+    for (j, x) in b.iter().enumerate() {
+        b2j.entry(x).or_default().push(j);
     }
-
-    /// CPython's `find_longest_match` without junk predicates (only popular items).
-    fn longest(&self, alo: usize, ahi: usize, blo: usize, bhi: usize) -> (usize, usize, usize) {
-        let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
+    if b.len() >= 200 {
+        let limit = b.len() / 100 + 1;
+        b2j.retain(|_, idx| idx.len() <= limit);
+    }
+    let longest = |alo: usize, ahi: usize, blo: usize, bhi: usize| -> (usize, usize, usize) {
+        let (mut bi, mut bj, mut size) = (alo, blo, 0usize);
         let mut j2len: HashMap<usize, usize> = HashMap::new();
-        for i in alo..ahi {
-            let mut newj2len: HashMap<usize, usize> = HashMap::new();
-            if let Some(js) = self.b2j.get(&self.a[i]) {
+        for (i, x) in a.iter().enumerate().take(ahi).skip(alo) {
+            let mut next: HashMap<usize, usize> = HashMap::new();
+            if let Some(js) = b2j.get(x) {
                 for &j in js {
                     if j < blo {
                         continue;
@@ -38,66 +30,59 @@ impl<'a> Matcher<'a> {
                     if j >= bhi {
                         break;
                     }
-                    let k = j.checked_sub(1).and_then(|jj| j2len.get(&jj)).copied().unwrap_or(0) + 1;
-                    newj2len.insert(j, k);
-                    if k > bestsize {
-                        besti = i + 1 - k;
-                        bestj = j + 1 - k;
-                        bestsize = k;
+                    let k = j.checked_sub(1).and_then(|p| j2len.get(&p)).copied().unwrap_or(0) + 1;
+                    next.insert(j, k);
+                    if k > size {
+                        bi = i + 1 - k;
+                        bj = j + 1 - k;
+                        size = k;
                     }
                 }
             }
-            j2len = newj2len;
+            j2len = next;
         }
-        // Extend with equal items that are "popular" (not in b2j), as CPython does for junk.
-        let isbjunk = |c: &char| !self.b2j.contains_key(c);
-        while besti > alo && bestj > blo && !isbjunk(&self.b[bestj - 1]) && self.a[besti - 1] == self.b[bestj - 1] {
-            besti -= 1;
-            bestj -= 1;
-            bestsize += 1;
+        while bi > alo && bj > blo && a[bi - 1] == b[bj - 1] {
+            bi -= 1;
+            bj -= 1;
+            size += 1;
         }
-        while besti + bestsize < ahi && bestj + bestsize < bhi && !isbjunk(&self.b[bestj + bestsize]) && self.a[besti + bestsize] == self.b[bestj + bestsize] {
-            bestsize += 1;
+        while bi + size < ahi && bj + size < bhi && a[bi + size] == b[bj + size] {
+            size += 1;
         }
-        while besti > alo && bestj > blo && isbjunk(&self.b[bestj - 1]) && self.a[besti - 1] == self.b[bestj - 1] {
-            besti -= 1;
-            bestj -= 1;
-            bestsize += 1;
-        }
-        while besti + bestsize < ahi && bestj + bestsize < bhi && isbjunk(&self.b[bestj + bestsize]) && self.a[besti + bestsize] == self.b[bestj + bestsize] {
-            bestsize += 1;
-        }
-        (besti, bestj, bestsize)
-    }
-
-    fn matches(&self) -> usize {
-        let mut queue = vec![(0, self.a.len(), 0, self.b.len())];
-        let mut total = 0;
-        while let Some((alo, ahi, blo, bhi)) = queue.pop() {
-            let (i, j, k) = self.longest(alo, ahi, blo, bhi);
-            if k > 0 {
-                total += k;
-                if alo < i && blo < j {
-                    queue.push((alo, i, blo, j));
-                }
-                if i + k < ahi && j + k < bhi {
-                    queue.push((i + k, ahi, j + k, bhi));
-                }
+        (bi, bj, size)
+    };
+    let mut total = 0;
+    let mut queue = vec![(0, a.len(), 0, b.len())];
+    while let Some((alo, ahi, blo, bhi)) = queue.pop() {
+        let (i, j, k) = longest(alo, ahi, blo, bhi);
+        if k > 0 {
+            total += k;
+            if alo < i && blo < j {
+                queue.push((alo, i, blo, j));
+            }
+            if i + k < ahi && j + k < bhi {
+                queue.push((i + k, ahi, j + k, bhi));
             }
         }
-        total
     }
+    total
 }
 
-/// `SequenceMatcher(None, a, b).ratio()`: 2·M / (len(a) + len(b)), 1.0 for two empty strings.
-pub fn ratio(a: &str, b: &str) -> f64 {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+/// `SequenceMatcher(None, a, b).ratio()` of two sequences: 2·M / (len(a) + len(b)), 1.0 when
+/// both are empty.
+pub fn ratio_seq<T: Eq + Hash>(a: &[T], b: &[T]) -> f64 {
     let total = a.len() + b.len();
     if total == 0 {
         return 1.0;
     }
-    2.0 * Matcher::new(&a, &b).matches() as f64 / total as f64
+    2.0 * matching_count(a, b) as f64 / total as f64
+}
+
+/// `SequenceMatcher(None, a, b).ratio()` of two strings, over characters.
+pub fn ratio(a: &str, b: &str) -> f64 {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    ratio_seq(&a, &b)
 }
 
 /// `difflib.get_close_matches(word, possibilities, n, cutoff)`: the `n` possibilities most
