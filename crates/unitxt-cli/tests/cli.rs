@@ -136,3 +136,26 @@ fn without_split_every_split_goes_to_the_directory() {
     assert_eq!(count("test.jsonl"), 6);
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2);
 }
+
+#[test]
+fn failing_expression_names_the_expression_and_instance() {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    let card = serde_json::json!({
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"x": "7"}, {"x": "seven"}]}},
+        "preprocess_steps": [{"__type__": "execute_expression", "expression": "int(x) * 2", "to_field": "y"}],
+        "task": {"__type__": "task", "input_fields": {"x": "str"}, "reference_fields": {"y": "int"}, "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{x}", "output_format": "{y}"}]
+    });
+    std::fs::write(cat.join("cards/expr.json"), card.to_string()).unwrap();
+    let o = run(&["prepare", "card=cards.expr", "--catalog", cat.to_str().unwrap(), "--split", "test"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("int(x) * 2"), "{e}");
+    assert!(e.contains("execute_expression"), "{e}");
+    assert!(e.contains("split \"test\", instance 1"), "{e}");
+    // The first instance was fine and is on stdout (stdout output streams).
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+}
