@@ -24,9 +24,23 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("UNITXT_ALLOW_UNVERIFIED_CODE", "True")
 
 
+def target_prefix(task_data):
+    """The template's target prefix formatted with the task data ("" when none)."""
+    from unitxt.artifact import fetch_artifact
+
+    template = task_data.get("metadata", {}).get("template")
+    if not isinstance(template, str):
+        return ""
+    prefix = getattr(fetch_artifact(template)[0], "target_prefix", "") or ""
+    return prefix.format(**task_data)
+
+
 def noisy_prediction(i, target, task_data):
-    """The prediction of instance `i`: one of several kinds of noise chosen by `i % 9`."""
-    kind = i % 9
+    """The prediction of instance `i`: one of several kinds of noise chosen by `i % 10`."""
+    kind = i % 10
+    if kind == 9:
+        # The answer after the template's target prefix (which evaluation strips).
+        return " " + target_prefix(task_data) + " " + target
     if kind == 0:
         return target
     if kind == 1:
