@@ -18,6 +18,10 @@ fi
 if ! "$VENV/bin/python" -c "import unitxt, sys; sys.exit(unitxt.__version__ != '1.26.10')" 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "unitxt==1.26.10"
 fi
+# Packages Unitxt's metrics need for the evaluation oracle (f1 metrics use sklearn and regex).
+if ! "$VENV/bin/python" -c "import sklearn, regex" 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex
+fi
 
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.
@@ -27,5 +31,7 @@ fi
 
 # Golden outputs of the Unitxt oracle (kept in target/oracle; delete it to regenerate).
 "$VENV/bin/python" scripts/oracle.py tests/oracle_recipes.tsv target/oracle
+# Golden scores of Unitxt's evaluate on derived predictions (kept in target/oracle-eval).
+"$VENV/bin/python" scripts/oracle_eval.py tests/oracle_eval_recipes.tsv target/oracle-eval
 
 cargo nextest run --workspace --no-fail-fast "$@"

@@ -1,6 +1,7 @@
 //! `unitxt-rs`: prepare Unitxt recipes into model-ready JSON Lines, and manage the catalog.
 
 mod catalog_cmd;
+mod evaluate_cmd;
 mod output;
 
 use std::io::IsTerminal;
@@ -33,6 +34,28 @@ enum Command {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
+    /// Score predictions as Unitxt's `evaluate`: against prepared instances (`--data`) or a
+    /// recipe's split; prints the global scores and writes all scores as JSON (`--output`).
+    Evaluate {
+        /// Unitxt recipe to prepare instead of giving `--data`.
+        recipe: Option<String>,
+        /// Split of the recipe to evaluate on.
+        #[arg(long, default_value = "test")]
+        split: String,
+        /// Prepared instances (JSON Lines written by `prepare`).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Predictions: a JSON array of strings, or JSON Lines of strings or of objects with a
+        /// `prediction` field; one per instance, in order.
+        #[arg(long)]
+        predictions: PathBuf,
+        /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Extra catalog directory (repeatable).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+    },
     /// Manage the Unitxt catalog.
     Catalog {
         #[command(subcommand)]
@@ -45,6 +68,9 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Command::Prepare { recipe, split, output, catalogs } => {
             output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())
+        }
+        Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
+            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
         }
         Command::Catalog { command } => catalog_cmd::run(command),
     };

@@ -7,6 +7,7 @@ pub mod augmentors;
 pub mod card;
 pub mod catalog;
 pub mod error;
+pub mod evaluate;
 pub mod expr;
 pub mod formats;
 pub mod loaders;

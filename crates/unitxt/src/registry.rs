@@ -260,7 +260,11 @@ pub fn build(v: &Value) -> Result<Artifact> {
         )),
 
         // ---- metrics (metrics/) ----
-        "accuracy" | "accuracy_fast" => metric(t, v, from_value::<mt::strings::Accuracy>(t, v)?),
+        "accuracy" | "accuracy_fast" => {
+            let mut m = from_value::<mt::strings::Accuracy>(t, v)?;
+            m.instance_class = t == "accuracy";
+            metric(t, v, m)
+        }
         "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
         "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
         "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),
@@ -285,6 +289,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "max_accuracy" => {
             let mut m = from_value::<mt::strings::Accuracy>(t, v)?;
             m.max = true;
+            m.instance_class = true;
             metric(t, v, m)
         }
         "mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, false)?),
@@ -300,7 +305,9 @@ pub fn build(v: &Value) -> Result<Artifact> {
             metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::Spearman, t, v)?)
         }
         "string_containment" | "string_containment_old" => {
-            metric(t, v, from_value::<mt::strings::StringContainment>(t, v)?)
+            let mut m = from_value::<mt::strings::StringContainment>(t, v)?;
+            m.instance_class = t == "string_containment_old";
+            metric(t, v, m)
         }
         "string_containment_ratio" => metric(t, v, from_value::<mt::strings::StringContainmentRatio>(t, v)?),
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),

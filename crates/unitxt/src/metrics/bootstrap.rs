@@ -857,6 +857,44 @@ pub fn unitxt_instance_metric_ci(
     Ok(Some(res.intervals[0]))
 }
 
+/// Unitxt's `MetricWithConfidenceInterval.compute_global_confidence_intervals` for one score of
+/// a global metric (`GlobalMetric`, e.g. `metrics.kendalltau_b`): `aggregate` maps a resample
+/// (instance indices) to the global score recomputed on it (NaN when it cannot be computed).
+///
+/// Returns `None` where Unitxt adds no interval: fewer than two instances or `n_resamples < 2`.
+/// Unlike [`unitxt_instance_metric_ci`] there is no shortcut for constant scores. NaN aggregates
+/// within a batch are replaced as there (`resample_from_non_nan`). Errors as [`bootstrap`].
+pub fn unitxt_global_metric_ci(
+    n: usize,
+    aggregate: &dyn Fn(&[usize]) -> f64,
+    n_resamples: usize,
+    confidence_level: f64,
+    method: CiMethod,
+    seed: i64,
+) -> Result<Option<(f64, f64)>> {
+    if n <= 1 || n_resamples <= 1 {
+        return Ok(None);
+    }
+    let mut stat = |idx: &[usize]| -> Result<Vec<f64>> { Ok(vec![aggregate(idx)]) };
+    let fix = |values: &mut Vec<f64>| {
+        let errors = values.iter().filter(|v| v.is_nan()).count();
+        if values.len() > 1 && errors > 0 && errors < values.len() {
+            let good: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+            let picks = Pcg64Generator::for_unitxt_seed(seed).indices(good.len(), errors);
+            let mut picks = picks.into_iter();
+            for v in values.iter_mut().filter(|v| v.is_nan()) {
+                if let Some(p) = picks.next() {
+                    *v = good[p];
+                }
+            }
+        }
+    };
+    let mut rng = Pcg64Generator::for_unitxt_seed(seed);
+    let res =
+        bootstrap_with_fix(n, 1, &mut stat, n_resamples, confidence_level, method, &mut rng, Some(&fix))?;
+    Ok(Some(res.intervals[0]))
+}
+
 #[cfg(test)]
 mod tests {
     // Every expected value below was produced by running numpy 2.4.6 / scipy 1.17.1 /

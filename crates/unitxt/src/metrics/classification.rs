@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::{
-    as_float, first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric,
+    as_float, first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric, MetricKind,
     Scores,
 };
 use crate::error::{Error, Result};
@@ -209,6 +209,12 @@ impl F1 {
 }
 
 impl Metric for F1 {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         &self.main_score
     }
@@ -282,6 +288,15 @@ fn all_averages() -> Vec<String> {
 }
 
 impl Metric for F1Fast {
+    fn kind(&self) -> MetricKind {
+        MetricKind::MapReduce
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::MapReduce)
+    }
+    fn ci_score_names(&self) -> Option<Vec<String>> {
+        self.ci.ci_score_names.clone()
+    }
     fn main_score(&self) -> &str {
         &self.main_score
     }
@@ -460,6 +475,12 @@ impl F1Binary {
 }
 
 impl Metric for F1Binary {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         &self.main
     }
@@ -552,6 +573,12 @@ pub struct BinaryMaxF1 {
 }
 
 impl Metric for BinaryMaxF1 {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         "max_f1_binary"
     }
@@ -631,6 +658,9 @@ pub struct BinaryAccuracy {
 }
 
 impl InstanceScorer for BinaryAccuracy {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "accuracy_binary"
     }
@@ -663,6 +693,12 @@ pub struct BinaryMaxAccuracy {
 }
 
 impl Metric for BinaryMaxAccuracy {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         "max_accuracy_binary"
     }
@@ -768,6 +804,12 @@ fn str_list(v: &Value, what: &str) -> Result<Vec<String>> {
 }
 
 impl Metric for F1MultiLabel {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         &self.main
     }
@@ -849,6 +891,12 @@ pub struct MatthewsCorrelation {
 }
 
 impl Metric for MatthewsCorrelation {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         "matthews_correlation"
     }
@@ -903,6 +951,12 @@ pub struct RocAuc {
 }
 
 impl Metric for RocAuc {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         "roc_auc"
     }

@@ -36,6 +36,52 @@ pub trait Metric: Send + Sync {
     fn sub_metrics(&self) -> Option<&[crate::artifact::Art<dyn Metric>]> {
         None
     }
+    /// Which Unitxt base class this metric follows (how the evaluation engine assembles its
+    /// scores and intervals). Map/reduce unless said otherwise.
+    fn kind(&self) -> MetricKind {
+        MetricKind::MapReduce
+    }
+    /// Unitxt's `n_resamples`: the number of bootstrap resamples, `None` when intervals are off.
+    fn n_resamples(&self) -> Option<usize> {
+        self.kind().default_resamples()
+    }
+    /// Explicit names of the scores that get intervals on the map/reduce path (Unitxt's
+    /// `ci_score_names`); `None`: every global score.
+    fn ci_score_names(&self) -> Option<Vec<String>> {
+        None
+    }
+    /// For instance metrics: whether the global score is the max of the instance scores
+    /// (Unitxt's `max` reduction) rather than their mean.
+    fn reduces_by_max(&self) -> bool {
+        false
+    }
+}
+
+/// Which of Unitxt's metric base classes a metric follows; it decides how instance scores,
+/// global scores and confidence intervals are assembled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// `MapReduceMetric` (and `ReductionInstanceMetric`): one bootstrap of re-reduced records
+    /// over every global score (or `ci_score_names`); `score`/`score_name` added to instance
+    /// scores too.
+    MapReduce,
+    /// `InstanceMetric`: global scores aggregate instance scores; intervals for `ci_scores` from
+    /// the instance scores (none when they are all equal), NaN resample values replaced.
+    Instance,
+    /// `GlobalMetric`: intervals for `ci_scores` (default: the main score) re-reduce each
+    /// resample, NaN resample values replaced; instance scores from one-instance reductions.
+    Global,
+}
+
+impl MetricKind {
+    /// The class's default `n_resamples` (Unitxt settings: 1000 for instance and map/reduce
+    /// metrics, 100 for global metrics).
+    pub fn default_resamples(self) -> Option<usize> {
+        match self {
+            MetricKind::MapReduce | MetricKind::Instance => Some(1000),
+            MetricKind::Global => Some(100),
+        }
+    }
 }
 
 pub mod classification;
@@ -291,6 +337,14 @@ pub trait InstanceScorer: Send + Sync {
     fn use_max(&self) -> bool {
         false
     }
+    /// The Unitxt class kind (`InstanceMetric` unless said otherwise).
+    fn scorer_kind(&self) -> MetricKind {
+        MetricKind::Instance
+    }
+    /// The interval settings, when the metric has them.
+    fn settings(&self) -> Option<&CiSettings> {
+        None
+    }
 }
 
 impl<T: InstanceScorer> Metric for T {
@@ -311,6 +365,21 @@ impl<T: InstanceScorer> Metric for T {
     fn ci_scores(&self) -> Vec<String> {
         self.ci()
     }
+    fn kind(&self) -> MetricKind {
+        self.scorer_kind()
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        match self.settings() {
+            Some(s) => s.resamples(self.scorer_kind()),
+            None => self.scorer_kind().default_resamples(),
+        }
+    }
+    fn ci_score_names(&self) -> Option<Vec<String>> {
+        self.settings().and_then(|s| s.ci_score_names.clone())
+    }
+    fn reduces_by_max(&self) -> bool {
+        self.use_max()
+    }
 }
 
 /// The confidence-interval settings shared by metrics: `n_resamples` (`null` turns intervals off)
@@ -330,6 +399,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option
 }
 
 impl CiSettings {
+    /// `n_resamples` for a metric of class kind `kind`: the class default when absent, `None`
+    /// when `null` (or not a non-negative integer).
+    pub fn resamples(&self, kind: MetricKind) -> Option<usize> {
+        match &self.n_resamples {
+            None => kind.default_resamples(),
+            Some(v) => v.as_u64().map(|n| n as usize),
+        }
+    }
     /// The CI score names given the class's defaults.
     pub fn names(&self, default: Vec<String>) -> Vec<String> {
         if matches!(self.n_resamples, Some(Value::Null)) {

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::{
-    as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, Scores,
+    as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, MetricKind, Scores,
 };
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
@@ -32,6 +32,15 @@ impl MeanSquaredError {
 }
 
 impl Metric for MeanSquaredError {
+    fn kind(&self) -> MetricKind {
+        MetricKind::MapReduce
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::MapReduce)
+    }
+    fn ci_score_names(&self) -> Option<Vec<String>> {
+        self.ci.ci_score_names.clone()
+    }
     fn main_score(&self) -> &str {
         if self.root {
             "root_mean_squared_error"
@@ -82,7 +91,8 @@ pub enum CorrelationKind {
 /// `spearmanr`, `pearsonr`, `kendall_tau_metric` (Unitxt's `Spearmanr`, `Pearsonr`,
 /// `KendallTauMetric`): the record is `[prediction, reference]`; the global score is the
 /// correlation (NaN for constant input or fewer than 2 records); instance scores are NaN.
-/// The `_p_value` / `_p_val` scores of Unitxt are not produced.
+/// Spearman also reports `spearmanr_p_value` (scipy's two-sided t-test p-value); the p-values
+/// of Pearson and Kendall are not produced yet.
 #[derive(Deserialize)]
 pub struct Correlation {
     #[serde(flatten)]
@@ -171,6 +181,18 @@ fn kendall_b(x: &[f64], y: &[f64]) -> f64 {
 }
 
 impl Metric for Correlation {
+    fn kind(&self) -> MetricKind {
+        match self.kind {
+            CorrelationKind::KendallB => MetricKind::Global,
+            _ => MetricKind::MapReduce,
+        }
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(self.kind())
+    }
+    fn ci_score_names(&self) -> Option<Vec<String>> {
+        Some(self.ci.ci_score_names.clone().unwrap_or_else(|| vec![self.main_score().to_string()]))
+    }
     fn main_score(&self) -> &str {
         match self.kind {
             CorrelationKind::Spearman => "spearmanr",
@@ -209,9 +231,119 @@ impl Metric for Correlation {
         };
         let mut out = Scores::new();
         out.insert(self.main_score().to_string(), v);
+        if self.kind == CorrelationKind::Spearman {
+            out.insert("spearmanr_p_value".into(), spearman_p_value(v, p.len()));
+        }
         Ok(out)
     }
     fn ci_scores(&self) -> Vec<String> {
         self.ci.names(vec![self.main_score().to_string()])
     }
+}
+
+/// scipy's two-sided p-value of a Spearman correlation `rs` over `n` pairs: the t statistic
+/// `rs * sqrt(dof / ((rs + 1)(1 - rs)))` with `dof = n - 2` against Student's t.
+fn spearman_p_value(rs: f64, n: usize) -> f64 {
+    if rs.is_nan() || n < 3 {
+        return f64::NAN;
+    }
+    let dof = (n - 2) as f64;
+    let t = rs * (dof / ((rs + 1.0) * (1.0 - rs))).max(0.0).sqrt();
+    2.0 * student_t_sf(dof, t.abs())
+}
+
+/// Student's t survival function `P(T > t)` for `t >= 0`.
+fn student_t_sf(dof: f64, t: f64) -> f64 {
+    if t.is_nan() {
+        return f64::NAN;
+    }
+    if t.is_infinite() {
+        return 0.0;
+    }
+    0.5 * incomplete_beta(dof / 2.0, 0.5, dof / (dof + t * t))
+}
+
+/// `ln Γ(x)` for `x > 0` (Lanczos, g = 7, 9 terms; about 15 significant digits).
+fn ln_gamma(x: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = G[0];
+    let t = x + 7.5;
+    for (i, g) in G.iter().enumerate().skip(1) {
+        a += g / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// The regularized incomplete beta function `I_x(a, b)` (continued fraction, modified Lentz).
+fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let front = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_fraction(a, b, x) / a
+    } else {
+        1.0 - front * beta_fraction(b, a, 1.0 - x) / b
+    }
+}
+
+fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 - qab * x / qap;
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..10_000 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    h
 }

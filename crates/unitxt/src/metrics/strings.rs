@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::{first_reference, py_str, CiSettings, InstanceScorer, Metric, Scores};
+use super::{first_reference, py_str, CiSettings, InstanceScorer, Metric, MetricKind, Scores};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
 
@@ -39,9 +39,16 @@ pub struct Accuracy {
     /// Set for `max_accuracy`.
     #[serde(skip)]
     pub max: bool,
+    /// Set for `accuracy` and `max_accuracy` (Unitxt's `InstanceMetric` classes); unset for
+    /// `accuracy_fast` (a map/reduce metric).
+    #[serde(skip)]
+    pub instance_class: bool,
 }
 
 impl InstanceScorer for Accuracy {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "accuracy"
     }
@@ -54,6 +61,13 @@ impl InstanceScorer for Accuracy {
     fn use_max(&self) -> bool {
         self.max
     }
+    fn scorer_kind(&self) -> MetricKind {
+        if self.instance_class {
+            MetricKind::Instance
+        } else {
+            MetricKind::MapReduce
+        }
+    }
 }
 
 /// `string_containment` and `string_containment_old` (Unitxt's `StringContainment`,
@@ -63,9 +77,15 @@ impl InstanceScorer for Accuracy {
 pub struct StringContainment {
     #[serde(flatten)]
     ci: CiSettings,
+    /// Set for `string_containment_old` (an `InstanceMetric`); unset for the map/reduce one.
+    #[serde(skip)]
+    pub instance_class: bool,
 }
 
 impl InstanceScorer for StringContainment {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "string_containment"
     }
@@ -78,6 +98,13 @@ impl InstanceScorer for StringContainment {
     }
     fn ci(&self) -> Vec<String> {
         self.ci.names(vec!["string_containment".into()])
+    }
+    fn scorer_kind(&self) -> MetricKind {
+        if self.instance_class {
+            MetricKind::Instance
+        } else {
+            MetricKind::MapReduce
+        }
     }
 }
 
@@ -93,6 +120,9 @@ pub struct StringContainmentRatio {
 }
 
 impl InstanceScorer for StringContainmentRatio {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "string_containment"
     }
@@ -171,6 +201,9 @@ fn mm_match(pred: &str, gt: &str) -> f64 {
 }
 
 impl InstanceScorer for ExactMatchMm {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "exact_match_mm"
     }
@@ -228,6 +261,9 @@ pub struct UnsortedListExactMatch {
 }
 
 impl InstanceScorer for UnsortedListExactMatch {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "unsorted_list_exact_match"
     }
@@ -274,6 +310,9 @@ pub struct JaccardIndex {
 }
 
 impl InstanceScorer for JaccardIndex {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "jaccard_index"
     }
@@ -302,6 +341,9 @@ impl InstanceScorer for JaccardIndex {
     fn ci(&self) -> Vec<String> {
         self.ci.names(vec!["jaccard_index".into()])
     }
+    fn scorer_kind(&self) -> MetricKind {
+        MetricKind::MapReduce
+    }
 }
 
 /// `prediction_length` (Unitxt's `PredictionLength`): the number of characters of the string
@@ -313,6 +355,9 @@ pub struct PredictionLength {
 }
 
 impl InstanceScorer for PredictionLength {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         "prediction_length"
     }
@@ -391,6 +436,12 @@ const RELAXED_KEYS: [&str; 3] = [
 ];
 
 impl Metric for RelaxedCorrectness {
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.resamples(MetricKind::Global)
+    }
     fn main_score(&self) -> &str {
         "relaxed_overall"
     }
@@ -489,6 +540,9 @@ impl Retrieval {
 }
 
 impl InstanceScorer for Retrieval {
+    fn settings(&self) -> Option<&CiSettings> {
+        Some(&self.ci)
+    }
     fn main(&self) -> &str {
         &self.main
     }

@@ -1,0 +1,74 @@
+//! `unitxt-rs evaluate`: scores predictions against prepared instances (a JSON Lines file from
+//! `prepare`, or a recipe run on the spot), as Unitxt's `evaluate(predictions, data)`.
+
+use std::path::{Path, PathBuf};
+
+use unitxt::error::{Error, Result, ResultExt};
+use unitxt::evaluate::{evaluate, parse_predictions, summary, EvaluateOptions};
+use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::{Instance, Value};
+
+/// Arguments of the `evaluate` subcommand.
+pub struct EvaluateArgs {
+    /// A recipe to prepare (with `split`), instead of `data`.
+    pub recipe: Option<String>,
+    /// The split of `recipe` to evaluate on.
+    pub split: String,
+    /// Prepared instances (JSON Lines, as `prepare` writes them).
+    pub data: Option<PathBuf>,
+    /// The predictions file.
+    pub predictions: PathBuf,
+    /// Where to write the scores as JSON (`-` for stdout).
+    pub output: Option<PathBuf>,
+    /// Extra catalog directories.
+    pub catalogs: Vec<PathBuf>,
+}
+
+fn read_instances(path: &Path) -> Result<Vec<Instance>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(o)) => out.push(o),
+            Ok(_) => return Err(Error::invalid(format!("{} line {}: not a JSON object", path.display(), i + 1))),
+            Err(e) => return Err(Error::invalid(format!("{} line {}: {e}", path.display(), i + 1))),
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the subcommand: prints the global scores table and writes the JSON scores.
+pub fn run(args: EvaluateArgs) -> Result<()> {
+    let instances = match (&args.recipe, &args.data) {
+        (Some(_), Some(_)) => return Err(Error::invalid("give either a RECIPE or --data, not both")),
+        (None, None) => return Err(Error::invalid("give a RECIPE (with --split) or --data prepared.jsonl")),
+        (None, Some(p)) => read_instances(p)?,
+        (Some(r), None) => {
+            let mut ms = prepare(r, &PrepareOptions { catalogs: args.catalogs.clone() })?;
+            unitxt::stream::collect(ms.take(&args.split)?).with_ctx(|| format!("split {:?}", args.split))?
+        }
+    };
+    if instances.is_empty() {
+        return Err(Error::invalid("the data has no instances (empty split?)"));
+    }
+    let text = std::fs::read_to_string(&args.predictions)
+        .map_err(|e| Error::io(format!("reading {}: {e}", args.predictions.display())))?;
+    let predictions = parse_predictions(&text).with_ctx(|| args.predictions.display().to_string())?;
+    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), ..Default::default() };
+    let res = evaluate(&instances, &predictions, &opts)?;
+    let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
+    match args.output.as_deref() {
+        Some(p) if p == Path::new("-") => println!("{json}"),
+        Some(p) => {
+            let tmp = p.with_extension("tmp");
+            std::fs::write(&tmp, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", tmp.display())))?;
+            std::fs::rename(&tmp, p).map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
+            println!("{}", summary(&res.global));
+        }
+        None => println!("{}", summary(&res.global)),
+    }
+    Ok(())
+}

@@ -1,0 +1,643 @@
+//! Evaluation of predictions against prepared instances, as Unitxt 1.26.10's
+//! `unitxt.evaluate(predictions, data)` (`metric_utils._compute` running `MetricRecipe`).
+//!
+//! Per instance: `task_data` is parsed, gets `source`; the template's `target_prefix` is cut
+//! from the start of a string prediction (Unitxt's `DeleteTargetPrefix`); the instance's
+//! `postprocessors` run on prediction and references. Instances are split into streams by
+//! subset and group (`SplitSubsetsAndGroups`); on each stream the metrics named in its first
+//! instance's `metrics` are applied last-to-first so that the first sets `score` and
+//! `score_name` (`ApplyMetric`); the streams' scores are joined back (`JoinSubsetsAndGroups`).
+//!
+//! How a metric's scores and confidence intervals are assembled follows its Unitxt base class
+//! ([`MetricKind`]): map/reduce, instance or global metric.
+
+use indexmap::IndexMap;
+
+use crate::artifact::{Art, Artifact};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result, ResultExt};
+use crate::metrics::bootstrap::{
+    unitxt_confidence_intervals, unitxt_global_metric_ci, unitxt_instance_metric_ci, CiMethod,
+};
+use crate::metrics::{Metric, MetricKind, Scores};
+use crate::value::{Instance, Value};
+
+/// Unitxt's random seed setting, used for every bootstrap.
+const SEED: i64 = 42;
+/// Unitxt's default `confidence_level`.
+const CONFIDENCE_LEVEL: f64 = 0.95;
+/// Unitxt's name of the stream `evaluate` builds.
+const STREAM: &str = "all_data";
+
+/// One value of a Unitxt score dict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScoreValue {
+    /// A float score (may be NaN).
+    Float(f64),
+    /// An integer (`num_of_instances`).
+    Int(i64),
+    /// Text (`score_name`).
+    Text(String),
+    /// Python's `None` (a global metric that could not score one instance).
+    None,
+}
+
+impl ScoreValue {
+    /// As JSON: NaN and infinities (not representable) become `null`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ScoreValue::Float(x) => crate::metrics::score_value(*x),
+            ScoreValue::Int(i) => Value::from(*i),
+            ScoreValue::Text(s) => Value::String(s.clone()),
+            ScoreValue::None => Value::Null,
+        }
+    }
+
+    /// The value as a float, when it is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ScoreValue::Float(x) => Some(*x),
+            ScoreValue::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+}
+
+/// A score dict (Unitxt's `score["global"]` or `score["instance"]`), in Unitxt's key order.
+pub type ScoreMap = IndexMap<String, ScoreValue>;
+
+/// Scores as a JSON object (see [`ScoreValue::to_json`]).
+pub fn score_map_json(m: &ScoreMap) -> Value {
+    Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+}
+
+/// What [`evaluate`] returns (Unitxt's `EvaluationResults`).
+#[derive(Debug, Clone)]
+pub struct EvaluationResults {
+    /// `global_scores`: of the whole data, or the mean over subsets when there are subsets.
+    pub global: ScoreMap,
+    /// `score["instance"]` of every instance, in input order.
+    pub instances: Vec<ScoreMap>,
+    /// `subsets_scores` (JSON, NaN as `null`) when instances have a `subset`.
+    pub subsets: Option<Value>,
+    /// `groups_scores` (JSON, NaN as `null`) when instances have `groups`.
+    pub groups: Option<Value>,
+}
+
+impl EvaluationResults {
+    /// `{"global": .., "instances": [..], "subsets": .., "groups": ..}` (NaN as `null`).
+    pub fn to_json(&self) -> Value {
+        let mut o = Instance::new();
+        o.insert("global".into(), score_map_json(&self.global));
+        o.insert("instances".into(), Value::Array(self.instances.iter().map(score_map_json).collect()));
+        o.insert("subsets".into(), self.subsets.clone().unwrap_or(Value::Null));
+        o.insert("groups".into(), self.groups.clone().unwrap_or(Value::Null));
+        Value::Object(o)
+    }
+}
+
+/// Options of [`evaluate`].
+#[derive(Debug, Clone)]
+pub struct EvaluateOptions {
+    /// Compute confidence intervals (Unitxt's `calc_confidence_intervals`, on by default).
+    pub confidence_intervals: bool,
+    /// Extra catalog directories (as `--catalog` gives them) where metrics, processors and
+    /// templates are looked up besides the standard catalog.
+    pub catalogs: Vec<std::path::PathBuf>,
+}
+
+impl Default for EvaluateOptions {
+    fn default() -> Self {
+        EvaluateOptions { confidence_intervals: true, catalogs: Vec::new() }
+    }
+}
+
+/// One instance after postprocessing, ready for the metrics.
+struct Item {
+    prediction: Value,
+    references: Vec<Value>,
+    task_data: Instance,
+    metrics: Vec<String>,
+}
+
+/// Scores an instance carries through the metrics (`score["global"]`, `score["instance"]`).
+#[derive(Clone, Default)]
+struct ScoreState {
+    global: ScoreMap,
+    instance: ScoreMap,
+}
+
+/// Evaluates `predictions` (one per instance) against finished instances (the rows of a
+/// prepared split, with `references`, `metrics`, `postprocessors`, `task_data`, `subset`,
+/// `groups`). Errors: different counts (naming both), no instances, an instance without
+/// `metrics`, unknown metrics or processors, a metric failing on the data.
+pub fn evaluate(instances: &[Instance], predictions: &[Value], opts: &EvaluateOptions) -> Result<EvaluationResults> {
+    let catalog = std::sync::Arc::new(Catalog::standard(&opts.catalogs));
+    catalog.scope(|| evaluate_in(instances, predictions, opts))
+}
+
+fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOptions) -> Result<EvaluationResults> {
+    if instances.len() != predictions.len() {
+        return Err(Error::invalid(format!(
+            "{} predictions for {} instances; give exactly one prediction per instance",
+            predictions.len(),
+            instances.len()
+        )));
+    }
+    if instances.is_empty() {
+        return Err(Error::invalid("there are no instances to evaluate (empty split?)"));
+    }
+    let catalog = Catalog::current();
+    let mut items = Vec::with_capacity(instances.len());
+    let mut streams: IndexMap<String, Vec<usize>> = IndexMap::new();
+    for (i, (inst, pred)) in instances.iter().zip(predictions).enumerate() {
+        let item = prepare_item(inst, pred.clone(), &catalog).with_ctx(|| format!("instance {i}"))?;
+        let subset = string_list(inst.get("subset"), "subset").with_ctx(|| format!("instance {i}"))?;
+        let groups = string_list(inst.get("groups"), "groups").with_ctx(|| format!("instance {i}"))?;
+        let depth = subset.len().min(2);
+        let subset_name = format!("{STREAM}>>{}", subset[..depth].join("/"));
+        streams.entry(subset_name.clone()).or_default().push(i);
+        for g in &groups {
+            let name = format!("{subset_name}?{}", group_str(g)?);
+            streams.entry(name).or_default().push(i);
+        }
+        items.push(item);
+    }
+
+    let mut instance_scores: Vec<Option<ScoreMap>> = vec![None; items.len()];
+    let mut global = ScoreMap::new();
+    let mut tree = Instance::new();
+    for (name, idx) in &streams {
+        let stream: Vec<&Item> = idx.iter().map(|&i| &items[i]).collect();
+        let states = apply_metrics(&stream, opts, &catalog).with_ctx(|| format!("stream {name:?}"))?;
+        for (&i, st) in idx.iter().zip(&states) {
+            if instance_scores[i].is_none() {
+                instance_scores[i] = Some(st.instance.clone());
+            }
+        }
+        let g = states.first().map(|s| s.global.clone()).unwrap_or_default();
+        let (subset, group) = split_stream_name(name);
+        if subset.is_empty() && group.is_none() {
+            global = g;
+            continue;
+        }
+        let mut path: Vec<String> = Vec::new();
+        if !subset.is_empty() {
+            path.push("subsets".into());
+            path.extend(subset.split('/').map(String::from));
+        }
+        if let Some(gr) = group {
+            let (k, v) = group_key_value(gr);
+            path.push("groups".into());
+            path.push(k);
+            path.push(v);
+        }
+        set_path(&mut tree, &path, score_map_json(&g));
+    }
+
+    let mut subsets = None;
+    if let Some(s) = tree.get("subsets").cloned() {
+        let s = recursive_mean(&s).unwrap_or(Value::Null);
+        let mut g = ScoreMap::new();
+        let score = s.get("score").and_then(Value::as_f64).unwrap_or(f64::NAN);
+        g.insert("score".into(), ScoreValue::Float(score));
+        g.insert("score_name".into(), ScoreValue::Text("subsets_mean".into()));
+        g.insert("subsets_mean".into(), ScoreValue::Float(score));
+        if let Some(n) = s.get("num_of_instances").and_then(Value::as_i64) {
+            g.insert("num_of_instances".into(), ScoreValue::Int(n));
+        }
+        global = g;
+        subsets = Some(s);
+    }
+    let groups = tree.get("groups").cloned();
+    Ok(EvaluationResults {
+        global,
+        instances: instance_scores.into_iter().map(Option::unwrap_or_default).collect(),
+        subsets,
+        groups,
+    })
+}
+
+fn string_list(v: Option<&Value>, field: &str) -> Result<Vec<String>> {
+    match v {
+        None | Some(Value::Null) => Err(Error::invalid(format!("field `{field}` is missing"))),
+        Some(Value::Array(a)) => Ok(a.iter().map(crate::metrics::py_str).collect()),
+        Some(other) => Err(Error::invalid(format!("field `{field}` is not a list: {}", crate::artifact::short(other)))),
+    }
+}
+
+/// Unitxt's `group_str`: a group's JSON object as `k:v,k:v` (values as Python `str`).
+fn group_str(json: &str) -> Result<String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| Error::invalid(format!("group {json:?} is not JSON: {e}")))?;
+    let o = v.as_object().ok_or_else(|| Error::invalid(format!("group {json:?} is not a JSON object")))?;
+    Ok(o.iter().map(|(k, v)| format!("{k}:{}", crate::metrics::py_str(v))).collect::<Vec<_>>().join(","))
+}
+
+/// Unitxt's `group_str_to_key_value`: the key (names joined when several) and value of a group.
+fn group_key_value(g: &str) -> (String, String) {
+    let (mut keys, mut vals) = (Vec::new(), Vec::new());
+    for kv in g.split(',') {
+        let (k, v) = kv.split_once(':').unwrap_or((kv, ""));
+        keys.push(k.to_string());
+        vals.push(v.to_string());
+    }
+    let join = |xs: Vec<String>| if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
+    (join(keys), join(vals))
+}
+
+fn split_stream_name(name: &str) -> (&str, Option<&str>) {
+    let rest = name.split_once(">>").map(|x| x.1).unwrap_or("");
+    match rest.split_once('?') {
+        Some((s, g)) => (s, Some(g)),
+        None => (rest, None),
+    }
+}
+
+fn set_path(tree: &mut Instance, path: &[String], leaf: Value) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut node = tree;
+    for p in parents {
+        let entry = node.entry(p.clone()).or_insert_with(|| Value::Object(Instance::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Instance::new());
+        }
+        node = match entry {
+            Value::Object(o) => o,
+            _ => return,
+        };
+    }
+    node.insert(last.clone(), leaf);
+}
+
+/// `JoinSubsetsAndGroups.recursive_mean`: nodes without `score` get the NaN-omitting mean of
+/// their children's scores as `score` (`score_name` `subsets_mean`) and their instance count.
+fn recursive_mean(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    if o.contains_key("score") && o.contains_key("score_name") {
+        return Some(v.clone());
+    }
+    let mut out = Instance::new();
+    let (mut scores, mut counts) = (Vec::new(), Vec::new());
+    for (k, child) in o {
+        if let Some(s) = recursive_mean(child) {
+            scores.push(s.get("score").and_then(Value::as_f64).unwrap_or(f64::NAN));
+            if let Some(n) = s.get("num_of_instances").and_then(Value::as_i64) {
+                counts.push(n);
+            }
+            out.insert(k.clone(), s);
+        }
+    }
+    out.insert("score".into(), crate::metrics::score_value(crate::metrics::nan_mean(scores)));
+    out.insert("score_name".into(), Value::String("subsets_mean".into()));
+    if !counts.is_empty() {
+        out.insert("num_of_instances".into(), Value::from(counts.iter().sum::<i64>()));
+    }
+    Some(Value::Object(out))
+}
+
+/// Parses `task_data`, adds `source`, cuts the target prefix and runs the postprocessors.
+fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Catalog>) -> Result<Item> {
+    let mut task_data = match inst.get("task_data") {
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(o)) => o,
+            Ok(_) => return Err(Error::invalid("`task_data` is not a JSON object")),
+            Err(e) => return Err(Error::invalid(format!("`task_data` is not valid JSON: {e}"))),
+        },
+        Some(Value::Object(o)) => o.clone(),
+        _ => Instance::new(),
+    };
+    task_data.insert("source".into(), inst.get("source").cloned().unwrap_or(Value::Null));
+    let references = match inst.get("references") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => return Err(Error::invalid("field `references` is missing or not a list")),
+    };
+    let metrics = match inst.get("metrics") {
+        Some(Value::Array(a)) => a.iter().map(crate::metrics::py_str).collect(),
+        Some(Value::String(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    let prediction = delete_target_prefix(prediction, &task_data, catalog)?;
+    let processors: Vec<String> = match inst.get("postprocessors") {
+        Some(Value::Array(a)) => a.iter().map(crate::metrics::py_str).collect(),
+        _ => Vec::new(),
+    };
+    let (prediction, references) =
+        crate::processors::postprocess(&processors, prediction, references, &Value::Object(task_data.clone()))?;
+    Ok(Item { prediction, references, task_data, metrics })
+}
+
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Unitxt's `DeleteTargetPrefix`: when `task_data.metadata` names a template with a non-empty
+/// `target_prefix`, that prefix (formatted with `task_data`) is removed from the start of a
+/// string prediction together with surrounding whitespace.
+fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::sync::Arc<Catalog>) -> Result<Value> {
+    let Some(meta) = task_data.get("metadata") else { return Ok(prediction) };
+    let template = meta
+        .get("template")
+        .ok_or_else(|| Error::invalid("`task_data.metadata` has no `template`"))?;
+    let mut raw = match template {
+        Value::String(name) => (*catalog.get_json(name).with_ctx(|| format!("template {name:?}"))?).clone(),
+        other => other.clone(),
+    };
+    // A catalog entry may just name another artifact.
+    for _ in 0..8 {
+        match raw {
+            Value::String(name) => raw = (*catalog.get_json(&name)?).clone(),
+            _ => break,
+        }
+    }
+    let prefix = raw.get("target_prefix").and_then(Value::as_str).unwrap_or("");
+    if prefix.is_empty() {
+        return Ok(prediction);
+    }
+    let prefix = crate::templates::base::py_format(prefix, task_data)
+        .map_err(|e| Error::invalid(format!("formatting the template's target_prefix {prefix:?}: {e:?}")))?;
+    let Value::String(p) = prediction else { return Ok(prediction) };
+    let rest = p.trim_start_matches(py_space);
+    Ok(Value::String(match rest.strip_prefix(prefix.as_str()) {
+        Some(after) => after.trim_start_matches(py_space).to_string(),
+        None => p,
+    }))
+}
+
+/// The metrics of `names`, `metrics_list`s expanded (Unitxt's `ApplyMetric`).
+fn fetch_metrics(names: &[String], catalog: &std::sync::Arc<Catalog>) -> Result<Vec<Art<dyn Metric>>> {
+    let mut out = Vec::new();
+    for name in names {
+        match catalog.fetch(name).with_ctx(|| format!("metric {name:?}"))? {
+            Artifact::Metric(m) => match m.sub_metrics() {
+                Some(items) => out.extend(items.iter().cloned()),
+                None => out.push(m),
+            },
+            other => return Err(Error::invalid(format!("{name:?} is a {}, not a metric", other.kind()))),
+        }
+    }
+    Ok(out)
+}
+
+fn apply_metrics(stream: &[&Item], opts: &EvaluateOptions, catalog: &std::sync::Arc<Catalog>) -> Result<Vec<ScoreState>> {
+    let first = stream.first().ok_or_else(|| Error::invalid("empty stream"))?;
+    if first.metrics.is_empty() {
+        return Err(Error::invalid("the instances name no metrics (field `metrics` is empty or missing)"));
+    }
+    let metrics = fetch_metrics(&first.metrics, catalog)?;
+    let mut states = vec![ScoreState::default(); stream.len()];
+    for m in metrics.iter().rev() {
+        apply_metric(m, stream, opts, &mut states).with_ctx(|| format!("metric {}", m.display_name()))?;
+    }
+    Ok(states)
+}
+
+fn floats(s: &Scores) -> ScoreMap {
+    s.iter().map(|(k, v)| (k.clone(), ScoreValue::Float(*v))).collect()
+}
+
+fn get_f(s: &Scores, name: &str) -> Result<f64> {
+    s.get(name).copied().ok_or_else(|| Error::invalid(format!("the metric gives no score `{name}`")))
+}
+
+fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, states: &mut [ScoreState]) -> Result<()> {
+    let main = m.main_score().to_string();
+    let records: Vec<Value> = stream
+        .iter()
+        .map(|it| {
+            let td = &it.task_data;
+            m.map(&it.prediction, &it.references, td)
+        })
+        .collect::<Result<_>>()?;
+    let all: Vec<&Value> = records.iter().collect();
+    let n = records.len();
+    let resamples = if opts.confidence_intervals { m.n_resamples() } else { None };
+    let reduce_at = |idx: &[usize]| -> Result<Scores> {
+        let sample: Vec<&Value> = idx.iter().map(|&i| &records[i]).collect();
+        m.reduce(&sample)
+    };
+    match m.kind() {
+        MetricKind::MapReduce => {
+            for (st, r) in states.iter_mut().zip(&records) {
+                let s = m.instance_scores(r)?;
+                let score = get_f(&s, &main)?;
+                let mut new = floats(&s);
+                new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                new.insert("score".into(), ScoreValue::Float(score));
+                st.instance.extend(new);
+            }
+            let scores = m.reduce(&all)?;
+            let mut g = floats(&scores);
+            if let (Some(nr), true) = (resamples, n > 1) {
+                let names = m.ci_score_names().unwrap_or_else(|| scores.keys().cloned().collect());
+                let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
+                    let s = reduce_at(idx)?;
+                    names.iter().map(|k| get_f(&s, k)).collect()
+                };
+                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?;
+                for (k, (lo, hi)) in names.iter().zip(iv) {
+                    g.insert(format!("{k}_ci_low"), ScoreValue::Float(lo));
+                    g.insert(format!("{k}_ci_high"), ScoreValue::Float(hi));
+                }
+            }
+            let score = get_f(&scores, &main)?;
+            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+            g.insert("score".into(), ScoreValue::Float(score));
+            for level in ["high", "low"] {
+                if let Some(v) = g.get(&format!("{main}_ci_{level}")).cloned() {
+                    g.insert(format!("score_ci_{level}"), v);
+                }
+            }
+            g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+            for st in states.iter_mut() {
+                st.global.extend(g.clone());
+            }
+        }
+        MetricKind::Instance => {
+            let mut per: Vec<Scores> = Vec::with_capacity(n);
+            for (st, r) in states.iter_mut().zip(&records) {
+                let s = m.instance_scores(r)?;
+                let score = get_f(&s, &main)?;
+                let mut new = floats(&s);
+                new.insert("score".into(), ScoreValue::Float(score));
+                new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                st.instance.extend(new);
+                per.push(s);
+            }
+            let scores = m.reduce(&all)?;
+            let mut g = ScoreMap::new();
+            g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+            for (k, v) in &scores {
+                g.insert(k.clone(), ScoreValue::Float(*v));
+                if *k == main {
+                    g.insert("score".into(), ScoreValue::Float(*v));
+                    g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                }
+            }
+            if let Some(nr) = resamples {
+                let mut names = m.ci_scores();
+                names.dedup();
+                for name in names {
+                    let values: Vec<f64> =
+                        per.iter().map(|s| s.get(&name).copied().unwrap_or(f64::NAN)).collect();
+                    let max_of = |idx: &[usize]| -> f64 {
+                        crate::metrics::nan_max(idx.iter().map(|&i| values[i]))
+                    };
+                    let agg: Option<&dyn Fn(&[usize]) -> f64> =
+                        if m.reduces_by_max() { Some(&max_of) } else { None };
+                    if let Some((lo, hi)) =
+                        unitxt_instance_metric_ci(&values, agg, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?
+                    {
+                        g.insert(format!("{name}_ci_low"), ScoreValue::Float(lo));
+                        g.insert(format!("{name}_ci_high"), ScoreValue::Float(hi));
+                        if name == main {
+                            g.insert("score_ci_low".into(), ScoreValue::Float(lo));
+                            g.insert("score_ci_high".into(), ScoreValue::Float(hi));
+                        }
+                    }
+                }
+            }
+            for st in states.iter_mut() {
+                update_and_adjust(&mut st.global, &g);
+            }
+        }
+        MetricKind::Global => {
+            for (st, r) in states.iter_mut().zip(&records) {
+                let new = match m.instance_scores(r) {
+                    Ok(s) if !s.is_empty() => {
+                        let mut new = floats(&s);
+                        let score = s.get(&main).copied().map(ScoreValue::Float).unwrap_or(ScoreValue::None);
+                        new.insert("score".into(), score);
+                        new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                        new
+                    }
+                    other => {
+                        let v = if other.is_ok() { ScoreValue::Float(f64::NAN) } else { ScoreValue::None };
+                        let mut new = ScoreMap::new();
+                        new.insert("score".into(), v.clone());
+                        new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                        new.insert(main.clone(), v);
+                        new
+                    }
+                };
+                st.instance.extend(new);
+            }
+            let scores = m.reduce(&all)?;
+            let mut g = ScoreMap::new();
+            g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+            g.extend(floats(&scores));
+            g.insert("score".into(), ScoreValue::Float(get_f(&scores, &main)?));
+            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+            if let Some(nr) = resamples {
+                let mut names = m.ci_scores();
+                if names.is_empty() {
+                    names = vec![main.clone()];
+                }
+                for name in names {
+                    let agg = |idx: &[usize]| -> f64 {
+                        reduce_at(idx).ok().and_then(|s| s.get(&name).copied()).unwrap_or(f64::NAN)
+                    };
+                    if let Some((lo, hi)) =
+                        unitxt_global_metric_ci(n, &agg, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?
+                    {
+                        g.insert("score_ci_low".into(), ScoreValue::Float(lo));
+                        g.insert("score_ci_high".into(), ScoreValue::Float(hi));
+                        g.insert(format!("{name}_ci_low"), ScoreValue::Float(lo));
+                        g.insert(format!("{name}_ci_high"), ScoreValue::Float(hi));
+                    }
+                }
+            }
+            for st in states.iter_mut() {
+                update_and_adjust(&mut st.global, &g);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Unitxt's `update_and_adjust_global_score`: merge, then drop a previous metric's
+/// `score_ci_low`/`score_ci_high` when this metric has none.
+fn update_and_adjust(global: &mut ScoreMap, new: &ScoreMap) {
+    global.extend(new.clone());
+    for k in ["score_ci_low", "score_ci_high"] {
+        if !new.contains_key(k) {
+            global.shift_remove(k);
+        }
+    }
+}
+
+/// A readable table of global scores, like Unitxt's `global_scores.summary`: one row per
+/// numeric score (sorted by name, `num_of_instances` left out) with its interval, rounded to
+/// two decimals, then the main score's name and the instance count.
+pub fn summary(global: &ScoreMap) -> String {
+    let mut rows: Vec<(String, String, String, String)> = Vec::new();
+    let fmt = |v: Option<&ScoreValue>| match v.and_then(ScoreValue::as_f64) {
+        Some(x) if x.is_nan() => String::new(),
+        Some(x) => {
+            let r = (x * 100.0).round() / 100.0;
+            format!("{r}")
+        }
+        None => String::new(),
+    };
+    for (k, v) in global {
+        if k.ends_with("_ci_low") || k.ends_with("_ci_high") || k == "num_of_instances" {
+            continue;
+        }
+        if v.as_f64().is_none() {
+            continue;
+        }
+        rows.push((
+            k.clone(),
+            fmt(Some(v)),
+            fmt(global.get(&format!("{k}_ci_low"))),
+            fmt(global.get(&format!("{k}_ci_high"))),
+        ));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let header = ("score_name".to_string(), "score".to_string(), "ci_low".to_string(), "ci_high".to_string());
+    let w = |f: fn(&(String, String, String, String)) -> &String| {
+        rows.iter().chain(std::iter::once(&header)).map(|r| f(r).chars().count()).max().unwrap_or(0)
+    };
+    let (w0, w1, w2, w3) = (w(|r| &r.0), w(|r| &r.1), w(|r| &r.2), w(|r| &r.3));
+    let mut out = String::new();
+    out.push_str(&format!("| {:<w0$} | {:>w1$} | {:>w2$} | {:>w3$} |\n", header.0, header.1, header.2, header.3));
+    out.push_str(&format!("|:{}|{}:|{}:|{}:|\n", "-".repeat(w0 + 1), "-".repeat(w1 + 1), "-".repeat(w2 + 1), "-".repeat(w3 + 1)));
+    for r in &rows {
+        out.push_str(&format!("| {:<w0$} | {:>w1$} | {:>w2$} | {:>w3$} |\n", r.0, r.1, r.2, r.3));
+    }
+    let name = match global.get("score_name") {
+        Some(ScoreValue::Text(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let n = global.get("num_of_instances").and_then(ScoreValue::as_f64).map(|x| x as i64).unwrap_or(0);
+    out.push_str(&format!("Main Score: {name}\nNum Instances: {n}"));
+    out
+}
+
+/// Reads predictions: a JSON array of strings, or JSON Lines of strings or of objects with a
+/// `prediction` field. Errors name the line that cannot be read.
+pub fn parse_predictions(text: &str) -> Result<Vec<Value>> {
+    let t = text.trim_start();
+    if t.starts_with('[') {
+        if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(t) {
+            return Ok(a);
+        }
+    }
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line)
+            .map_err(|e| Error::invalid(format!("predictions line {}: not JSON ({e})", i + 1)))?;
+        match v {
+            Value::Object(mut o) => match o.remove("prediction") {
+                Some(p) => out.push(p),
+                None => {
+                    return Err(Error::invalid(format!("predictions line {}: object without `prediction`", i + 1)))
+                }
+            },
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
