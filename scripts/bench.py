@@ -61,10 +61,10 @@ def worker(argv):
     t1 = time.perf_counter()
     if argv[0] == "prepare":
         recipe, split = argv[1], argv[2]
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), time.process_time()
         ds = load_dataset(recipe, split=split, use_cache=False)
         n = len(ds)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
         out = {"n": n}
     else:
         data_path, pred_path = argv[1], argv[2]
@@ -72,12 +72,12 @@ def worker(argv):
             data = [json.loads(line) for line in f if line.strip()]
         with open(pred_path, encoding="utf-8") as f:
             predictions = json.load(f)
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), time.process_time()
         results = evaluate(predictions=predictions, data=data)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
         g = results.global_scores
         out = {"n": len(data), "global": {k: v for k, v in g.items() if isinstance(v, (int, float))}}
-    out.update(seconds=seconds, import_seconds=t1 - t0, skipped_sleep=skipped[0])
+    out.update(seconds=seconds, cpu=cpu, import_seconds=t1 - t0, skipped_sleep=skipped[0])
     print(json.dumps(out))
 
 
@@ -87,6 +87,7 @@ class RusagePopen(subprocess.Popen):
     """Popen that reaps its child with os.wait4, keeping the child's own peak RSS (MiB)."""
 
     bench_rss = float("nan")
+    bench_cpu = float("nan")
 
     def _try_wait(self, wait_flags):
         try:
@@ -95,30 +96,31 @@ class RusagePopen(subprocess.Popen):
             return (self.pid, 0)
         if pid == self.pid:
             self.bench_rss = ru.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+            self.bench_cpu = ru.ru_utime + ru.ru_stime
         return (pid, sts)
 
 
 def run(cmd, env):
-    """Runs `cmd`; returns (wall seconds, peak RSS in MiB, stdout, stderr). Raises on failure."""
+    """Runs `cmd`; returns (wall seconds, peak RSS in MiB, CPU seconds, stdout, stderr)."""
     start = time.perf_counter()
     p = RusagePopen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = p.communicate()
     wall = time.perf_counter() - start
     if p.returncode != 0:
         raise RuntimeError(f"{cmd[:3]} failed ({p.returncode}):\n{err[-3000:]}")
-    return wall, p.bench_rss, out, err
+    return wall, p.bench_rss, p.bench_cpu, out, err
 
 
 def unitxt(py, env, *args):
-    _, rss, out, _ = run([py, os.path.abspath(__file__), "--unitxt-worker", *args], env)
+    _, rss, _, out, _ = run([py, os.path.abspath(__file__), "--unitxt-worker", *args], env)
     res = json.loads(out.strip().splitlines()[-1])
     res["rss"] = rss
     return res
 
 
 def rust(binary, env, *args):
-    wall, rss, out, err = run([binary, *args], env)
-    return {"seconds": wall, "rss": rss, "out": out, "err": err}
+    wall, rss, cpu, out, err = run([binary, *args], env)
+    return {"seconds": wall, "cpu": cpu, "rss": rss, "out": out, "err": err}
 
 
 def noisy(i, target, classes):
@@ -191,9 +193,10 @@ def main():
         rows.append((case, n, u, r))
         us = f"{n / u['seconds']:10.1f}" if u else " " * 10
         ratio = f"{u['seconds'] / r['seconds']:7.1f}x" if u else " " * 8
-        print(f"{case[:60]:60} {n:7d} {us} {n / r['seconds']:10.1f} {ratio}", flush=True)
+        cratio = f"{u['cpu'] / r['cpu']:7.1f}x" if u else " " * 8
+        print(f"{case[:60]:60} {n:7d} {us} {n / r['seconds']:10.1f} {ratio} {cratio}", flush=True)
 
-    print(f"{'case':60} {'inst':>7} {'Unitxt/s':>10} {'rs/s':>10} {'ratio':>8}")
+    print(f"{'case':60} {'inst':>7} {'Unitxt/s':>10} {'rs/s':>10} {'ratio':>8} {'CPU ratio':>8}")
 
     if "evaluate" in cases:
         n = 1000 if a.quick else 10000
@@ -255,21 +258,23 @@ def main():
         "",
         f"Machine: {machine}. Date: {time.strftime('%Y-%m-%d %H:%M')}.",
         "",
-        "| case | instances | Unitxt inst/s | unitxt-rs inst/s | ratio | Unitxt peak RSS MiB | unitxt-rs peak RSS MiB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| case | instances | Unitxt inst/s | unitxt-rs inst/s | ratio (wall) | ratio (CPU) "
+        "| Unitxt peak RSS MiB | unitxt-rs peak RSS MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for case, n, u, r in rows:
-        lines.append(
-            f"| {case.replace('|', '/')} | {n} | {n / u['seconds']:.1f} |" if u else f"| {case} | {n} | – |"
-        )
-        lines[-1] += f" {n / r['seconds']:.1f} | " + (f"{u['seconds'] / r['seconds']:.1f}x" if u else "–")
-        lines[-1] += f" | {u['rss']:.0f} |" if u else " | – |"
-        lines[-1] += f" {r['rss']:.0f} |"
+        if u:
+            lines.append(
+                f"| {case.replace('|', '/')} | {n} | {n / u['seconds']:.1f} | {n / r['seconds']:.1f} "
+                f"| {u['seconds'] / r['seconds']:.1f}x | {u['cpu'] / r['cpu']:.1f}x | {u['rss']:.0f} | {r['rss']:.0f} |"
+            )
+        else:
+            lines.append(f"| {case} | {n} | – | {n / r['seconds']:.1f} | – | – | – | {r['rss']:.0f} |")
     lines += [""] + [f"- {n}" for n in notes] + [""]
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
-    print("\n".join(lines[6:]))
+    print("\n".join(lines[4:]))
     print(f"written {a.out}")
 
 
