@@ -159,6 +159,7 @@ def main():
     ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "unitxt-rs"))
     ap.add_argument("--cases", default="evaluate,prepare,floor")
+    ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
     a = ap.parse_args()
     cases = set(a.cases.split(","))
@@ -199,7 +200,7 @@ def main():
     print(f"{'case':60} {'inst':>7} {'Unitxt/s':>10} {'rs/s':>10} {'ratio':>8} {'CPU ratio':>8}")
 
     if "evaluate" in cases:
-        n = 1000 if a.quick else 10000
+        n = a.eval_instances or (1000 if a.quick else 10000)
         recipe = EVAL_RECIPE.format(n=n)
         data = os.path.join(work, f"eval-{n}.jsonl")
         rust(a.bin, env, "prepare", recipe, "--split", "train", "--output", data)
@@ -274,7 +275,7 @@ def main():
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
-    print("\n".join(lines[4:]))
+    print("\n".join(lines[2:]))
     print(f"written {a.out}")
 
 
