@@ -2,6 +2,7 @@
 
 mod catalog_cmd;
 mod evaluate_cmd;
+mod floor_cmd;
 mod output;
 
 use std::io::IsTerminal;
@@ -56,6 +57,16 @@ enum Command {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
+    /// Benchmark baseline: copy parquet rows to JSON Lines through the loader, with no processing.
+    #[command(name = "io-floor", hide = true)]
+    IoFloor {
+        /// Parquet files to read, in order.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output JSON Lines file (`-` or absent for stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
     /// Manage the Unitxt catalog.
     Catalog {
         #[command(subcommand)]
@@ -72,6 +83,7 @@ fn main() -> ExitCode {
         Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
             evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
         }
+        Command::IoFloor { inputs, output } => floor_cmd::run(&inputs, output.as_deref()),
         Command::Catalog { command } => catalog_cmd::run(command),
     };
     match res {

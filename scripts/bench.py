@@ -1,0 +1,286 @@
+"""Times Unitxt 1.26.10 and unitxt-rs side by side on the same machine, in one run.
+
+Usage: python scripts/bench.py [--quick] [--python PY] [--bin PATH] [--cases evaluate,prepare,floor]
+
+Cases (each tool runs as its own subprocess, one at a time; peak RSS is that process's
+`ru_maxrss` from `os.wait4`):
+- evaluate: 10,000 SST-2 train instances (1,000 with --quick) scored with accuracy, f1_micro
+  and f1_macro with confidence intervals. The instances are prepared once by unitxt-rs (not
+  timed); both tools get the same instances and the same noisy predictions. Unitxt runs
+  `evaluate(predictions, data=instances)` in-process; unitxt-rs runs `evaluate --data --predictions`.
+- prepare: the seven acceptance recipes (the first seven of tests/oracle_recipes.tsv), SST-2
+  train without demos, and MMLU `all` with 5 demos (a bench-only card in scripts/bench_catalog).
+  Unitxt: `load_dataset(recipe, split=..., use_cache=False)`; unitxt-rs: `prepare RECIPE --split
+  ... --output /dev/null`.
+- floor: the SST-2 train parquet read through our loader and written as JSON Lines with no
+  processing (`unitxt-rs io-floor`), compared with unitxt-rs's SST-2 train prepare.
+
+Unitxt's time is measured inside its process around the call (interpreter start and
+`import unitxt` excluded; the import time is printed separately); unitxt-rs's time is the whole
+process's wall time. Results: a table on stdout and target/bench/results.md.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+METRICS = "[metrics.accuracy,metrics.f1_micro,metrics.f1_macro]"
+SST2_TEMPLATE = "templates.classification.multi_class.instruction"
+EVAL_RECIPE = f"card=cards.sst2,template={SST2_TEMPLATE},metrics={METRICS},max_train_instances={{n}}"
+SST2_TRAIN = f"card=cards.sst2,template={SST2_TEMPLATE}"
+MMLU_ALL = (
+    "card=cards.mmlu.all,template=templates.qa.multiple_choice.with_topic.lm_eval_harness,"
+    "num_demos=5,demos_pool_size=20"
+)
+
+
+# ---------------------------------------------------------------- Unitxt worker (venv python)
+
+def worker(argv):
+    """Runs one Unitxt operation and prints {"n", "seconds", "import_seconds"} as JSON."""
+    # Offline, Unitxt retries the Hub's split listing with back-off sleeps (seconds per card);
+    # those waits are skipped (and counted) so that only its work is timed.
+    skipped = [0.0]
+    real_sleep = time.sleep
+
+    def no_sleep(s):
+        skipped[0] += s
+        real_sleep(0)
+
+    time.sleep = no_sleep
+    t0 = time.perf_counter()
+    import unitxt  # noqa: F401
+    from unitxt import evaluate, load_dataset
+
+    t1 = time.perf_counter()
+    if argv[0] == "prepare":
+        recipe, split = argv[1], argv[2]
+        start, cpu0 = time.perf_counter(), time.process_time()
+        ds = load_dataset(recipe, split=split, use_cache=False)
+        n = len(ds)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
+        out = {"n": n}
+    else:
+        data_path, pred_path = argv[1], argv[2]
+        with open(data_path, encoding="utf-8") as f:
+            data = [json.loads(line) for line in f if line.strip()]
+        with open(pred_path, encoding="utf-8") as f:
+            predictions = json.load(f)
+        start, cpu0 = time.perf_counter(), time.process_time()
+        results = evaluate(predictions=predictions, data=data)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
+        g = results.global_scores
+        out = {"n": len(data), "global": {k: v for k, v in g.items() if isinstance(v, (int, float))}}
+    out.update(seconds=seconds, cpu=cpu, import_seconds=t1 - t0, skipped_sleep=skipped[0])
+    print(json.dumps(out))
+
+
+# ---------------------------------------------------------------- driver
+
+class RusagePopen(subprocess.Popen):
+    """Popen that reaps its child with os.wait4, keeping the child's own peak RSS (MiB)."""
+
+    bench_rss = float("nan")
+    bench_cpu = float("nan")
+
+    def _try_wait(self, wait_flags):
+        try:
+            pid, sts, ru = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return (self.pid, 0)
+        if pid == self.pid:
+            self.bench_rss = ru.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+            self.bench_cpu = ru.ru_utime + ru.ru_stime
+        return (pid, sts)
+
+
+def run(cmd, env):
+    """Runs `cmd`; returns (wall seconds, peak RSS in MiB, CPU seconds, stdout, stderr)."""
+    start = time.perf_counter()
+    p = RusagePopen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate()
+    wall = time.perf_counter() - start
+    if p.returncode != 0:
+        raise RuntimeError(f"{cmd[:3]} failed ({p.returncode}):\n{err[-3000:]}")
+    return wall, p.bench_rss, p.bench_cpu, out, err
+
+
+def unitxt(py, env, *args):
+    _, rss, _, out, _ = run([py, os.path.abspath(__file__), "--unitxt-worker", *args], env)
+    res = json.loads(out.strip().splitlines()[-1])
+    res["rss"] = rss
+    return res
+
+
+def rust(binary, env, *args):
+    wall, rss, cpu, out, err = run([binary, *args], env)
+    return {"seconds": wall, "cpu": cpu, "rss": rss, "out": out, "err": err}
+
+
+def noisy(i, target, classes):
+    """Deterministic prediction for instance `i`: mostly right, some wrong, some messy."""
+    kind = i % 10
+    if kind in (3, 7) and len(classes) > 1:
+        others = [c for c in classes if c != target]
+        return others[i % len(others)]
+    if kind == 5:
+        return "  " + target + " \n"
+    if kind == 9:
+        return ""
+    return target
+
+
+def first_recipes(n):
+    out = []
+    for line in open(os.path.join(ROOT, "tests", "oracle_recipes.tsv"), encoding="utf-8"):
+        if not line.strip() or line.startswith("#"):
+            continue
+        split, recipe = line.rstrip("\n").split("\t", 1)
+        out.append((split, recipe))
+        if len(out) == n:
+            break
+    return out
+
+
+def short(recipe, width=60):
+    r = recipe.replace("templates.", "").replace("cards.", "")
+    return r if len(r) <= width else r[: width - 1] + "…"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1,000 evaluate instances, smaller prepare cases")
+    ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "unitxt-rs"))
+    ap.add_argument("--cases", default="evaluate,prepare,floor")
+    ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
+    a = ap.parse_args()
+    cases = set(a.cases.split(","))
+    py = a.python or next(
+        (p for p in (os.path.join(ROOT, ".venv", "bin", "python"), "/work/venv/bin/python") if os.path.exists(p)),
+        sys.executable,
+    )
+    if not os.path.exists(a.bin):
+        sys.exit(f"{a.bin} not found: run `cargo build --release -p unitxt-cli` first")
+    work = os.path.join(os.path.dirname(a.out), "work")
+    os.makedirs(work, exist_ok=True)
+
+    env = dict(os.environ)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("UNITXT_ALLOW_UNVERIFIED_CODE", "True")
+    hub = env.setdefault("HF_HUB_CACHE", os.path.join(ROOT, "..", "shared", "hf-hub"))
+    if not os.path.isdir(hub) and os.path.isdir("/work/shared/hf-hub"):
+        hub = env["HF_HUB_CACHE"] = "/work/shared/hf-hub"
+    catalogs = [os.path.join(ROOT, "tests", "catalog"), os.path.join(ROOT, "scripts", "bench_catalog")]
+    env["UNITXT_CATALOGS"] = ":".join([c for c in env.get("UNITXT_CATALOGS", "").split(":") if c] + catalogs)
+    if "UNITXT_HF_OFFLINE_DATASETS_PATH" not in env:
+        from oracle import offline_tree
+
+        tree = os.path.join(work, "hf-offline")
+        offline_tree(hub, tree)
+        env["UNITXT_HF_OFFLINE_DATASETS_PATH"] = tree
+
+    rows = []  # (case, n, unitxt result or None, rust result)
+    notes = []
+
+    def report(case, n, u, r):
+        rows.append((case, n, u, r))
+        us = f"{n / u['seconds']:10.1f}" if u else " " * 10
+        ratio = f"{u['seconds'] / r['seconds']:7.1f}x" if u else " " * 8
+        cratio = f"{u['cpu'] / r['cpu']:7.1f}x" if u else " " * 8
+        print(f"{case[:60]:60} {n:7d} {us} {n / r['seconds']:10.1f} {ratio} {cratio}", flush=True)
+
+    print(f"{'case':60} {'inst':>7} {'Unitxt/s':>10} {'rs/s':>10} {'ratio':>8} {'CPU ratio':>8}")
+
+    if "evaluate" in cases:
+        n = a.eval_instances or (1000 if a.quick else 10000)
+        recipe = EVAL_RECIPE.format(n=n)
+        data = os.path.join(work, f"eval-{n}.jsonl")
+        rust(a.bin, env, "prepare", recipe, "--split", "train", "--output", data)
+        preds = []
+        with open(data, encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                inst = json.loads(line)
+                classes = json.loads(inst["task_data"]).get("classes", [])
+                preds.append(noisy(i, inst["target"], classes))
+        pred_path = os.path.join(work, f"eval-{n}.predictions.json")
+        with open(pred_path, "w", encoding="utf-8") as f:
+            json.dump(preds, f)
+        u = unitxt(py, env, "evaluate", data, pred_path)
+        scores = os.path.join(work, f"eval-{n}.scores.json")
+        r = rust(a.bin, env, "evaluate", "--data", data, "--predictions", pred_path, "--output", scores)
+        with open(scores, encoding="utf-8") as f:
+            ours = json.load(f)["global"]
+        diff = [k for k, v in u["global"].items() if not (isinstance(ours.get(k), (int, float)) and
+                                                           abs(ours[k] - v) <= 1e-9 * max(1.0, abs(v)))]
+        notes.append(f"evaluate: {len(u['global'])} global scores compared, "
+                     + ("all equal" if not diff else "differ: " + ", ".join(diff)))
+        report(f"evaluate sst2 train, 3 metrics + CIs", n, u, r)
+
+    if "prepare" in cases:
+        big = []
+        lim = ",max_train_instances=5000" if a.quick else ""
+        big.append(("train", SST2_TRAIN + lim))
+        big.append(("test", MMLU_ALL + (",max_test_instances=2000" if a.quick else "")))
+        for split, recipe in first_recipes(7) + big:
+            u = unitxt(py, env, "prepare", recipe, split)
+            r = rust(a.bin, env, "prepare", recipe, "--split", split, "--output", "/dev/null")
+            report(f"prepare {split} {short(recipe)}", u["n"], u, r)
+            if recipe.startswith(SST2_TRAIN):
+                sst2_prepare = (u["n"], r)
+
+    if "floor" in cases:
+        import glob
+
+        pq = glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))
+        r = rust(a.bin, env, "io-floor", *pq[:1], "--output", "/dev/null")
+        n = int(r["err"].split()[0])
+        report("floor: sst2 train parquet -> JSON Lines, no processing", n, None, r)
+        if "prepare" in cases and sst2_prepare[0] == n:
+            m = sst2_prepare[1]["seconds"] / r["seconds"]
+            notes.append(f"floor: unitxt-rs prepare of SST-2 train takes {m:.1f}x the I/O floor's time")
+
+    slept = sum(u.get("skipped_sleep", 0) for _, _, u, _ in rows if u)
+    if slept:
+        notes.append(f"Unitxt's offline retry back-off sleeps were skipped ({slept:.0f} s in all; not counted)")
+    imports = [u["import_seconds"] for _, _, u, _ in rows if u]
+    if imports:
+        notes.append(f"Unitxt `import unitxt` took {min(imports):.1f}-{max(imports):.1f} s per process (not counted)")
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}"
+    lines = [
+        "# unitxt-rs vs Unitxt 1.26.10" + (" (--quick)" if a.quick else ""),
+        "",
+        f"Machine: {machine}. Date: {time.strftime('%Y-%m-%d %H:%M')}.",
+        "",
+        "| case | instances | Unitxt inst/s | unitxt-rs inst/s | ratio (wall) | ratio (CPU) "
+        "| Unitxt peak RSS MiB | unitxt-rs peak RSS MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for case, n, u, r in rows:
+        if u:
+            lines.append(
+                f"| {case.replace('|', '/')} | {n} | {n / u['seconds']:.1f} | {n / r['seconds']:.1f} "
+                f"| {u['seconds'] / r['seconds']:.1f}x | {u['cpu'] / r['cpu']:.1f}x | {u['rss']:.0f} | {r['rss']:.0f} |"
+            )
+        else:
+            lines.append(f"| {case} | {n} | – | {n / r['seconds']:.1f} | – | – | – | {r['rss']:.0f} |")
+    lines += [""] + [f"- {n}" for n in notes] + [""]
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines[2:]))
+    print(f"written {a.out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--unitxt-worker":
+        worker(sys.argv[2:])
+    else:
+        main()
