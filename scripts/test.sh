@@ -18,9 +18,10 @@ fi
 if ! "$VENV/bin/python" -c "import unitxt, sys; sys.exit(unitxt.__version__ != '1.26.10')" 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "unitxt==1.26.10"
 fi
-# Packages Unitxt's metrics need for the evaluation oracle (f1 metrics use sklearn and regex).
-if ! "$VENV/bin/python" -c "import sklearn, regex" 2>/dev/null; then
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex
+# Packages Unitxt's metrics need for the evaluation oracle (f1: sklearn, regex; rouge: nltk, rouge_score;
+# char_edit_distance: editdistance; normalized_sacrebleu: sacrebleu).
+if ! "$VENV/bin/python" -c "import sklearn, regex, nltk, rouge_score, editdistance, sacrebleu" 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex nltk rouge_score editdistance sacrebleu
 fi
 
 cargo build --quiet -p unitxt-cli

@@ -265,9 +265,32 @@ pub fn build(v: &Value) -> Result<Artifact> {
             m.instance_class = t == "accuracy";
             metric(t, v, m)
         }
+        "anls" => metric(t, v, from_value::<mt::generation::Anls>(t, v)?),
+        "bert_score"
+        | "granite_guardian_assistant_risk"
+        | "granite_guardian_rag_risk"
+        | "granite_guardian_user_risk"
+        | "kpa"
+        | "llama_index_correctness"
+        | "llama_index_faithfulness"
+        | "llm_as_judge"
+        | "llm_judge_direct"
+        | "llm_judge_pairwise"
+        | "meteor_fast"
+        | "perplexity"
+        | "regard_metric"
+        | "reward"
+        | "safety_metric"
+        | "sentence_bert"
+        | "task_based_ll_mas_judge" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
         "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
         "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
         "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),
+        "char_edit_distance" | "char_edit_distance_accuracy" => {
+            let mut m = from_value::<mt::generation::CharEditDistance>(t, v)?;
+            m.accuracy = t == "char_edit_distance_accuracy";
+            metric(t, v, m)
+        }
         "exact_match_mm" => metric(t, v, from_value::<mt::strings::ExactMatchMm>(t, v)?),
         "f1" | "f1_macro" | "f1_micro" | "f1_weighted" => metric(t, v, mt::classification::F1::build(t, v)?),
         "f1_binary" | "f1_binary_pos_only" | "precision_binary" | "recall_binary" => {
@@ -280,7 +303,11 @@ pub fn build(v: &Value) -> Result<Artifact> {
         | "precision_micro_multi_label"
         | "recall_macro_multi_label"
         | "recall_micro_multi_label" => metric(t, v, mt::classification::F1MultiLabel::build(t, v)?),
+        "huggingface_metric" | "squad" | "wer" => {
+            Artifact::Metric(Art::new(mt::generation::HuggingfaceMetric::build(t, v)?, v.clone()))
+        }
         "jaccard_index" => metric(t, v, from_value::<mt::strings::JaccardIndex>(t, v)?),
+        "jaccard_index_string" => metric(t, v, from_value::<mt::generation::JaccardIndexString>(t, v)?),
         "kendall_tau_metric" => {
             metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::KendallB, t, v)?)
         }
@@ -295,12 +322,15 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, false)?),
         "metrics_list" => metric(t, v, from_value::<mt::MetricsList>(t, v)?),
         "mrr" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::Mrr, t, v)?),
+        "ner" => metric(t, v, from_value::<mt::generation::Ner>(t, v)?),
+        "normalized_sacrebleu" => metric(t, v, from_value::<mt::generation::NormalizedSacrebleu>(t, v)?),
         "pearsonr" => metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::Pearson, t, v)?),
         "prediction_length" => metric(t, v, from_value::<mt::strings::PredictionLength>(t, v)?),
         "relaxed_correctness" => metric(t, v, from_value::<mt::strings::RelaxedCorrectness>(t, v)?),
         "retrieval_at_k" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::AtK, t, v)?),
         "roc_auc" => metric(t, v, from_value::<mt::classification::RocAuc>(t, v)?),
         "root_mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, true)?),
+        "rouge" => metric(t, v, from_value::<mt::generation::Rouge>(t, v)?),
         "spearmanr" => {
             metric(t, v, mt::regression::Correlation::build(mt::regression::CorrelationKind::Spearman, t, v)?)
         }
@@ -310,6 +340,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
             metric(t, v, m)
         }
         "string_containment_ratio" => metric(t, v, from_value::<mt::strings::StringContainmentRatio>(t, v)?),
+        "token_overlap" => metric(t, v, from_value::<mt::generation::TokenOverlap>(t, v)?),
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
 
         _ => {

@@ -85,6 +85,7 @@ impl MetricKind {
 }
 
 pub mod classification;
+pub mod generation;
 pub mod regression;
 pub mod strings;
 
