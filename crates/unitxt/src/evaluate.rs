@@ -40,6 +40,8 @@ pub enum ScoreValue {
     Text(String),
     /// Python's `None` (a global metric that could not score one instance).
     None,
+    /// A list of numbers (`prediction_length`'s instance score `[n]`).
+    List(Vec<f64>),
 }
 
 impl ScoreValue {
@@ -50,6 +52,7 @@ impl ScoreValue {
             ScoreValue::Int(i) => Value::from(*i),
             ScoreValue::Text(s) => Value::String(s.clone()),
             ScoreValue::None => Value::Null,
+            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| crate::metrics::score_value(*x)).collect()),
         }
     }
 
@@ -233,7 +236,7 @@ fn group_str(json: &str) -> Result<String> {
     Ok(o.iter().map(|(k, v)| format!("{k}:{}", crate::metrics::py_str(v))).collect::<Vec<_>>().join(","))
 }
 
-/// Unitxt's `group_str_to_key_value`: the key (names joined when several) and value of a group.
+/// Unitxt's `group_str_to_key_value`: the key and value of a group (a tuple's `str` when several).
 fn group_key_value(g: &str) -> (String, String) {
     let (mut keys, mut vals) = (Vec::new(), Vec::new());
     for kv in g.split(',') {
@@ -241,8 +244,23 @@ fn group_key_value(g: &str) -> (String, String) {
         keys.push(k.to_string());
         vals.push(v.to_string());
     }
-    let join = |xs: Vec<String>| if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
-    (join(keys), join(vals))
+    // Several names or values become a Python tuple, written as its `str`: items as `repr`,
+    // values made only of digits as ints.
+    let item = |x: &String, digits_as_int: bool| {
+        if digits_as_int && !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) {
+            x.trim_start_matches('0').chars().next().map_or("0".to_string(), |_| x.trim_start_matches('0').to_string())
+        } else {
+            crate::py::repr::repr(&Value::String(x.clone()))
+        }
+    };
+    let join = |xs: Vec<String>, ints: bool| {
+        if xs.len() == 1 {
+            xs[0].clone()
+        } else {
+            format!("({})", xs.iter().map(|x| item(x, ints)).collect::<Vec<_>>().join(", "))
+        }
+    };
+    (join(keys, false), join(vals, true))
 }
 
 fn split_stream_name(name: &str) -> (&str, Option<&str>) {
@@ -515,6 +533,14 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 let mut new = floats(&s);
                 new.insert("score".into(), ScoreValue::Float(score));
                 new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                for &name in m.list_instance_scores() {
+                    let key = if name == main { vec![name, "score"] } else { vec![name] };
+                    for k in key {
+                        if let Some(ScoreValue::Float(x)) = new.get(k).cloned() {
+                            new.insert(k.to_string(), ScoreValue::List(vec![x]));
+                        }
+                    }
+                }
                 st.instance.extend(add_prefix(new, &prefix));
                 per.push(s);
             }
