@@ -6,7 +6,8 @@ RECIPES_FILE has one `SPLIT<TAB>RECIPE` per line (# comments allowed). For each,
 loaded with `unitxt.load_dataset`, predictions are derived from each instance's target by its
 index (see `noisy_prediction`; no randomness), and `unitxt.evaluate(predictions, dataset)` is
 run. OUT_DIR/<key>.json gets {"recipe", "split", "predictions", "global", "instances"} where
-`instances` holds each instance's `score["instance"]`; NaN is written as the string "NaN" and
+`instances` holds each instance's `score["instance"]`, plus "groups" / "subsets" (Unitxt's
+`score["groups"]` / `score["subsets"]`, as in `groups_scores` / `subsets_scores`) when present; NaN is written as the string "NaN" and
 infinities as "Infinity"/"-Infinity" (JSON has no such numbers). key is the first 16 hex digits
 of sha1("SPLIT\tRECIPE"). A failing recipe writes OUT_DIR/<key>.error. Existing files are kept.
 """
@@ -119,6 +120,9 @@ def main():
                 "global": clean(dict(results.global_scores)),
                 "instances": [clean(r["score"]["instance"]) for r in results],
             }
+            for part in ("groups", "subsets"):
+                if len(results) and part in results[0]["score"]:
+                    doc[part] = clean(results[0]["score"][part])
             tmp = out + ".tmp"
             with open(tmp, "w", encoding="utf-8") as f:
                 json.dump(doc, f, ensure_ascii=False, indent=1)

@@ -40,6 +40,8 @@ pub enum ScoreValue {
     Text(String),
     /// Python's `None` (a global metric that could not score one instance).
     None,
+    /// A list of numbers (`prediction_length`'s instance score `[n]`).
+    List(Vec<f64>),
 }
 
 impl ScoreValue {
@@ -50,6 +52,7 @@ impl ScoreValue {
             ScoreValue::Int(i) => Value::from(*i),
             ScoreValue::Text(s) => Value::String(s.clone()),
             ScoreValue::None => Value::Null,
+            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| crate::metrics::score_value(*x)).collect()),
         }
     }
 
@@ -233,7 +236,7 @@ fn group_str(json: &str) -> Result<String> {
     Ok(o.iter().map(|(k, v)| format!("{k}:{}", crate::metrics::py_str(v))).collect::<Vec<_>>().join(","))
 }
 
-/// Unitxt's `group_str_to_key_value`: the key (names joined when several) and value of a group.
+/// Unitxt's `group_str_to_key_value`: the key and value of a group (a tuple's `str` when several).
 fn group_key_value(g: &str) -> (String, String) {
     let (mut keys, mut vals) = (Vec::new(), Vec::new());
     for kv in g.split(',') {
@@ -241,8 +244,23 @@ fn group_key_value(g: &str) -> (String, String) {
         keys.push(k.to_string());
         vals.push(v.to_string());
     }
-    let join = |xs: Vec<String>| if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
-    (join(keys), join(vals))
+    // Several names or values become a Python tuple, written as its `str`: items as `repr`,
+    // values made only of digits as ints.
+    let item = |x: &String, digits_as_int: bool| {
+        if digits_as_int && !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) {
+            x.trim_start_matches('0').chars().next().map_or("0".to_string(), |_| x.trim_start_matches('0').to_string())
+        } else {
+            crate::py::repr::repr(&Value::String(x.clone()))
+        }
+    };
+    let join = |xs: Vec<String>, ints: bool| {
+        if xs.len() == 1 {
+            xs[0].clone()
+        } else {
+            format!("({})", xs.iter().map(|x| item(x, ints)).collect::<Vec<_>>().join(", "))
+        }
+    };
+    (join(keys, false), join(vals, true))
 }
 
 fn split_stream_name(name: &str) -> (&str, Option<&str>) {
@@ -399,7 +417,56 @@ fn get_f(s: &Scores, name: &str) -> Result<f64> {
     s.get(name).copied().ok_or_else(|| Error::invalid(format!("the metric gives no score `{name}`")))
 }
 
+/// Settings every Unitxt metric reads from its JSON besides its own arguments:
+/// `score_prefix` (""), `confidence_level` (0.95) and `ci_method` ("BCa").
+struct CommonSettings {
+    prefix: String,
+    level: f64,
+    method: CiMethod,
+}
+
+fn common_settings(m: &Art<dyn Metric>) -> Result<CommonSettings> {
+    let raw = &*m.raw;
+    let prefix = match raw.get("score_prefix") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => return Err(Error::invalid(format!("`score_prefix` is not a string: {other}"))),
+    };
+    let level = match raw.get("confidence_level") {
+        None | Some(Value::Null) => CONFIDENCE_LEVEL,
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| Error::invalid(format!("`confidence_level` is not a number: {v}")))?,
+    };
+    let method = match raw.get("ci_method") {
+        None | Some(Value::Null) => CiMethod::Bca,
+        Some(Value::String(s)) => CiMethod::parse(s)?,
+        Some(other) => return Err(Error::invalid(format!("`ci_method` is not a string: {other}"))),
+    };
+    Ok(CommonSettings { prefix, level, method })
+}
+
+/// Unitxt's `_add_score_prefix` over a score dict: every name but `score`, `score_name`,
+/// `num_of_instances` (and the `score_ci_*` aliases) gets the prefix, and so does the value of
+/// `score_name`.
+fn add_prefix(map: ScoreMap, prefix: &str) -> ScoreMap {
+    if prefix.is_empty() {
+        return map;
+    }
+    map.into_iter()
+        .map(|(k, v)| match k.as_str() {
+            "score" | "num_of_instances" | "score_ci_low" | "score_ci_high" => (k, v),
+            "score_name" => match v {
+                ScoreValue::Text(t) => (k, ScoreValue::Text(format!("{prefix}{t}"))),
+                other => (k, other),
+            },
+            _ => (format!("{prefix}{k}"), v),
+        })
+        .collect()
+}
+
 fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, states: &mut [ScoreState]) -> Result<()> {
+    let CommonSettings { prefix, level, method } = common_settings(m)?;
     let main = m.main_score().to_string();
     let records: Vec<Value> = stream
         .iter()
@@ -423,7 +490,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 let mut new = floats(&s);
                 new.insert("score_name".into(), ScoreValue::Text(main.clone()));
                 new.insert("score".into(), ScoreValue::Float(score));
-                st.instance.extend(new);
+                st.instance.extend(add_prefix(new, &prefix));
             }
             let scores = m.reduce(&all)?;
             let mut g = floats(&scores);
@@ -433,7 +500,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let s = reduce_at(idx)?;
                     names.iter().map(|k| get_f(&s, k)).collect()
                 };
-                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?;
+                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, level, method, SEED)?;
                 for (k, (lo, hi)) in names.iter().zip(iv) {
                     g.insert(format!("{k}_ci_low"), ScoreValue::Float(lo));
                     g.insert(format!("{k}_ci_high"), ScoreValue::Float(hi));
@@ -448,6 +515,12 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 }
             }
             g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+            if !prefix.is_empty() {
+                // Unitxt looks the main score's interval up under its unprefixed name.
+                g.shift_remove("score_ci_low");
+                g.shift_remove("score_ci_high");
+            }
+            let g = add_prefix(g, &prefix);
             for st in states.iter_mut() {
                 st.global.extend(g.clone());
             }
@@ -460,7 +533,15 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 let mut new = floats(&s);
                 new.insert("score".into(), ScoreValue::Float(score));
                 new.insert("score_name".into(), ScoreValue::Text(main.clone()));
-                st.instance.extend(new);
+                for &name in m.list_instance_scores() {
+                    let key = if name == main { vec![name, "score"] } else { vec![name] };
+                    for k in key {
+                        if let Some(ScoreValue::Float(x)) = new.get(k).cloned() {
+                            new.insert(k.to_string(), ScoreValue::List(vec![x]));
+                        }
+                    }
+                }
+                st.instance.extend(add_prefix(new, &prefix));
                 per.push(s);
             }
             let scores = m.reduce(&all)?;
@@ -485,7 +566,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let agg: Option<&dyn Fn(&[usize]) -> f64> =
                         if m.reduces_by_max() { Some(&max_of) } else { None };
                     if let Some((lo, hi)) =
-                        unitxt_instance_metric_ci(&values, agg, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?
+                        unitxt_instance_metric_ci(&values, agg, nr, level, method, SEED)?
                     {
                         g.insert(format!("{name}_ci_low"), ScoreValue::Float(lo));
                         g.insert(format!("{name}_ci_high"), ScoreValue::Float(hi));
@@ -496,6 +577,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     }
                 }
             }
+            let g = add_prefix(g, &prefix);
             for st in states.iter_mut() {
                 update_and_adjust(&mut st.global, &g);
             }
@@ -519,7 +601,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                         new
                     }
                 };
-                st.instance.extend(new);
+                st.instance.extend(add_prefix(new, &prefix));
             }
             let scores = m.reduce(&all)?;
             let mut g = ScoreMap::new();
@@ -537,7 +619,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                         reduce_at(idx).ok().and_then(|s| s.get(&name).copied()).unwrap_or(f64::NAN)
                     };
                     if let Some((lo, hi)) =
-                        unitxt_global_metric_ci(n, &agg, nr, CONFIDENCE_LEVEL, CiMethod::Bca, SEED)?
+                        unitxt_global_metric_ci(n, &agg, nr, level, method, SEED)?
                     {
                         g.insert("score_ci_low".into(), ScoreValue::Float(lo));
                         g.insert("score_ci_high".into(), ScoreValue::Float(hi));
@@ -546,6 +628,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     }
                 }
             }
+            let g = add_prefix(g, &prefix);
             for st in states.iter_mut() {
                 update_and_adjust(&mut st.global, &g);
             }

@@ -38,6 +38,10 @@ fn same(name: &str, ours: &ScoreValue, theirs: &Value) -> Result<(), String> {
         (ScoreValue::Text(a), Value::String(b)) => a == b,
         (ScoreValue::None, Value::Null) => true,
         (ScoreValue::Int(a), Value::Number(n)) => n.as_i64() == Some(*a),
+        (ScoreValue::List(a), Value::Array(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| same(name, &ScoreValue::Float(*x), y).is_ok())
+        }
         (ScoreValue::Float(a), _) => match golden_float {
             Some(b) if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
             Some(b) if a.is_infinite() || b.is_infinite() => a == &b,
@@ -75,6 +79,41 @@ fn compare(what: &str, ours: &ScoreMap, theirs: &Value) -> Result<(), String> {
     }
 }
 
+/// Compares a nested score tree (`groups` / `subsets`); ours has NaN as `null`.
+fn compare_tree(path: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String>) {
+    match (ours, theirs) {
+        (Value::Object(o), Value::Object(t)) => {
+            let mut ok: Vec<&String> = o.keys().collect();
+            let mut tk: Vec<&String> = t.keys().collect();
+            ok.sort();
+            tk.sort();
+            if ok != tk {
+                diffs.push(format!("{path}: names {ok:?}, Unitxt has {tk:?}"));
+                return;
+            }
+            for (k, v) in t {
+                compare_tree(&format!("{path}/{k}"), &o[k.as_str()], v, diffs);
+            }
+        }
+        _ => {
+            let mine = match ours {
+                Value::Null => ScoreValue::Float(f64::NAN),
+                Value::Number(n) if n.is_i64() => ScoreValue::Int(n.as_i64().unwrap_or_default()),
+                Value::Number(n) => ScoreValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+                Value::String(s) => ScoreValue::Text(s.clone()),
+                other => ScoreValue::Text(other.to_string()),
+            };
+            let mine = match (&mine, theirs) {
+                (ScoreValue::Int(i), Value::Number(n)) if !n.is_i64() => ScoreValue::Float(*i as f64),
+                _ => mine,
+            };
+            if let Err(e) = same(path.rsplit('/').next().unwrap_or(path), &mine, theirs) {
+                diffs.push(format!("{path}: {e}"));
+            }
+        }
+    }
+}
+
 fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> {
     let k = key(split, recipe);
     let golden = golden_dir.join(format!("{k}.json"));
@@ -98,6 +137,17 @@ fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> 
     let mut errors = Vec::new();
     if let Err(e) = compare("global", &res.global, &doc["global"]) {
         errors.push(e);
+    }
+    for (part, ours) in [("groups", &res.groups), ("subsets", &res.subsets)] {
+        if let Some(theirs) = doc.get(part) {
+            let mut diffs = Vec::new();
+            match ours {
+                Some(o) => compare_tree(part, o, theirs, &mut diffs),
+                None => diffs.push(format!("{part}: ours has none")),
+            }
+            diffs.truncate(8);
+            errors.extend(diffs);
+        }
     }
     let golden_instances = doc["instances"].as_array().ok_or("golden file has no instances")?;
     if golden_instances.len() != res.instances.len() {

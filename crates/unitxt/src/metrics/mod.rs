@@ -55,6 +55,11 @@ pub trait Metric: Send + Sync {
     fn reduces_by_max(&self) -> bool {
         false
     }
+    /// Names of instance scores that Unitxt stores as a one-element list (`[x]`) rather than a
+    /// number (`prediction_length`). Empty by default.
+    fn list_instance_scores(&self) -> &[&str] {
+        &[]
+    }
 }
 
 /// Which of Unitxt's metric base classes a metric follows; it decides how instance scores,
@@ -346,6 +351,10 @@ pub trait InstanceScorer: Send + Sync {
     fn settings(&self) -> Option<&CiSettings> {
         None
     }
+    /// See [`Metric::list_instance_scores`].
+    fn list_scores(&self) -> &[&str] {
+        &[]
+    }
 }
 
 impl<T: InstanceScorer> Metric for T {
@@ -380,6 +389,9 @@ impl<T: InstanceScorer> Metric for T {
     }
     fn reduces_by_max(&self) -> bool {
         self.use_max()
+    }
+    fn list_instance_scores(&self) -> &[&str] {
+        self.list_scores()
     }
 }
 

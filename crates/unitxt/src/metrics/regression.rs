@@ -1,7 +1,7 @@
 //! Regression metrics over float predictions and a single float reference: mean squared error,
 //! its root, and Spearman / Pearson / Kendall tau-b correlations. Mirrors Unitxt's
 //! `MeanSquaredError`, `RootMeanSquaredError`, `Spearmanr`, `Pearsonr`, `KendallTauMetric`
-//! (which call numpy / scipy). The correlations' p-values are not computed yet.
+//! (which call numpy / scipy), with the p-values scipy reports alongside the correlations.
 
 use serde::Deserialize;
 
@@ -91,8 +91,10 @@ pub enum CorrelationKind {
 /// `spearmanr`, `pearsonr`, `kendall_tau_metric` (Unitxt's `Spearmanr`, `Pearsonr`,
 /// `KendallTauMetric`): the record is `[prediction, reference]`; the global score is the
 /// correlation (NaN for constant input or fewer than 2 records); instance scores are NaN.
-/// Spearman also reports `spearmanr_p_value` (scipy's two-sided t-test p-value); the p-values
-/// of Pearson and Kendall are not produced yet.
+/// Each also reports its two-sided p-value as scipy computes it: `spearmanr_p_value` and
+/// `pearsonr_p_value` (Student's t with n − 2 degrees of freedom, equal to scipy's beta form for
+/// Pearson), `kendalltau_b_p_val` (exact null distribution without ties for n ≤ 33, else the
+/// tie-corrected normal approximation, as `scipy.stats.kendalltau(method="auto")`).
 #[derive(Deserialize)]
 pub struct Correlation {
     #[serde(flatten)]
@@ -231,8 +233,16 @@ impl Metric for Correlation {
         };
         let mut out = Scores::new();
         out.insert(self.main_score().to_string(), v);
-        if self.kind == CorrelationKind::Spearman {
-            out.insert("spearmanr_p_value".into(), spearman_p_value(v, p.len()));
+        match self.kind {
+            CorrelationKind::Spearman => {
+                out.insert("spearmanr_p_value".into(), spearman_p_value(v, p.len()));
+            }
+            CorrelationKind::Pearson => {
+                out.insert("pearsonr_p_value".into(), spearman_p_value(v, p.len()));
+            }
+            CorrelationKind::KendallB => {
+                out.insert("kendalltau_b_p_val".into(), kendall_p_value(&r, &p));
+            }
         }
         Ok(out)
     }
@@ -250,6 +260,103 @@ fn spearman_p_value(rs: f64, n: usize) -> f64 {
     let dof = (n - 2) as f64;
     let t = rs * (dof / ((rs + 1.0) * (1.0 - rs))).max(0.0).sqrt();
     2.0 * student_t_sf(dof, t.abs())
+}
+
+/// Group sizes of equal values among `x` (only groups of two or more).
+fn tie_groups(x: &[f64]) -> Vec<f64> {
+    let mut v: Vec<f64> = x.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[i] {
+            j += 1;
+        }
+        if j > i {
+            out.push((j - i + 1) as f64);
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// scipy's two-sided p-value of Kendall's tau (`method="auto"`) for references `x` and
+/// predictions `y`: NaN when either side is constant or the input has fewer than 2 pairs.
+fn kendall_p_value(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let (mut con, mut dis) = (0i64, 0i64);
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let d = (x[i] - x[j]) * (y[i] - y[j]);
+            if d > 0.0 {
+                con += 1;
+            } else if d < 0.0 {
+                dis += 1;
+            }
+        }
+    }
+    let (tx, ty) = (tie_groups(x), tie_groups(y));
+    let pairs = |t: &[f64]| t.iter().map(|c| c * (c - 1.0) / 2.0).sum::<f64>();
+    let (xtie, ytie) = (pairs(&tx), pairs(&ty));
+    let tot = (n * (n - 1) / 2) as f64;
+    if xtie == tot || ytie == tot {
+        return f64::NAN;
+    }
+    let s = (con - dis) as f64;
+    if xtie == 0.0 && ytie == 0.0 && (n <= 33 || dis.min(tot as i64 - dis) <= 1) {
+        return kendall_exact_p(n, tot as i64 - dis);
+    }
+    let nf = n as f64;
+    let m = nf * (nf - 1.0);
+    let sum_of = |t: &[f64], f: &dyn Fn(f64) -> f64| t.iter().map(|&c| f(c)).sum::<f64>();
+    let x0 = sum_of(&tx, &|c| c * (c - 1.0) * (c - 2.0));
+    let y0 = sum_of(&ty, &|c| c * (c - 1.0) * (c - 2.0));
+    let x1 = sum_of(&tx, &|c| c * (c - 1.0) * (2.0 * c + 5.0));
+    let y1 = sum_of(&ty, &|c| c * (c - 1.0) * (2.0 * c + 5.0));
+    let var = (m * (2.0 * nf + 5.0) - x1 - y1) / 18.0 + (2.0 * xtie * ytie) / m + x0 * y0 / (9.0 * m * (nf - 2.0));
+    let z = s / var.sqrt();
+    2.0 * super::bootstrap::ndtr(-z.abs())
+}
+
+/// scipy's exact two-sided p-value of Kendall's tau without ties: `n` pairs, `c` concordant.
+fn kendall_exact_p(n: usize, c: i64) -> f64 {
+    let half = (n * (n - 1) / 2) as i64;
+    let c = c.min(half - c);
+    let fact = |k: usize| (1..=k).fold(1.0f64, |a, b| a * b as f64);
+    let p = if n <= 2 {
+        1.0
+    } else if c == 0 {
+        if n < 171 { 2.0 / fact(n) } else { 0.0 }
+    } else if c == 1 {
+        if n < 172 { 2.0 / fact(n - 1) } else { 0.0 }
+    } else if 4 * c == (n * (n - 1)) as i64 {
+        1.0
+    } else {
+        let c = c as usize;
+        let mut new = vec![0.0f64; c + 1];
+        new[0] = 1.0;
+        new[1] = 1.0;
+        for j in 3..=n {
+            let mut acc = 0.0;
+            for v in new.iter_mut() {
+                acc += *v;
+                *v = acc;
+            }
+            if j <= c {
+                let old = new.clone();
+                for k in j..=c {
+                    new[k] -= old[k - j];
+                }
+            }
+        }
+        let total: f64 = new.iter().sum();
+        2.0 * total / fact(n)
+    };
+    p.clamp(0.0, 1.0)
 }
 
 /// Student's t survival function `P(T > t)` for `t >= 0`.

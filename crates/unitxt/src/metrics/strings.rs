@@ -347,7 +347,8 @@ impl InstanceScorer for JaccardIndex {
 }
 
 /// `prediction_length` (Unitxt's `PredictionLength`): the number of characters of the string
-/// prediction. Unitxt stores it as a one-element list; here it is the number itself.
+/// prediction. Unitxt stores the instance score as a one-element list (see
+/// [`Metric::list_instance_scores`](super::Metric::list_instance_scores)); records hold the number.
 #[derive(Deserialize, Default)]
 pub struct PredictionLength {
     #[serde(flatten)]
@@ -360,6 +361,9 @@ impl InstanceScorer for PredictionLength {
     }
     fn main(&self) -> &str {
         "prediction_length"
+    }
+    fn list_scores(&self) -> &[&str] {
+        &["prediction_length"]
     }
     fn score(&self, prediction: &Value, _: &[Value], _: &Instance) -> Result<Scores> {
         let s = prediction
