@@ -22,7 +22,8 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::formats::{files_stream, lazy, Typing};
-use super::{add_policy, bool_setting, effective_limit, limit_stream, truthy, Loader};
+use super::{add_policy, bool_setting, effective_limit, limit_stream, Loader};
+use crate::value::truthy;
 use crate::error::{Error, Result};
 use crate::stream::{MultiStream, Stream};
 use crate::value::{Instance, Value};

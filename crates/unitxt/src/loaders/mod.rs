@@ -88,18 +88,6 @@ pub fn float_value(f: f64) -> Value {
     serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
 }
 
-/// Python truthiness of a value (`None`, `False`, `0`, `0.0`, `""`, `[]`, `{}` are false).
-pub fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().map(|f| f != 0.0).unwrap_or(true),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,13 +126,5 @@ mod tests {
             crate::artifact::Artifact::Loader(l) => assert_eq!(l.display_name(), "multiple_source_loader"),
             other => panic!("built a {}", other.kind()),
         }
-    }
-
-    #[test]
-    fn truthiness() {
-        assert!(!truthy(&json!(0)));
-        assert!(!truthy(&json!("")));
-        assert!(truthy(&json!([0])));
-        assert!(truthy(&json!(0.5)));
     }
 }
