@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::{
-    as_float, first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric, MetricKind,
+    first_reference, nan_mean, py_set_order, py_str, CiSettings, InstanceScorer, Metric, MetricKind,
     Scores,
 };
 use crate::error::{Error, Result};
@@ -355,11 +355,7 @@ impl Metric for F1Fast {
 
 /// Reads `[prediction, reference]` numbers; the reference must be 0 or 1.
 fn binary_record(prediction: &Value, references: &[Value], metric: &str) -> Result<Value> {
-    let p = as_float(prediction, &format!("`{metric}` prediction"))?;
-    let r = as_float(
-        first_reference(references, metric)?,
-        &format!("`{metric}` reference"),
-    )?;
+    let (p, r) = super::float_pair(prediction, references, metric)?;
     if r != 0.0 && r != 1.0 {
         return Err(Error::invalid(format!(
             "all references of {metric} must by 0 or 1"
@@ -703,11 +699,7 @@ impl Metric for BinaryMaxAccuracy {
         "max_accuracy_binary"
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
-        let p = as_float(prediction, "`max_accuracy_binary` prediction")?;
-        let r = as_float(
-            first_reference(references, "max_accuracy_binary")?,
-            "`max_accuracy_binary` reference",
-        )?;
+        let (p, r) = super::float_pair(prediction, references, "max_accuracy_binary")?;
         Ok(Value::Array(vec![
             super::score_value(p),
             super::score_value(r.trunc()),
@@ -961,11 +953,7 @@ impl Metric for RocAuc {
         "roc_auc"
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
-        let p = as_float(prediction, "`roc_auc` prediction")?;
-        let r = as_float(
-            first_reference(references, "roc_auc")?,
-            "`roc_auc` reference",
-        )?;
+        let (p, r) = super::float_pair(prediction, references, "roc_auc")?;
         Ok(Value::Array(vec![
             super::score_value(p),
             super::score_value(r),

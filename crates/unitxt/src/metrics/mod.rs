@@ -208,6 +208,14 @@ pub fn first_reference<'a>(references: &'a [Value], metric: &str) -> Result<&'a 
     })
 }
 
+/// The prediction and the first reference as floats (Python's `float(x)`), for metrics that
+/// compare one number with one number. Errors name `metric` and which value is not a number.
+pub fn float_pair(prediction: &Value, references: &[Value], metric: &str) -> Result<(f64, f64)> {
+    let p = as_float(prediction, &format!("`{metric}` prediction"))?;
+    let r = as_float(first_reference(references, metric)?, &format!("`{metric}` reference"))?;
+    Ok((p, r))
+}
+
 /// Order in which CPython iterates a `set` built by adding the given hashes in order (duplicates
 /// already removed). Used where Unitxt turns a set into a list (label orders).
 pub fn py_set_order(hashes: &[i64]) -> Vec<usize> {

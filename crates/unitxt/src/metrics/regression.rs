@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::{
-    as_float, first_reference, nan_mean, score_value, value_score, CiSettings, Metric, MetricKind, Scores,
+    nan_mean, score_value, value_score, CiSettings, Metric, MetricKind, Scores,
 };
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
@@ -49,11 +49,7 @@ impl Metric for MeanSquaredError {
         }
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
-        let p = as_float(prediction, "mean_squared_error prediction")?;
-        let r = as_float(
-            first_reference(references, self.main_score())?,
-            "mean_squared_error reference",
-        )?;
+        let (p, r) = super::float_pair(prediction, references, self.main_score())?;
         Ok(score_value((r - p).powi(2)))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
@@ -203,11 +199,7 @@ impl Metric for Correlation {
         }
     }
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
-        let p = as_float(prediction, "correlation prediction")?;
-        let r = as_float(
-            first_reference(references, self.main_score())?,
-            "correlation reference",
-        )?;
+        let (p, r) = super::float_pair(prediction, references, self.main_score())?;
         Ok(Value::Array(vec![score_value(p), score_value(r)]))
     }
     fn instance_scores(&self, _: &Value) -> Result<Scores> {
