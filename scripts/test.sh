@@ -12,18 +12,32 @@ export UNITXT_CATALOGS="$ROOT/tests/catalog"
 export NLTK_DATA="${NLTK_DATA:-$ROOT/../shared/nltk_data}"
 VENV="$ROOT/.venv"
 
+# Some CI sandboxes have a regular file at /dev/null. Whatever is written there is then read back
+# by every program that takes its stdin from /dev/null (cargo's rustc probe among them). Make it
+# the character device again when we may, and keep it empty otherwise; never write to it here.
+devnull_guard() {
+  if [ ! -c /dev/null ]; then
+    { rm -f /dev/null && mknod -m 666 /dev/null c 1 3; } 2>&1 || true
+    [ -c /dev/null ] || : > /dev/null
+  fi
+}
+devnull_guard
+LOG="$ROOT/target/test-setup.log"
+mkdir -p "$ROOT/target"
+
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c "import unitxt, sys; sys.exit(unitxt.__version__ != '1.26.10')" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import unitxt, sys; sys.exit(unitxt.__version__ != '1.26.10')" >>"$LOG" 2>&1; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "unitxt==1.26.10"
 fi
 # Packages Unitxt's metrics need for the evaluation oracle (f1: sklearn, regex; rouge: nltk, rouge_score;
 # char_edit_distance: editdistance; normalized_sacrebleu: sacrebleu).
-if ! "$VENV/bin/python" -c "import sklearn, regex, nltk, rouge_score, editdistance, sacrebleu" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import sklearn, regex, nltk, rouge_score, editdistance, sacrebleu" >>"$LOG" 2>&1; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex nltk rouge_score editdistance sacrebleu
 fi
 
+devnull_guard
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.
 if [ ! -f "${UNITXT_RS_CATALOG:-$HOME/.cache/unitxt-rs/catalog-1.26.10}/cards/sst2.json" ]; then
@@ -35,4 +49,5 @@ fi
 # Golden scores of Unitxt's evaluate on derived predictions (kept in target/oracle-eval).
 "$VENV/bin/python" scripts/oracle_eval.py tests/oracle_eval_recipes.tsv target/oracle-eval
 
+devnull_guard
 cargo nextest run --workspace --no-fail-fast "$@"
