@@ -159,3 +159,129 @@ fn failing_expression_names_the_expression_and_instance() {
     // The first instance was fine and is on stdout (stdout output streams).
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
 }
+
+/// A catalog of two metrics and two postprocessors, written as Unitxt's catalog writes them, and
+/// prepared data that names them: three capital-city instances.
+fn eval_fixture() -> (PathBuf, PathBuf) {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("metrics")).unwrap();
+    std::fs::create_dir_all(cat.join("processors")).unwrap();
+    std::fs::write(cat.join("metrics/acc.json"), r#"{"__type__": "accuracy_fast"}"#).unwrap();
+    std::fs::write(cat.join("metrics/mse.json"), r#"{"__type__": "mean_squared_error"}"#).unwrap();
+    std::fs::write(
+        cat.join("processors/first_line.json"),
+        r#"{"__type__": "post_process", "process_references": true, "process_prediction": true, "operator": {"__type__": "take_first_non_empty_line"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cat.join("processors/to_float.json"),
+        r#"{"__type__": "post_process", "process_references": true, "process_prediction": true, "operator": {"__type__": "cast", "to": "float", "failure_default": 0.0}}"#,
+    )
+    .unwrap();
+    let mut data = String::new();
+    for (t, refs) in [("Rome", "Rome"), ("Paris", "Paris"), ("Nairobi", "Nairobi")] {
+        let row = serde_json::json!({
+            "source": "q", "target": t, "references": [refs], "metrics": ["metrics.acc"], "groups": [], "subset": [],
+            "postprocessors": ["processors.first_line"], "task_data": "{}", "data_classification_policy": ["public"]
+        });
+        data.push_str(&row.to_string());
+        data.push('\n');
+    }
+    std::fs::write(dir.join("data.jsonl"), data).unwrap();
+    (dir, cat)
+}
+
+fn evaluate(dir: &Path, cat: &Path, data: &str, predictions: &str) -> Output {
+    std::fs::write(dir.join("preds.json"), predictions).unwrap();
+    run(&[
+        "evaluate",
+        "--data",
+        dir.join(data).to_str().unwrap(),
+        "--predictions",
+        dir.join("preds.json").to_str().unwrap(),
+        "--output",
+        dir.join("scores.json").to_str().unwrap(),
+        "--catalog",
+        cat.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn evaluate_writes_global_and_instance_scores() {
+    let (dir, cat) = eval_fixture();
+    // The first prediction's answer is on its second line: take_first_non_empty_line keeps "Rome".
+    let o = evaluate(&dir, &cat, "data.jsonl", r#"["\n Rome\nextra", "Lyon", "Nairobi"]"#);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.contains("Main Score: accuracy"), "{out}");
+    assert!(out.contains("Num Instances: 3"), "{out}");
+    let scores: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("scores.json")).unwrap()).unwrap();
+    let g = &scores["global"];
+    assert_eq!(g["score_name"], "accuracy");
+    assert!((g["accuracy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12, "{g}");
+    assert_eq!(g["num_of_instances"], 3);
+    let inst: Vec<f64> = scores["instances"].as_array().unwrap().iter().map(|i| i["accuracy"].as_f64().unwrap()).collect();
+    assert_eq!(inst, vec![1.0, 0.0, 1.0]);
+}
+
+#[test]
+fn evaluate_prediction_count_mismatch_names_both_counts() {
+    let (dir, cat) = eval_fixture();
+    let o = evaluate(&dir, &cat, "data.jsonl", r#"["Rome", "Paris"]"#);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("2 predictions for 3 instances"), "{}", stderr(&o));
+    assert!(!dir.join("scores.json").exists());
+}
+
+#[test]
+fn evaluate_rejects_unknown_metric_and_processor_names() {
+    let (dir, cat) = eval_fixture();
+    let text = std::fs::read_to_string(dir.join("data.jsonl")).unwrap();
+    std::fs::write(dir.join("badmetric.jsonl"), text.replace("metrics.acc", "metrics.acc_nope")).unwrap();
+    std::fs::write(dir.join("badproc.jsonl"), text.replace("processors.first_line", "processors.first_lines")).unwrap();
+    let preds = r#"["Rome", "Paris", "Nairobi"]"#;
+    let o = evaluate(&dir, &cat, "badmetric.jsonl", preds);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("\"metrics.acc_nope\" is not in the catalog") && e.contains("metrics.acc"), "{e}");
+    let o = evaluate(&dir, &cat, "badproc.jsonl", preds);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("\"processors.first_lines\" is not in the catalog") && e.contains("processors.first_line"), "{e}");
+    assert!(!dir.join("scores.json").exists());
+}
+
+#[test]
+fn evaluate_rejects_data_without_metrics_and_empty_data() {
+    let (dir, cat) = eval_fixture();
+    let text = std::fs::read_to_string(dir.join("data.jsonl")).unwrap();
+    std::fs::write(dir.join("nometrics.jsonl"), text.replace(r#""metrics":["metrics.acc"],"#, "")).unwrap();
+    let o = evaluate(&dir, &cat, "nometrics.jsonl", r#"["Rome", "Paris", "Nairobi"]"#);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("name no metrics"), "{}", stderr(&o));
+    std::fs::write(dir.join("empty.jsonl"), "").unwrap();
+    let o = evaluate(&dir, &cat, "empty.jsonl", "[]");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no instances"), "{}", stderr(&o));
+}
+
+#[test]
+fn evaluate_unparseable_number_counts_as_unitxt_counts_it() {
+    // cast to float with failure_default 0.0 (processors.cast_to_float_return_zero_if_failed):
+    // "n/a" becomes 0.0, so the squared errors are 0, 4 and 0: mean 4/3.
+    let (dir, cat) = eval_fixture();
+    let text = std::fs::read_to_string(dir.join("data.jsonl")).unwrap();
+    let text = text
+        .replace("metrics.acc", "metrics.mse")
+        .replace("processors.first_line", "processors.to_float")
+        .replace(r#"["Rome"]"#, r#"["1.5"]"#)
+        .replace(r#"["Paris"]"#, r#"["2"]"#)
+        .replace(r#"["Nairobi"]"#, r#"["0"]"#);
+    std::fs::write(dir.join("numbers.jsonl"), text).unwrap();
+    let o = evaluate(&dir, &cat, "numbers.jsonl", r#"["1.5", "n/a", "0"]"#);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let scores: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("scores.json")).unwrap()).unwrap();
+    let mse = scores["global"]["mean_squared_error"].as_f64().unwrap();
+    assert!((mse - 4.0 / 3.0).abs() < 1e-12, "{mse}");
+}
