@@ -413,6 +413,12 @@ fn floats(s: &Scores) -> ScoreMap {
     s.iter().map(|(k, v)| (k.clone(), ScoreValue::Float(*v))).collect()
 }
 
+fn add_lists(map: &mut ScoreMap, lists: crate::metrics::ListScores) {
+    for (k, xs) in lists {
+        map.insert(k, ScoreValue::List(xs));
+    }
+}
+
 fn get_f(s: &Scores, name: &str) -> Result<f64> {
     s.get(name).copied().ok_or_else(|| Error::invalid(format!("the metric gives no score `{name}`")))
 }
@@ -426,12 +432,20 @@ struct CommonSettings {
 }
 
 fn common_settings(m: &Art<dyn Metric>) -> Result<CommonSettings> {
-    let raw = &*m.raw;
-    let prefix = match raw.get("score_prefix") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => return Err(Error::invalid(format!("`score_prefix` is not a string: {other}"))),
+    let prefix_of = |raw: &Value| -> Result<String> {
+        match raw.get("score_prefix") {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::invalid(format!("`score_prefix` is not a string: {other}"))),
+        }
     };
+    let mut prefix = prefix_of(&m.raw)?;
+    // A pipeline passes its own prefix down to its metric when it has one (Unitxt's
+    // `MetricPipeline.prepare`); the interval settings are the wrapped metric's.
+    let raw = m.settings_raw().unwrap_or(&m.raw);
+    if prefix.is_empty() {
+        prefix = prefix_of(raw)?;
+    }
     let level = match raw.get("confidence_level") {
         None | Some(Value::Null) => CONFIDENCE_LEVEL,
         Some(v) => v
@@ -488,12 +502,14 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 let s = m.instance_scores(r)?;
                 let score = get_f(&s, &main)?;
                 let mut new = floats(&s);
+                add_lists(&mut new, m.list_scores(&[r])?);
                 new.insert("score_name".into(), ScoreValue::Text(main.clone()));
                 new.insert("score".into(), ScoreValue::Float(score));
                 st.instance.extend(add_prefix(new, &prefix));
             }
             let scores = m.reduce(&all)?;
             let mut g = floats(&scores);
+            add_lists(&mut g, m.list_scores(&all)?);
             if let (Some(nr), true) = (resamples, n > 1) {
                 let names = m.ci_score_names().unwrap_or_else(|| scores.keys().cloned().collect());
                 let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
@@ -587,6 +603,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 let new = match m.instance_scores(r) {
                     Ok(s) if !s.is_empty() => {
                         let mut new = floats(&s);
+                        add_lists(&mut new, m.list_scores(&[r]).unwrap_or_default());
                         let score = s.get(&main).copied().map(ScoreValue::Float).unwrap_or(ScoreValue::None);
                         new.insert("score".into(), score);
                         new.insert("score_name".into(), ScoreValue::Text(main.clone()));
@@ -607,6 +624,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             let mut g = ScoreMap::new();
             g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
             g.extend(floats(&scores));
+            add_lists(&mut g, m.list_scores(&all)?);
             g.insert("score".into(), ScoreValue::Float(get_f(&scores, &main)?));
             g.insert("score_name".into(), ScoreValue::Text(main.clone()));
             if let Some(nr) = resamples {
@@ -634,7 +652,96 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             }
         }
     }
+    if let Some(steps) = m.score_steps() {
+        let main = prefixed(&main, &prefix);
+        for (i, st) in states.iter_mut().enumerate() {
+            pipeline_scores(steps, st, &main).with_ctx(|| format!("instance {i}"))?;
+        }
+    }
     Ok(())
+}
+
+/// Unitxt's `_add_score_prefix` on one name.
+fn prefixed(name: &str, prefix: &str) -> String {
+    match name {
+        "score" | "score_name" | "num_of_instances" => name.to_string(),
+        _ => format!("{prefix}{name}"),
+    }
+}
+
+/// A metric pipeline's last part: its `postprocess_steps` on the instance's score dicts, then
+/// `score`, `score_name` and the main score's interval copied from `main` (Unitxt's
+/// `MetricPipeline.prepare_score`; a missing main score is an error there too).
+fn pipeline_scores(steps: &[Art<dyn crate::operators::Operator>], st: &mut ScoreState, main: &str) -> Result<()> {
+    if !steps.is_empty() {
+        let mut score = Instance::new();
+        score.insert("instance".into(), score_tree(&st.instance));
+        score.insert("global".into(), score_tree(&st.global));
+        let mut inst = Instance::new();
+        inst.insert("score".into(), Value::Object(score));
+        for op in steps {
+            inst = crate::operators::apply_to_instance(op, inst, STREAM)
+                .with_ctx(|| format!("metric_pipeline postprocess step {}", op.display_name()))?;
+        }
+        let part = |name: &str| -> Result<ScoreMap> {
+            match inst.get("score").and_then(|s| s.get(name)) {
+                Some(Value::Object(o)) => Ok(o.iter().map(|(k, v)| (k.clone(), tree_score(v))).collect()),
+                _ => Err(Error::invalid(format!("the postprocess steps left no `score/{name}` dict"))),
+            }
+        };
+        st.instance = part("instance")?;
+        st.global = part("global")?;
+    }
+    let missing = |d: &str| Error::invalid(format!("`score/{d}/{main}` is missing (the pipeline's main_score)"));
+    let v = st.instance.get(main).cloned().ok_or_else(|| missing("instance"))?;
+    st.instance.insert("score".into(), v);
+    let v = st.global.get(main).cloned().ok_or_else(|| missing("global"))?;
+    st.global.insert("score".into(), v);
+    for level in ["low", "high"] {
+        if let Some(v) = st.global.get(&format!("{main}_ci_{level}")).cloned() {
+            st.global.insert(format!("score_ci_{level}"), v);
+        }
+    }
+    st.instance.insert("score_name".into(), ScoreValue::Text(main.to_string()));
+    st.global.insert("score_name".into(), ScoreValue::Text(main.to_string()));
+    Ok(())
+}
+
+/// Marks a non-finite float inside a score tree handed to operators (JSON has no NaN).
+const NON_FINITE: &str = "\u{0}float:";
+
+/// A score dict as a JSON tree that keeps every value: non-finite floats become marked
+/// strings, integers stay integers.
+fn score_tree(m: &ScoreMap) -> Value {
+    let f = |x: f64| if x.is_finite() { crate::metrics::score_value(x) } else { Value::String(format!("{NON_FINITE}{x}")) };
+    Value::Object(
+        m.iter()
+            .map(|(k, v)| {
+                let j = match v {
+                    ScoreValue::Float(x) => f(*x),
+                    ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| f(*x)).collect()),
+                    other => other.to_json(),
+                };
+                (k.clone(), j)
+            })
+            .collect(),
+    )
+}
+
+/// The inverse of [`score_tree`] for one value.
+fn tree_score(v: &Value) -> ScoreValue {
+    let f = |v: &Value| match v {
+        Value::String(s) if s.starts_with(NON_FINITE) => s[NON_FINITE.len()..].parse().unwrap_or(f64::NAN),
+        other => other.as_f64().unwrap_or(f64::NAN),
+    };
+    match v {
+        Value::Number(n) if n.is_i64() || n.is_u64() => ScoreValue::Int(n.as_i64().unwrap_or(i64::MAX)),
+        Value::Number(_) => ScoreValue::Float(f(v)),
+        Value::String(s) if s.starts_with(NON_FINITE) => ScoreValue::Float(f(v)),
+        Value::String(s) => ScoreValue::Text(s.clone()),
+        Value::Array(a) => ScoreValue::List(a.iter().map(f).collect()),
+        _ => ScoreValue::None,
+    }
 }
 
 /// Unitxt's `update_and_adjust_global_score`: merge, then drop a previous metric's

@@ -23,6 +23,8 @@ pub mod stream;
 pub mod system_prompts;
 pub mod task;
 pub mod templates;
+#[cfg(test)]
+pub(crate) mod testutil;
 pub mod value;
 
 pub use error::{Error, ErrorKind, Result};

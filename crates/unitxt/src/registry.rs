@@ -57,6 +57,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "apply" => instance_op::<op::expressions::Apply>(t, v)?,
         "capitalize" => field_op::<op::strings::Capitalize>(t, v)?,
         "cast" => field_op::<op::fields::Cast>(t, v)?,
+        "add_id" => instance_op::<op::fields::AddId>(t, v)?,
         "cast_fields" => instance_op::<op::fields::CastFields>(t, v)?,
         "chunk" => field_op::<op::collections::Chunk>(t, v)?,
         "copy" | "copy_fields" | "recursive_copy" => field_op::<op::fields::Copy>(t, v)?,
@@ -267,9 +268,12 @@ pub fn build(v: &Value) -> Result<Artifact> {
         }
         "anls" => metric(t, v, from_value::<mt::generation::Anls>(t, v)?),
         "bert_score"
+        | "faithfulness_hhem"
+        | "granite_guardian_agentic_risk"
         | "granite_guardian_assistant_risk"
         | "granite_guardian_rag_risk"
         | "granite_guardian_user_risk"
+        | "is_code_mixed"
         | "kpa"
         | "llama_index_correctness"
         | "llama_index_faithfulness"
@@ -320,6 +324,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
             metric(t, v, m)
         }
         "mean_squared_error" => metric(t, v, mt::regression::MeanSquaredError::build(t, v, false)?),
+        "metric_pipeline" => metric(t, v, mt::pipeline::MetricPipeline::build(v)?),
         "metrics_list" => metric(t, v, from_value::<mt::MetricsList>(t, v)?),
         "mrr" => metric(t, v, mt::strings::Retrieval::build(mt::strings::RetrievalKind::Mrr, t, v)?),
         "ner" => metric(t, v, from_value::<mt::generation::Ner>(t, v)?),

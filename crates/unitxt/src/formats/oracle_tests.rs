@@ -3,7 +3,6 @@
 //! `oracle_gen.py` with /work/venv's Unitxt). Outputs are compared as serialized JSON, so key
 //! order counts too.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::artifact::Artifact;
@@ -14,11 +13,7 @@ use crate::value::{Instance, Value};
 const CASES: &str = include_str!("oracle_cases.json");
 
 fn catalog() -> Arc<Catalog> {
-    let dir = std::env::var("UNITXT_ORACLE_CATALOG").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from("/work/venv/lib/python3.11/site-packages/unitxt/catalog")
-    });
-    assert!(dir.join("formats").is_dir(), "Unitxt catalog not found at {} (set UNITXT_ORACLE_CATALOG)", dir.display());
-    Arc::new(Catalog::new(vec![dir]))
+    crate::testutil::unitxt_catalog()
 }
 
 fn cases() -> Value {

@@ -481,12 +481,28 @@ impl Metric for NormalizedSacrebleu {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        Ok(self.reduce_full(records)?.0)
+    }
+    fn list_scores(&self, records: &[&Value]) -> Result<super::ListScores> {
+        Ok(self.reduce_full(records)?.1)
+    }
+}
+
+impl NormalizedSacrebleu {
+    /// Number scores and list scores (`counts`, `totals`, `precisions` rounded to 2 decimals
+    /// on the 0..1 scale), as Unitxt's `NormalizedSacrebleu.reduce`.
+    fn reduce_full(&self, records: &[&Value]) -> Result<(Scores, super::ListScores)> {
         let mut out = Scores::new();
         if records.is_empty() {
             for k in ["sacrebleu", "bp", "sys_len", "ref_len"] {
                 out.insert(k.into(), 0.0);
             }
-            return Ok(out);
+            let lists = vec![
+                ("counts".into(), vec![0.0; 4]),
+                ("totals".into(), vec![0.0; 4]),
+                ("precisions".into(), vec![0.0; 4]),
+            ];
+            return Ok((out, lists));
         }
         let s = sacre_stats(records, self.max_ngram_order)?;
         let b = bleu::sacrebleu_compute(&s, &self.options(None))?;
@@ -494,7 +510,12 @@ impl Metric for NormalizedSacrebleu {
         out.insert("bp".into(), round2(b.bp));
         out.insert("sys_len".into(), s.sys_len as f64);
         out.insert("ref_len".into(), s.ref_len as f64);
-        Ok(out)
+        let lists = vec![
+            ("counts".into(), s.counts.iter().map(|&c| c as f64).collect()),
+            ("totals".into(), s.totals.iter().map(|&c| c as f64).collect()),
+            ("precisions".into(), b.precisions.iter().map(|p| round2(p / 100.0)).collect()),
+        ];
+        Ok((out, lists))
     }
 }
 
@@ -678,7 +699,19 @@ impl Metric for HuggingfaceMetric {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        Ok(self.reduce_full(records)?.0)
+    }
+    fn list_scores(&self, records: &[&Value]) -> Result<super::ListScores> {
+        Ok(self.reduce_full(records)?.1)
+    }
+}
+
+impl HuggingfaceMetric {
+    /// Number scores and list scores (`bleu`: `precisions`; `sacrebleu`: `counts`, `totals`,
+    /// `precisions`), renamed and scaled as Unitxt's `HuggingfaceMetric.compute` does.
+    fn reduce_full(&self, records: &[&Value]) -> Result<(Scores, super::ListScores)> {
         let mut out = Scores::new();
+        let mut lists: super::ListScores = Vec::new();
         match self.script {
             HfScript::Bleu => {
                 let stats = records
@@ -695,6 +728,7 @@ impl Metric for HuggingfaceMetric {
                 let refs: Vec<&bleu::NmtBleuStats> = stats.iter().collect();
                 let smooth = self.compute_args.get("smooth").and_then(Value::as_bool).unwrap_or(false);
                 let b = bleu::nmt_bleu_reduce(&refs, self.arg_usize("max_order", 4), smooth)?;
+                lists.push(("precisions".into(), b.precisions.clone()));
                 out.insert("bleu".into(), b.bleu);
                 out.insert("brevity_penalty".into(), b.brevity_penalty);
                 out.insert("length_ratio".into(), b.length_ratio);
@@ -714,6 +748,9 @@ impl Metric for HuggingfaceMetric {
                     ..Default::default()
                 };
                 let b = bleu::sacrebleu_compute(&s, &opts)?;
+                lists.push(("counts".into(), s.counts.iter().map(|&c| c as f64).collect()));
+                lists.push(("totals".into(), s.totals.iter().map(|&c| c as f64).collect()));
+                lists.push(("precisions".into(), b.precisions.clone()));
                 out.insert("score".into(), b.score);
                 out.insert("bp".into(), b.bp);
                 out.insert("sys_len".into(), s.sys_len as f64);
@@ -760,9 +797,14 @@ impl Metric for HuggingfaceMetric {
                 if let Some(v) = out.get_mut(k) {
                     *v /= self.scale;
                 }
+                for (name, xs) in lists.iter_mut() {
+                    if name == k {
+                        xs.iter_mut().for_each(|x| *x /= self.scale);
+                    }
+                }
             }
         }
-        Ok(out)
+        Ok((out, lists))
     }
 }
 

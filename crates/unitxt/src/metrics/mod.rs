@@ -17,6 +17,9 @@ use crate::value::{Instance, Value};
 /// Scores by name (`accuracy`, `f1_micro`, `f1_<label>`, ...).
 pub type Scores = IndexMap<String, f64>;
 
+/// Scores whose values are lists of numbers, by name, in Unitxt's order.
+pub type ListScores = Vec<(String, Vec<f64>)>;
+
 /// A metric in map/reduce form.
 pub trait Metric: Send + Sync {
     /// The main score's name (Unitxt's `main_score`), e.g. `accuracy`.
@@ -60,6 +63,26 @@ pub trait Metric: Send + Sync {
     fn list_instance_scores(&self) -> &[&str] {
         &[]
     }
+    /// Operators that edit the score dicts after this metric has written its scores, run on
+    /// `{"score": {"instance": .., "global": ..}}` (a `metric_pipeline`'s `postprocess_steps`);
+    /// `Some` also means that `score`, `score_name` and the main score's interval are set
+    /// again from [`Metric::main_score`] afterwards. `None` for plain metrics.
+    /// Scores that are lists of numbers (sacreBLEU's `counts`, `totals`, `precisions`), of the
+    /// same records as [`Metric::reduce`]; Unitxt reports them beside the number scores, in
+    /// global scores and, for metrics whose instance scores are one-record reductions, in
+    /// instance scores. Empty by default.
+    fn list_scores(&self, _records: &[&Value]) -> Result<ListScores> {
+        Ok(Vec::new())
+    }
+    fn score_steps(&self) -> Option<&[crate::artifact::Art<dyn crate::operators::Operator>]> {
+        None
+    }
+    /// The JSON from which `confidence_level`, `ci_method` and (when the artifact itself
+    /// sets none) `score_prefix` are read, when it is not the artifact's own (a pipeline's
+    /// wrapped metric).
+    fn settings_raw(&self) -> Option<&Value> {
+        None
+    }
 }
 
 /// Which of Unitxt's metric base classes a metric follows; it decides how instance scores,
@@ -91,6 +114,7 @@ impl MetricKind {
 
 pub mod classification;
 pub mod generation;
+pub mod pipeline;
 pub mod regression;
 pub mod strings;
 

@@ -389,3 +389,126 @@ fn metrics_list_merges_items() {
         json!({"accuracy": 0.0, "string_containment": 1.0}),
     );
 }
+
+/// Metric types of Unitxt's catalog that unitxt-rs does not implement yet (robustness group
+/// metrics, tool calling, text-to-SQL, and a few task-specific ones). Artifacts of these types
+/// fail to build with an "unknown artifact type" error that names the type.
+const NOT_IMPLEMENTED: &[&str] = &[
+    "f1_strings", "fin_qa_eval", "fuzzy_ner", "key_value_extraction", "metric_based_ner", "multi_turn_metric",
+    "ndcg", "rerank_recall", "sql_execution_accuracy", "sql_non_execution_accuracy", "tool_call_key_value_extraction",
+    "multi_turn_tool_calling_metric", "reflection_tool_calling_metric_syntactic", "reflection_tool_calling_metric",
+    "tool_calling_metric", "websrc_squad_f1", "weighted_win_rate_correlation", "group_mean_accuracy",
+    "group_mean_string_containment", "group_mean_token_overlap",
+];
+
+/// Every metric artifact in Unitxt's catalog (624 files; the LLM-judge `criteria` data under
+/// `metrics.llm_as_judge.*.criteria` are not metrics) builds into a metric we compute or into a
+/// [`generation::NeedsModel`], except the types in [`NOT_IMPLEMENTED`] (and the `fixed_group_*`
+/// robustness metrics), which fail with an error naming their type.
+#[test]
+fn every_catalog_metric_builds() {
+    let cat = crate::testutil::unitxt_catalog();
+    let mut failures = Vec::new();
+    let (mut n, mut built, mut unsupported) = (0, 0, 0);
+    cat.scope(|| {
+        for name in cat.all_names().into_iter().filter(|n| n.starts_with("metrics.")) {
+            n += 1;
+            let r = cat.fetch(&name);
+            let raw: Value = serde_json::from_str(&std::fs::read_to_string(cat.find(&name).unwrap()).unwrap()).unwrap();
+            let t = raw.get("__type__").and_then(Value::as_str).unwrap_or("").to_string();
+            match r {
+                Ok(Artifact::Metric(_)) => built += 1,
+                Err(e) if t == "criteria" || t == "criteria_with_options" => {
+                    assert!(e.to_string().contains(&t), "{e}");
+                }
+                Err(e)
+                    if NOT_IMPLEMENTED
+                        .iter()
+                        .any(|u| e.to_string().contains(&format!("unknown artifact type `__type__: {u}`")))
+                        || e.to_string().contains("unknown artifact type `__type__: fixed_group_") =>
+                {
+                    unsupported += 1;
+                }
+                Ok(a) => failures.push(format!("{name}: built a {}", a.kind())),
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+    });
+    assert!(failures.is_empty(), "{} of {n} fail:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!((n, built, unsupported), (624, 511, 40));
+}
+
+/// Runs `crate::evaluate::evaluate` (no intervals) on instances that name `metric` from the
+/// installed Unitxt catalog; returns (global scores, instance scores) as JSON.
+fn evaluate_with_catalog_metric(metric: &str, preds: &[&str], refs: &[&[&str]], task_data: Value) -> (Value, Vec<Value>) {
+    let dir = crate::testutil::unitxt_catalog_dir();
+    let instances: Vec<crate::value::Instance> = preds
+        .iter()
+        .zip(refs)
+        .map(|(_, r)| {
+            let v = json!({"source": "q", "references": r, "metrics": [metric], "postprocessors": [],
+                "task_data": task_data.to_string(), "groups": [], "subset": []});
+            v.as_object().unwrap().clone()
+        })
+        .collect();
+    let predictions: Vec<Value> = preds.iter().map(|p| Value::from(*p)).collect();
+    let opts = crate::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: vec![dir] };
+    let res = crate::evaluate::evaluate(&instances, &predictions, &opts).unwrap();
+    let out = res.to_json();
+    (out["global"].clone(), out["instances"].as_array().unwrap().clone())
+}
+
+/// `metrics.squad`, a `metric_pipeline` (add_id, set and copy steps that build SQuAD dicts,
+/// then the `squad` metric). Expected values from the SQuAD v1.1 evaluation script's
+/// definitions (normalize: lowercase, drop punctuation and articles a/an/the, collapse spaces;
+/// exact match; token F1 best over the references), averaged and reported on a 0..1 scale as
+/// Unitxt's `Squad` class (scale 100) reports them:
+/// 1. "Denver Broncos" vs ["Denver Broncos", "The Denver Broncos"]: EM 1, F1 1;
+/// 2. "the cat sat" vs ["a cat sat down"]: "cat sat" vs "cat sat down", 2 common tokens,
+///    P = 1, R = 2/3, F1 = 0.8;
+/// 3. "" vs ["Paris"]: 0, 0.
+#[test]
+fn squad_pipeline_from_the_catalog() {
+    let (g, inst) = evaluate_with_catalog_metric(
+        "metrics.squad",
+        &["Denver Broncos", "the cat sat", ""],
+        &[&["Denver Broncos", "The Denver Broncos"], &["a cat sat down"], &["Paris"]],
+        json!({}),
+    );
+    assert_eq!(g["score_name"], "f1");
+    assert!(close(g["f1"].as_f64().unwrap(), 0.6), "{g}");
+    assert!(close(g["score"].as_f64().unwrap(), 0.6), "{g}");
+    assert!(close(g["exact_match"].as_f64().unwrap(), 1.0 / 3.0), "{g}");
+    let f1: Vec<f64> = inst.iter().map(|i| i["f1"].as_f64().unwrap()).collect();
+    let em: Vec<f64> = inst.iter().map(|i| i["exact_match"].as_f64().unwrap()).collect();
+    assert!(f1.iter().zip([1.0, 0.8, 0.0]).all(|(a, b)| close(*a, b)), "{f1:?}");
+    assert_eq!(em, vec![1.0, 0.0, 0.0]);
+    assert_eq!(inst[1]["score_name"], "f1");
+}
+
+/// `metrics.sacrebleu`, a `metric_pipeline` (copy `task_data/target_language` to `tokenize`,
+/// default `en`, mapped to "" = sacreBLEU's default 13a tokenizer) around the HF `sacrebleu`
+/// script, which calls `sacrebleu.corpus_bleu` with exp smoothing and no effective order.
+/// Expected values: sacrebleu 2.6.0's `corpus_bleu` on the same segments (global: all three;
+/// instance: each alone), including the list scores `counts`, `totals`, `precisions`.
+#[test]
+fn sacrebleu_pipeline_from_the_catalog() {
+    let (g, inst) = evaluate_with_catalog_metric(
+        "metrics.sacrebleu",
+        &["the cat sat on the mat", "a quick brown fox", "hello world"],
+        &[&["the cat is on the mat"], &["the quick brown fox jumps"], &["hello there world"]],
+        json!({}),
+    );
+    assert_eq!(g["score_name"], "sacrebleu");
+    assert!(close(g["sacrebleu"].as_f64().unwrap(), 31.546511309444828), "{g}");
+    assert!(close(g["bp"].as_f64().unwrap(), 0.846481724890614), "{g}");
+    assert_eq!(g["counts"], json!([10.0, 5.0, 2.0, 0.0]));
+    assert_eq!(g["totals"], json!([12.0, 9.0, 6.0, 4.0]));
+    let p: Vec<f64> = g["precisions"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let want = [83.33333333333333, 55.55555555555556, 33.333333333333336, 12.5];
+    assert!(p.iter().zip(want).all(|(a, b)| close(*a, b)), "{p:?}");
+    assert_eq!((g["sys_len"].as_f64(), g["ref_len"].as_f64()), (Some(12.0), Some(14.0)));
+    let s: Vec<f64> = inst.iter().map(|i| i["sacrebleu"].as_f64().unwrap()).collect();
+    assert!(s.iter().zip([37.99178428257963, 46.30777161991026, 0.0]).all(|(a, b)| close(*a, b)), "{s:?}");
+    assert_eq!(inst[2]["precisions"], json!([100.0, 50.0, 0.0, 0.0]));
+}

@@ -595,3 +595,27 @@ impl InstanceOperator for InterleaveListsToDialogOperator {
         Ok(instance)
     }
 }
+
+/// `add_id` (Unitxt's `AddID`): stores a unique id, 32 lowercase hex digits, in
+/// `id_field_name` (default `id`). Unitxt draws a random UUID4; ids here come from a
+/// process-wide counter, so they are unique and reproducible. Only their uniqueness is used
+/// (`metrics.squad` pairs each prediction with its reference by id).
+#[derive(Debug, Deserialize)]
+pub struct AddId {
+    #[serde(default = "default_id_field")]
+    pub id_field_name: String,
+}
+
+fn default_id_field() -> String {
+    "id".into()
+}
+
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl InstanceOperator for AddId {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        instance.insert(self.id_field_name.clone(), Value::String(format!("{n:032x}")));
+        Ok(instance)
+    }
+}

@@ -255,3 +255,17 @@ pub fn apply_all(ops: &[crate::artifact::Art<dyn Operator>], mut ms: MultiStream
 
 /// Placeholder type so the registry can name this module before it has artifacts.
 pub struct Marker;
+
+/// Runs `op` on a single instance in a one-instance stream named `split` (how Unitxt's
+/// evaluation runs postprocessors and metric-pipeline steps on an instance). Errors when the
+/// operator fails or does not give back exactly one instance.
+pub fn apply_to_instance(op: &crate::artifact::Art<dyn Operator>, instance: Instance, split: &str) -> Result<Instance> {
+    let mut lists = indexmap::IndexMap::new();
+    lists.insert(split.to_string(), vec![instance]);
+    let mut ms = op.inner.clone().process(MultiStream::from_lists(lists))?;
+    let mut out = crate::stream::collect(ms.take(split)?)?;
+    if out.len() != 1 {
+        return Err(Error::invalid(format!("{} gave {} instances instead of 1", op.display_name(), out.len())));
+    }
+    Ok(out.remove(0))
+}

@@ -93,10 +93,7 @@ fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 /// present on this machine).
 #[test]
 fn catalog_uses_build() {
-    let dir = std::path::PathBuf::from("/work/venv/lib/python3.11/site-packages/unitxt/catalog");
-    if !dir.is_dir() {
-        return;
-    }
+    let dir = crate::testutil::unitxt_catalog_dir();
     let cat = std::sync::Arc::new(crate::catalog::Catalog::new(vec![dir.clone()]));
     let mut files = Vec::new();
     json_files(&dir, &mut files);

@@ -3,15 +3,13 @@
 //! (or the fact that Unitxt raised) for tricky predictions. Regenerate with
 //! `testdata/gen_oracle.py`.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::value::Value;
 
 fn catalog() -> Option<Arc<Catalog>> {
-    let dir = PathBuf::from("/work/venv/lib/python3.11/site-packages/unitxt/catalog");
-    dir.is_dir().then(|| Arc::new(Catalog::new(vec![dir])))
+    Some(crate::testutil::unitxt_catalog())
 }
 
 fn oracle() -> Vec<Value> {

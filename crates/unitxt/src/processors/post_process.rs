@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use serde::Deserialize;
 
 use crate::artifact::{Art, Artifact};
@@ -121,14 +120,7 @@ pub fn postprocess(
             Artifact::Operator(a) => a,
             other => return Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
         };
-        let mut lists = IndexMap::new();
-        lists.insert("test".to_string(), vec![inst]);
-        let mut ms = op.inner.clone().process(MultiStream::from_lists(lists)).with_ctx(|| format!("postprocessor {name:?}"))?;
-        let mut out = crate::stream::collect(ms.take("test")?).with_ctx(|| format!("postprocessor {name:?}"))?;
-        if out.len() != 1 {
-            return Err(Error::invalid(format!("postprocessor {name:?} returned {} instances instead of 1", out.len())));
-        }
-        inst = out.remove(0);
+        inst = crate::operators::apply_to_instance(&op, inst, "test").with_ctx(|| format!("postprocessor {name:?}"))?;
     }
     let prediction = inst.get("prediction").cloned().unwrap_or(Value::Null);
     let references = match inst.get("references") {

@@ -4,7 +4,6 @@
 //! the installed Unitxt catalog, or the inline JSON) and require the identical JSON text, key
 //! order included, or an error where Unitxt raised one.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::artifact::Artifact;
@@ -12,8 +11,7 @@ use crate::catalog::{resolve_value, Catalog};
 use crate::value::Value;
 
 fn catalog() -> Option<Arc<Catalog>> {
-    let dir = PathBuf::from("/work/venv/lib/python3.11/site-packages/unitxt/catalog");
-    dir.is_dir().then(|| Arc::new(Catalog::new(vec![dir])))
+    Some(crate::testutil::unitxt_catalog())
 }
 
 #[test]
