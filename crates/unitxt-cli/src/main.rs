@@ -28,7 +28,8 @@ enum Command {
         /// Split to write; without it every split is written to `<OUTPUT>/<split>.jsonl`.
         #[arg(long)]
         split: Option<String>,
-        /// Output file (with --split; `-` or absent for stdout) or directory (without --split).
+        /// Output file (with --split; `-` or absent for stdout; a `.parquet` name writes Parquet
+        /// with the columns of Unitxt's datasets) or directory (without --split).
         #[arg(long, short)]
         output: Option<PathBuf>,
         /// Extra catalog directory (repeatable; the last one given has the highest precedence).

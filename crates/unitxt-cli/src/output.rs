@@ -43,13 +43,24 @@ fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
-/// Writes `stream` to `path` via a temporary file renamed on success.
+/// Whether `path` names a Parquet file (extension `.parquet`): then the split is written as
+/// Parquet with the schema of Unitxt's datasets instead of JSON Lines.
+fn is_parquet(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
+/// Writes `stream` to `path` (JSON Lines, or Parquet for a `.parquet` path) via a temporary
+/// file renamed on success.
 fn write_file_atomic(stream: Stream, path: &Path, pb: &ProgressBar) -> Result<u64> {
     let tmp = tmp_path(path);
     let res = (|| {
         let f = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, f);
-        let n = write_stream(stream, &mut w, pb)?;
+        let n = if is_parquet(path) {
+            unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?
+        } else {
+            write_stream(stream, &mut w, pb)?
+        };
         w.flush()?;
         Ok(n)
     })();

@@ -17,6 +17,7 @@ pub mod processors;
 pub mod py;
 pub mod query;
 pub mod recipe;
+pub mod sinks;
 pub mod registry;
 pub mod splitters;
 pub mod stream;
