@@ -92,7 +92,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(match e.kind {
-                unitxt::ErrorKind::NotFound => 3,
+                unitxt::ErrorKind::NotFound | unitxt::ErrorKind::FileNotFound => 3,
                 unitxt::ErrorKind::Io => 4,
                 _ => 2,
             })

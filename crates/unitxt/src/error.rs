@@ -8,11 +8,14 @@
 use std::fmt;
 
 /// What kind of failure this is. Mirrors the Python exception classes the bindings raise:
-/// `NotFound` → `KeyError`/`FileNotFoundError`, `Io` → `OSError`, everything else → `ValueError`.
+/// `NotFound` → `KeyError`, `FileNotFound` → `FileNotFoundError`, `Io` → `OSError`, everything
+/// else → `ValueError`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// An artifact, field, split or file that does not exist.
+    /// An artifact, field, split or config that does not exist.
     NotFound,
+    /// A file or dataset that is not on disk (or in the local hub cache).
+    FileNotFound,
     /// Malformed input: a recipe string, an artifact JSON, a value of the wrong type.
     Invalid,
     /// Reading or writing files failed.
@@ -48,6 +51,10 @@ impl Error {
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, message)
     }
+    /// Shorthand for an [`ErrorKind::FileNotFound`] error.
+    pub fn file_not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::FileNotFound, message)
+    }
     /// Shorthand for an [`ErrorKind::Io`] error.
     pub fn io(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Io, message)
@@ -77,7 +84,7 @@ impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
+        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::FileNotFound } else { ErrorKind::Io };
         Error::new(kind, e.to_string())
     }
 }

@@ -22,8 +22,11 @@ use crate::metrics::bootstrap::{
 use crate::metrics::{Metric, MetricKind, Scores};
 use crate::value::{Instance, Value};
 
-/// Unitxt's random seed setting, used for every bootstrap.
-const SEED: i64 = 42;
+/// Unitxt's random seed setting (`hash(settings.seed) & 0xFFFFFFFF`, the seed itself for
+/// seeds below 2^31), used for every bootstrap.
+fn seed() -> i64 {
+    (crate::py::random::global_seed() & 0xFFFF_FFFF) as i64
+}
 /// Unitxt's default `confidence_level`.
 const CONFIDENCE_LEVEL: f64 = 0.95;
 /// Unitxt's name of the stream `evaluate` builds.
@@ -85,6 +88,9 @@ pub struct EvaluationResults {
     pub subsets: Option<Value>,
     /// `groups_scores` (JSON, NaN as `null`) when instances have `groups`.
     pub groups: Option<Value>,
+    /// Each instance's prediction and references after the target prefix was cut and the
+    /// postprocessors ran (Unitxt's `processed_prediction`, `processed_references`).
+    pub processed: Vec<(Value, Vec<Value>)>,
 }
 
 impl EvaluationResults {
@@ -218,6 +224,7 @@ fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOpt
         instances: instance_scores.into_iter().map(Option::unwrap_or_default).collect(),
         subsets,
         groups,
+        processed: items.into_iter().map(|it| (it.prediction, it.references)).collect(),
     })
 }
 
@@ -516,7 +523,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let s = reduce_at(idx)?;
                     names.iter().map(|k| get_f(&s, k)).collect()
                 };
-                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, level, method, SEED)?;
+                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, level, method, seed())?;
                 for (k, (lo, hi)) in names.iter().zip(iv) {
                     g.insert(format!("{k}_ci_low"), ScoreValue::Float(lo));
                     g.insert(format!("{k}_ci_high"), ScoreValue::Float(hi));
@@ -582,7 +589,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let agg: Option<&dyn Fn(&[usize]) -> f64> =
                         if m.reduces_by_max() { Some(&max_of) } else { None };
                     if let Some((lo, hi)) =
-                        unitxt_instance_metric_ci(&values, agg, nr, level, method, SEED)?
+                        unitxt_instance_metric_ci(&values, agg, nr, level, method, seed())?
                     {
                         g.insert(format!("{name}_ci_low"), ScoreValue::Float(lo));
                         g.insert(format!("{name}_ci_high"), ScoreValue::Float(hi));
@@ -637,7 +644,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                         reduce_at(idx).ok().and_then(|s| s.get(&name).copied()).unwrap_or(f64::NAN)
                     };
                     if let Some((lo, hi)) =
-                        unitxt_global_metric_ci(n, &agg, nr, level, method, SEED)?
+                        unitxt_global_metric_ci(n, &agg, nr, level, method, seed())?
                     {
                         g.insert("score_ci_low".into(), ScoreValue::Float(lo));
                         g.insert("score_ci_high".into(), ScoreValue::Float(hi));

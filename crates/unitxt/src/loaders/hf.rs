@@ -117,7 +117,7 @@ pub fn snapshot_in_cache(cache: &Path, repo: &str, revision: Option<&str>) -> Re
             return Ok(snap);
         }
     }
-    Err(Error::not_found(format!(
+    Err(Error::file_not_found(format!(
         "dataset `{repo}` (revision `{rev}`) is not in the local Hugging Face hub cache {}; with HF_HUB_OFFLINE \
          set, a download (which needs network) is not attempted. Set HF_HUB_CACHE or \
          UNITXT_HF_OFFLINE_DATASETS_PATH to a directory that holds it, or unset HF_HUB_OFFLINE",
@@ -165,7 +165,7 @@ pub fn dataset_root(path: &str, revision: Option<&str>) -> Result<PathBuf> {
         if p.is_dir() {
             return Ok(p);
         }
-        return Err(Error::not_found(format!(
+        return Err(Error::file_not_found(format!(
             "dataset `{path}` not found at {} (UNITXT_HF_OFFLINE_DATASETS_PATH); a download needs network, \
              which unitxt-rs does not use",
             p.display()
@@ -176,7 +176,7 @@ pub fn dataset_root(path: &str, revision: Option<&str>) -> Result<PathBuf> {
     }
     let cache = hub_cache_dir();
     match snapshot_in_cache(&cache, path, revision) {
-        Err(e) if e.kind == crate::error::ErrorKind::NotFound && !offline() => {
+        Err(e) if e.kind == crate::error::ErrorKind::FileNotFound && !offline() => {
             download_snapshot(&cache, path, revision.unwrap_or("main"))
         }
         other => other,
@@ -321,7 +321,7 @@ pub fn resolve_pattern(base: &Path, all: &[String], pattern: &str) -> Result<Vec
         return if f.is_file() {
             Ok(vec![f])
         } else {
-            Err(Error::not_found(format!("unable to find data file {pattern:?} in {}", base.display())))
+            Err(Error::file_not_found(format!("unable to find data file {pattern:?} in {}", base.display())))
         };
     }
     let pat =
@@ -333,7 +333,7 @@ pub fn resolve_pattern(base: &Path, all: &[String], pattern: &str) -> Result<Vec
     };
     let found: Vec<PathBuf> = all.iter().filter(|f| pat.matches_with(f, opts)).map(|f| base.join(f)).collect();
     if found.is_empty() {
-        return Err(Error::not_found(format!("unable to find data files matching {pattern:?} in {}", base.display())));
+        return Err(Error::file_not_found(format!("unable to find data files matching {pattern:?} in {}", base.display())));
     }
     Ok(found)
 }

@@ -15,8 +15,22 @@ const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER_MASK: u32 = 0x8000_0000;
 const LOWER_MASK: u32 = 0x7fff_ffff;
 
-/// The global seed of Unitxt's settings (`settings.seed`).
+/// The default global seed of Unitxt's settings (`settings.seed`).
 pub const UNITXT_SEED: u64 = 42;
+
+static GLOBAL_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(UNITXT_SEED);
+
+/// The global seed in use (Unitxt's `settings.seed`): [`UNITXT_SEED`] unless changed with
+/// [`set_global_seed`]. It seeds every random choice of a recipe and the bootstrap of
+/// confidence intervals.
+pub fn global_seed() -> u64 {
+    GLOBAL_SEED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets the global seed for the whole process (as setting Unitxt's `settings.seed` does).
+pub fn set_global_seed(seed: u64) {
+    GLOBAL_SEED.store(seed, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// A CPython-compatible `random.Random`.
 #[derive(Clone)]
@@ -338,7 +352,7 @@ pub fn sub_seed_string(sub_seed: &Value) -> String {
 /// values `str(hash(value))` (see [`sub_seed_string`]). The generator is seeded with the str
 /// `"42/" + sub_seed`.
 pub fn new_random_generator(sub_seed: &Value) -> PyRandom {
-    PyRandom::from_str_seed(&format!("{UNITXT_SEED}/{}", sub_seed_string(sub_seed)))
+    PyRandom::from_str_seed(&format!("{}/{}", global_seed(), sub_seed_string(sub_seed)))
 }
 
 #[cfg(test)]

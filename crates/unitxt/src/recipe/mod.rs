@@ -450,6 +450,24 @@ pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
     recipe.run()
 }
 
+/// Like [`prepare`], with recipe arguments given as values (as Unitxt's `load_dataset` takes
+/// keyword arguments): `query` (a recipe string or a `dataset_recipe` name, optional) is parsed
+/// first, then each of `overrides` replaces or adds an argument. A value is a catalog name, an
+/// inline artifact (a JSON object with `__type__`), or a plain value (`num_demos: 2`). Errors:
+/// neither a query nor arguments, an unknown argument name, and every error of [`prepare`].
+pub fn prepare_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<MultiStream> {
+    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
+    let mut args = match query {
+        Some(q) if !q.trim().is_empty() => RecipeArgs::parse(q, &catalog)?,
+        _ if overrides.is_empty() => return Err(Error::invalid("give a recipe string or recipe arguments (card=..., template=...)")),
+        _ => RecipeArgs::default(),
+    };
+    let extra = RecipeArgs::from_map(overrides)?;
+    args.args.extend(extra.args);
+    let recipe = Arc::new(Recipe::build(&args, catalog)?);
+    recipe.run()
+}
+
 /// Runs the operators of `ops` on a multi-stream (used by tests and tools).
 pub fn run_operators(ops: &[Art<dyn Operator>], ms: MultiStream) -> Result<MultiStream> {
     apply_all(ops, ms)

@@ -1,0 +1,268 @@
+//! `unitxt_rs._native`: the extension module behind the `unitxt_rs` Python package. It is thin:
+//! recipes run in the Rust engine with the GIL released, and prepared instances cross into
+//! Python as Arrow IPC streams (one record batch per chunk of instances, with the columns of
+//! Unitxt's datasets, see `unitxt::sinks::arrow`), so no Python object is made per instance.
+//! The Python package (`python/unitxt_rs/__init__.py`) turns them into `datasets` objects.
+//!
+//! Engine errors become the exception classes of `unitxt_rs.errors`, chosen by their kind, with
+//! the engine's message (context lines included).
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use indexmap::IndexMap;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use unitxt::error::{Error, ErrorKind};
+use unitxt::stream::Stream;
+use unitxt::value::{Instance, Value};
+
+/// Instances per Arrow record batch handed to Python.
+const BATCH: usize = 2048;
+
+/// Converts an engine error into the `unitxt_rs.errors` class for its kind.
+fn py_err(py: Python<'_>, e: Error) -> PyErr {
+    let class = match e.kind {
+        ErrorKind::NotFound => "ArtifactNotFoundError",
+        ErrorKind::FileNotFound => "DataFileNotFoundError",
+        ErrorKind::Io => "UnitxtIOError",
+        ErrorKind::Unsupported => "UnsupportedError",
+        ErrorKind::Invalid | ErrorKind::Expression => "InvalidInputError",
+    };
+    let msg = e.to_string();
+    match py.import("unitxt_rs.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg.clone(),))) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(_) => PyRuntimeError::new_err(msg),
+    }
+}
+
+fn catalogs(dirs: Vec<String>) -> Vec<PathBuf> {
+    dirs.into_iter().map(PathBuf::from).collect()
+}
+
+fn parse_args(args_json: Option<&str>) -> unitxt::error::Result<IndexMap<String, Value>> {
+    match args_json {
+        None => Ok(IndexMap::new()),
+        Some(s) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(m)) => Ok(m.into_iter().collect()),
+            Ok(_) => Err(Error::invalid("recipe arguments must be a dict")),
+            Err(e) => Err(Error::invalid(format!("recipe arguments are not JSON-like: {e}"))),
+        },
+    }
+}
+
+/// One batch of instances as an Arrow IPC stream (schema + one record batch).
+fn ipc_bytes(rows: &[Instance]) -> unitxt::error::Result<Vec<u8>> {
+    let batch = unitxt::sinks::arrow::instances_to_batch(rows)?;
+    let mut out = Vec::new();
+    {
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())
+            .map_err(|e| Error::io(format!("Arrow IPC: {e}")))?;
+        w.write(&batch).map_err(|e| Error::io(format!("Arrow IPC: {e}")))?;
+        w.finish().map_err(|e| Error::io(format!("Arrow IPC: {e}")))?;
+    }
+    Ok(out)
+}
+
+/// A split being prepared, pulled in chunks from Python (`next_batch`). Used for streaming and,
+/// drained, for whole datasets.
+#[pyclass(module = "unitxt_rs._native")]
+struct SplitStream {
+    name: String,
+    stream: Mutex<Option<Stream>>,
+    count: Mutex<usize>,
+}
+
+#[pymethods]
+impl SplitStream {
+    /// The split's name.
+    #[getter]
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The next chunk of up to `size` instances as Arrow IPC bytes, or `None` at the end.
+    /// Errors name the split and the instance's index in it.
+    #[pyo3(signature = (size = BATCH))]
+    fn next_batch<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let res = py.detach(|| -> unitxt::error::Result<Option<Vec<u8>>> {
+            let mut guard = self.stream.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
+            let mut count = self.count.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
+            let Some(stream) = guard.as_mut() else { return Ok(None) };
+            let mut rows = Vec::with_capacity(size.min(BATCH * 4));
+            while rows.len() < size.max(1) {
+                match stream.next() {
+                    Some(Ok(inst)) => rows.push(inst),
+                    Some(Err(e)) => {
+                        *guard = None;
+                        let e = if e.context.iter().any(|c| c.starts_with("split ")) {
+                            e
+                        } else {
+                            e.context(format!("split {:?}, instance {}", self.name, *count + rows.len()))
+                        };
+                        return Err(e);
+                    }
+                    None => {
+                        *guard = None;
+                        break;
+                    }
+                }
+            }
+            if rows.is_empty() {
+                return Ok(None);
+            }
+            *count += rows.len();
+            ipc_bytes(&rows).map(Some)
+        });
+        match res {
+            Ok(Some(b)) => Ok(Some(PyBytes::new(py, &b))),
+            Ok(None) => Ok(None),
+            Err(e) => Err(py_err(py, e)),
+        }
+    }
+}
+
+/// Runs a recipe (`recipe`: a recipe string or `dataset_recipe` name, or `None`; `args_json`:
+/// recipe arguments as a JSON object that override or complete it) and returns its splits as
+/// streams, in the recipe's order; only `split` when given (an error naming the available
+/// splits when it does not exist). `catalogs`: extra catalog directories, highest precedence
+/// last (as `--catalog`).
+#[pyfunction]
+#[pyo3(signature = (recipe, args_json, split, catalog_dirs))]
+fn prepare(
+    py: Python<'_>,
+    recipe: Option<String>,
+    args_json: Option<String>,
+    split: Option<String>,
+    catalog_dirs: Vec<String>,
+) -> PyResult<Vec<SplitStream>> {
+    let res = py.detach(|| -> unitxt::error::Result<Vec<(String, Stream)>> {
+        let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
+        let mut ms = unitxt::recipe::prepare_with(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts)?;
+        match split {
+            Some(s) => Ok(vec![(s.clone(), ms.take(&s)?)]),
+            None => Ok(ms.streams.into_iter().collect()),
+        }
+    });
+    match res {
+        Ok(v) => Ok(v
+            .into_iter()
+            .map(|(name, s)| SplitStream { name, stream: Mutex::new(Some(s)), count: Mutex::new(0) })
+            .collect()),
+        Err(e) => Err(py_err(py, e)),
+    }
+}
+
+/// Reads instances from Arrow IPC bytes (a stream with Unitxt's dataset columns) or from a
+/// JSON array of instance objects.
+fn read_data(data_ipc: Option<&[u8]>, data_json: Option<&str>) -> unitxt::error::Result<Vec<Instance>> {
+    if let Some(bytes) = data_ipc {
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(|e| Error::invalid(format!("reading the data as Arrow: {e}")))?;
+        let mut out = Vec::new();
+        for b in reader {
+            let b = b.map_err(|e| Error::invalid(format!("reading the data as Arrow: {e}")))?;
+            out.extend(unitxt::sinks::arrow::batch_to_instances(&b)?);
+        }
+        return Ok(out);
+    }
+    match data_json.map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Array(a))) => a
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::Object(o) => Ok(o),
+                _ => Err(Error::invalid(format!("data instance {i} is not a dict"))),
+            })
+            .collect(),
+        Some(Ok(_)) => Err(Error::invalid("data must be a list of instances")),
+        Some(Err(e)) => Err(Error::invalid(format!("data is not JSON-like: {e}"))),
+        None => Err(Error::invalid("no data given")),
+    }
+}
+
+/// Evaluates `predictions_json` (a JSON array, one prediction per instance) against data given
+/// as Arrow IPC bytes or a JSON array of instances. Returns the results as JSON text:
+/// `{"global", "instances", "subsets", "groups", "summary", "processed"}` where `processed`
+/// holds each instance's `[processed_prediction, processed_references]`.
+#[pyfunction]
+#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs, confidence_intervals = true))]
+fn evaluate(
+    py: Python<'_>,
+    predictions_json: String,
+    data_ipc: Option<Vec<u8>>,
+    data_json: Option<String>,
+    catalog_dirs: Vec<String>,
+    confidence_intervals: bool,
+) -> PyResult<String> {
+    let res = py.detach(|| -> unitxt::error::Result<String> {
+        let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
+        let predictions = match serde_json::from_str::<Value>(&predictions_json) {
+            Ok(Value::Array(a)) => a,
+            _ => return Err(Error::invalid("predictions must be a list")),
+        };
+        let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals, catalogs: catalogs(catalog_dirs) };
+        let res = unitxt::evaluate::evaluate(&data, &predictions, &opts)?;
+        let mut out = match res.to_json() {
+            Value::Object(o) => o,
+            _ => Instance::new(),
+        };
+        out.insert("summary".into(), Value::String(unitxt::evaluate::summary(&res.global)));
+        let processed = res.processed.iter().map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
+        out.insert("processed".into(), Value::Array(processed.collect()));
+        Ok(Value::Object(out).to_string())
+    });
+    res.map_err(|e| py_err(py, e))
+}
+
+/// Arrow IPC bytes of an empty batch: the schema of prepared splits.
+#[pyfunction]
+fn dataset_schema_ipc<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    ipc_bytes(&[]).map(|b| PyBytes::new(py, &b)).map_err(|e| py_err(py, e))
+}
+
+/// The JSON of catalog artifact `name` (a plain name, no overwrites), as stored.
+#[pyfunction]
+fn get_from_catalog(py: Python<'_>, name: String, catalog_dirs: Vec<String>) -> PyResult<String> {
+    let cat = unitxt::catalog::Catalog::standard(&catalogs(catalog_dirs));
+    cat.get_json(&name).map(|v| v.to_string()).map_err(|e| py_err(py, e))
+}
+
+/// Where `unitxt-rs catalog install` puts Unitxt's catalog (`$UNITXT_RS_CATALOG` or the cache).
+#[pyfunction]
+fn default_catalog_dir() -> String {
+    unitxt::catalog::default_catalog_dir().display().to_string()
+}
+
+/// Sets the global seed (Unitxt's `settings.seed`, default 42) for the whole process.
+#[pyfunction]
+fn set_seed(seed: u64) {
+    unitxt::py::random::set_global_seed(seed)
+}
+
+/// The global seed in use.
+#[pyfunction]
+fn get_seed() -> u64 {
+    unitxt::py::random::global_seed()
+}
+
+/// The Unitxt version whose behaviour and catalog this build follows.
+#[pyfunction]
+fn unitxt_version() -> &'static str {
+    unitxt::catalog::UNITXT_VERSION
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SplitStream>()?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(get_from_catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(default_catalog_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(unitxt_version, m)?)?;
+    m.add_function(wrap_pyfunction!(set_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset_schema_ipc, m)?)?;
+    m.add_function(wrap_pyfunction!(get_seed, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+"""Exceptions raised by unitxt_rs.
+
+Every error of the engine arrives as a subclass of :class:`UnitxtRsError` that is also a
+standard exception class, so that ``except KeyError`` or ``except ValueError`` work as they do
+with other libraries. The message is the engine's: what failed, then where (artifact, field,
+split and instance index), one line each.
+"""
+
+
+class UnitxtRsError(Exception):
+    """Base class of the errors of unitxt_rs."""
+
+    def __str__(self) -> str:  # KeyError would print the message with quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class ArtifactNotFoundError(UnitxtRsError, KeyError):
+    """A catalog artifact, split, config or field that does not exist."""
+
+
+class DataFileNotFoundError(UnitxtRsError, FileNotFoundError):
+    """A data file or dataset that is not on disk or in the local Hugging Face hub cache."""
+
+
+class InvalidInputError(UnitxtRsError, ValueError):
+    """Malformed input: a recipe string, an artifact, a value of the wrong type, a failing
+    expression, predictions that do not match the data."""
+
+
+class UnsupportedError(UnitxtRsError, ValueError):
+    """Something the engine does not do, such as a metric that needs a model."""
+
+
+class UnitxtIOError(UnitxtRsError, OSError):
+    """Reading or writing files failed."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
