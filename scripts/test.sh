@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command. On a fresh machine it installs what the tests need:
 # a Python venv with the Unitxt 1.26.10 oracle, Unitxt's catalog (through `unitxt-rs catalog
-# install`), the oracle's golden outputs on ../shared/hf-hub, then runs every test with nextest.
+# install`), the oracle's golden outputs on ../shared/hf-hub, the Python package; then runs every
+# Rust test with nextest and the Python tests with pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -49,5 +50,18 @@ fi
 # Golden scores of Unitxt's evaluate on derived predictions (kept in target/oracle-eval).
 "$VENV/bin/python" scripts/oracle_eval.py tests/oracle_eval_recipes.tsv target/oracle-eval
 
+# The Python package (PyO3 + maturin, dev profile to reuse the debug build) and what its tests
+# need: pytest, and lm-evaluation-harness for the lm-eval task test (no torch needed).
+if ! "$VENV/bin/python" -c "import maturin, pytest, lm_eval" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check maturin pytest "lm_eval==0.4.13"
+fi
 devnull_guard
-cargo nextest run --workspace --no-fail-fast "$@"
+PATH="$VENV/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
+
+devnull_guard
+status=0
+cargo nextest run --workspace --exclude unitxt-py --no-fail-fast "$@" || status=$?
+devnull_guard
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider python/tests || status=$?
+exit $status
