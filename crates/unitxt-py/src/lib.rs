@@ -18,6 +18,10 @@ use unitxt::error::{Error, ErrorKind};
 use unitxt::stream::Stream;
 use unitxt::value::{Instance, Value};
 
+/// The allocator of the engine's many small strings and maps (as in the CLI).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Instances per Arrow record batch handed to Python.
 const BATCH: usize = 2048;
 

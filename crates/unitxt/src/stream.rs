@@ -76,3 +76,58 @@ pub fn locate_errors(split: &str, stream: Stream) -> Stream {
         })
     }))
 }
+
+/// Instances taken from upstream at a time by [`par_map`], per worker thread.
+const PAR_CHUNK_PER_THREAD: usize = 64;
+
+/// Maps `f` over a stream on rayon's thread pool, in order: instances are pulled from
+/// `stream` in chunks (64 per worker thread), the chunk is mapped in parallel, and the results
+/// come out in the input order, so the output (and the first error, after the instances that
+/// precede it) is exactly what a sequential `map` gives. Memory holds one chunk. `f` gets the
+/// instance's 0-based position in this stream. With one thread (`RAYON_NUM_THREADS=1`) this
+/// is a plain sequential map.
+pub fn par_map<F>(stream: Stream, f: F) -> Stream
+where
+    F: Fn(usize, Instance) -> Result<Instance> + Send + Sync + 'static,
+{
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return Box::new(stream.enumerate().map(move |(i, r)| r.and_then(|inst| f(i, inst))));
+    }
+    let chunk = PAR_CHUNK_PER_THREAD * threads;
+    let mut upstream = stream.enumerate();
+    let mut ready: std::collections::VecDeque<Result<Instance>> = std::collections::VecDeque::new();
+    let mut done = false;
+    Box::new(std::iter::from_fn(move || {
+        if ready.is_empty() && !done {
+            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(chunk);
+            let mut upstream_error = None;
+            while batch.len() < chunk {
+                match upstream.next() {
+                    Some((i, Ok(inst))) => batch.push((i, inst)),
+                    Some((_, Err(e))) => {
+                        upstream_error = Some(e);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            if batch.len() < chunk {
+                done = true;
+            }
+            let out: Vec<Result<Instance>> = batch.into_par_iter().map(|(i, inst)| f(i, inst)).collect();
+            ready.extend(out);
+            if let Some(e) = upstream_error {
+                ready.push_back(Err(e));
+            }
+        }
+        let next = ready.pop_front();
+        if matches!(next, Some(Err(_))) {
+            // Stop after the first error, as a sequential map consumed by `collect` would.
+            ready.clear();
+            done = true;
+        }
+        next
+    }))
+}

@@ -329,9 +329,9 @@ impl Recipe {
             ms = apply_all(steps, ms).ctx("in the card's preprocess_steps")?;
         }
         // Processing: task, augmentors.
-        ms = map_instances(ms, "task", self.card.task.inner.clone() as Arc<dyn InstanceOperator>);
+        ms = map_instances(ms, "task", self.card.task.inner.clone() as Arc<dyn InstanceOperator>, &self.catalog);
         for (i, aug) in self.augmentors.iter().enumerate() {
-            ms = map_instances(ms, &format!("augmentor {i}"), aug.clone());
+            ms = map_instances(ms, &format!("augmentor {i}"), aug.clone(), &self.catalog);
         }
         // Demos pool.
         let pool = match self.demos_pool_size {
@@ -354,11 +354,12 @@ impl Recipe {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
-            Box::new(s.enumerate().map(move |(i, r)| {
-                let inst = r?;
-                me.verbalize_and_finalize(inst, &split, pool.as_deref())
+            // Worker threads resolve names in the recipe's catalog, as the building thread does.
+            crate::stream::par_map(s, move |i, inst| {
+                me.catalog
+                    .scope(|| me.verbalize_and_finalize(inst, &split, pool.as_deref()))
                     .map_err(|e| e.context(format!("split {split:?}, instance {i}")))
-            })) as Stream
+            })
         });
         // Errors raised before verbalization get located too (by output position).
         Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
@@ -425,13 +426,18 @@ impl Recipe {
     }
 }
 
-fn map_instances(ms: MultiStream, name: &str, op: Arc<dyn InstanceOperator>) -> MultiStream {
+/// Applies an instance operator to every split, on the thread pool (see
+/// [`crate::stream::par_map`]), with `catalog` as the scope names resolve in.
+fn map_instances(ms: MultiStream, name: &str, op: Arc<dyn InstanceOperator>, catalog: &Arc<Catalog>) -> MultiStream {
     let name = name.to_string();
     ms.map_streams(|split, s| {
         let op = op.clone();
         let split = split.to_string();
         let name = name.clone();
-        Box::new(s.map(move |r| r.and_then(|inst| op.process_instance(inst, &split).with_ctx(|| format!("in {name}"))))) as Stream
+        let catalog = catalog.clone();
+        crate::stream::par_map(s, move |_, inst| {
+            catalog.scope(|| op.process_instance(inst, &split)).with_ctx(|| format!("in {name}"))
+        })
     })
 }
 

@@ -131,8 +131,12 @@ pub struct MultiReferenceTemplate {
     pub random_reference: bool,
 }
 
+/// A `multi_type_serializer` with its default serializers, built once per process.
 fn plain_multi_type() -> Arc<dyn Serializer> {
-    Arc::new(MultiTypeSerializer { serializers: default_multi_type_serializers() })
+    static PLAIN: std::sync::OnceLock<Arc<dyn Serializer>> = std::sync::OnceLock::new();
+    PLAIN
+        .get_or_init(|| Arc::new(MultiTypeSerializer { serializers: default_multi_type_serializers() }))
+        .clone()
 }
 
 /// `MultiReferenceTemplate.serialize`: the references field item by item.

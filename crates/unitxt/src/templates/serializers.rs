@@ -30,8 +30,14 @@ fn art(s: Arc<dyn Serializer>, type_name: &str) -> Art<dyn Serializer> {
 }
 
 /// The serializer of a template that names none (Unitxt's `Template.serializer` default):
-/// image, video, table, tool call, tools, dialog, conversation, list, SQL database.
+/// image, video, table, tool call, tools, dialog, conversation, list, SQL database. Built once
+/// per process and shared (templates ask for it for every instance).
 pub fn default_template_serializer() -> Arc<dyn Serializer> {
+    static DEFAULT: std::sync::OnceLock<Arc<dyn Serializer>> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(build_default_template_serializer).clone()
+}
+
+fn build_default_template_serializer() -> Arc<dyn Serializer> {
     Arc::new(MultiTypeSerializer {
         serializers: vec![
             art(Arc::new(ImageSerializer {}), "image_serializer"),
