@@ -14,6 +14,13 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
   ... --output /dev/null`.
 - floor: the SST-2 train parquet read through our loader and written as JSON Lines with no
   processing (`unitxt-rs io-floor`), compared with unitxt-rs's SST-2 train prepare.
+- onecore: SST-2 train prepared by unitxt-rs on one thread (`RAYON_NUM_THREADS=1`), against
+  Unitxt's time from the prepare case.
+- memory: unitxt-rs's peak RSS preparing 10k, 100k and 1M instances without demos, from local
+  parquet files made by repeating SST-2 train rows (a card without SST-2's split mixing,
+  written into the work folder); the growth from 10k to 1M is reported.
+- startup: the wall time of `prepare` resolving a recipe in the full installed catalog and
+  writing its first instance (`max_test_instances=1`), best of 5.
 
 Unitxt's time is measured inside its process around the call (interpreter start and
 `import unitxt` excluded; the import time is printed separately); unitxt-rs's time is the whole
@@ -38,6 +45,34 @@ MMLU_ALL = (
     "card=cards.mmlu.all,template=templates.qa.multiple_choice.with_topic.lm_eval_harness,"
     "num_demos=5,demos_pool_size=20"
 )
+
+
+# A card reading a local parquet file with SST-2's columns, without SST-2's split mixing (which
+# collects its source split); its loader is filled in per size.
+LOCAL_CARD = {
+    "__type__": "task_card",
+    "preprocess_steps": [
+        {"__type__": "map_instance_values", "mappers": {"label": {"0": "negative", "1": "positive"}}},
+        {"__type__": "rename", "field": "sentence", "to_field": "text"},
+        {"__type__": "set", "fields": {"text_type": "sentence", "type_of_class": "sentiment",
+                                       "classes": ["negative", "positive"]}},
+    ],
+    "task": "tasks.classification.multi_class",
+    "templates": "templates.classification.multi_class.all",
+}
+
+# Writes argv[2] with argv[3] rows: the rows of parquet file argv[1], repeated.
+REPEAT_PARQUET = """
+import sys, pyarrow as pa, pyarrow.parquet as pq
+src, dest, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t = pq.read_table(src)
+parts, have = [], 0
+while have < n:
+    k = min(t.num_rows, n - have)
+    parts.append(t.slice(0, k))
+    have += k
+pq.write_table(pa.concat_tables(parts), dest, row_group_size=65536)
+"""
 
 
 # ---------------------------------------------------------------- Unitxt worker (venv python)
@@ -158,7 +193,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="1,000 evaluate instances, smaller prepare cases")
     ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "unitxt-rs"))
-    ap.add_argument("--cases", default="evaluate,prepare,floor")
+    ap.add_argument("--cases", default="evaluate,prepare,floor,onecore,memory,startup")
     ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
     a = ap.parse_args()
@@ -246,6 +281,49 @@ def main():
         if "prepare" in cases and sst2_prepare[0] == n:
             m = sst2_prepare[1]["seconds"] / r["seconds"]
             notes.append(f"floor: unitxt-rs prepare of SST-2 train takes {m:.1f}x the I/O floor's time")
+
+    if "onecore" in cases:
+        recipe = SST2_TRAIN + (",max_train_instances=5000" if a.quick else "")
+        one = dict(env, RAYON_NUM_THREADS="1")
+        r = rust(a.bin, one, "prepare", recipe, "--split", "train", "--output", "/dev/null")
+        u = next((u for case, _, u, _ in rows if case.startswith("prepare train") and u), None)
+        n = u["n"] if u else 0
+        report("prepare train sst2, one thread (RAYON_NUM_THREADS=1)", n, u, r)
+
+    if "memory" in cases:
+        sizes = [10_000, 100_000] if a.quick else [10_000, 100_000, 1_000_000]
+        import glob
+
+        src = glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))[0]
+        rss = []
+        for n in sizes:
+            d = os.path.join(work, f"sst2x{n}")
+            os.makedirs(d, exist_ok=True)
+            pq_path = os.path.join(d, "train.parquet")
+            if not os.path.exists(pq_path):
+                subprocess.run([py, "-c", REPEAT_PARQUET, src, pq_path, str(n)], check=True)
+            cat = os.path.join(work, "catalog")
+            os.makedirs(os.path.join(cat, "cards", "bench"), exist_ok=True)
+            card = dict(LOCAL_CARD, loader={"__type__": "load_hf", "path": d, "data_files": {"train": "train.parquet"}})
+            with open(os.path.join(cat, "cards", "bench", f"sst2x{n}.json"), "w") as f:
+                json.dump(card, f)
+            recipe = f"card=cards.bench.sst2x{n},template={SST2_TEMPLATE}"
+            r = rust(a.bin, env, "prepare", recipe, "--split", "train", "--output", "/dev/null", "--catalog", cat)
+            report(f"memory: prepare {n} repeated sst2 rows, no demos", n, None, r)
+            rss.append(r["rss"])
+        notes.append(
+            "memory: unitxt-rs peak RSS "
+            + ", ".join(f"{n:,}: {m:.0f} MiB" for n, m in zip(sizes, rss))
+            + f" ({100 * (rss[-1] / rss[0] - 1):+.1f}% from {sizes[0]:,} to {sizes[-1]:,})"
+        )
+
+    if "startup" in cases:
+        recipe = "card=cards.wnli,template=templates.classification.multi_class.relation.default,max_test_instances=1"
+        times = [rust(a.bin, env, "prepare", recipe, "--split", "test", "--output", "/dev/null")["seconds"] for _ in range(5)]
+        installed = os.environ.get("UNITXT_RS_CATALOG") or os.path.expanduser("~/.cache/unitxt-rs/catalog-1.26.10")
+        count = sum(len([f for f in fs if f.endswith(".json")]) for _, _, fs in os.walk(installed))
+        notes.append(f"startup: a wnli recipe resolved in the installed catalog ({count:,} artifacts) and its first "
+                     f"instance written in {1000 * min(times):.0f} ms (best of 5, whole process)")
 
     slept = sum(u.get("skipped_sleep", 0) for _, _, u, _ in rows if u)
     if slept:

@@ -499,7 +499,11 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
     let all: Vec<&Value> = records.iter().collect();
     let n = records.len();
     let resamples = if opts.confidence_intervals { m.n_resamples() } else { None };
+    let fast = if resamples.is_some() { m.resampler(&all)? } else { None };
     let reduce_at = |idx: &[usize]| -> Result<Scores> {
+        if let Some(f) = &fast {
+            return f(idx);
+        }
         let sample: Vec<&Value> = idx.iter().map(|&i| &records[i]).collect();
         m.reduce(&sample)
     };

@@ -5,6 +5,8 @@
 //! scikit-learn; the sklearn definitions are reproduced here from per-instance label pairs so
 //! that any resample of the records re-reduces to sklearn's numbers.
 
+use std::collections::HashMap;
+
 use indexmap::IndexMap;
 use serde::Deserialize;
 
@@ -154,6 +156,52 @@ impl Ids {
     }
 }
 
+/// Label pairs of a whole stream interned once: `pairs[i]` = (prediction, reference) as
+/// indices into `names`. Resamples then number labels in their own order of first use (as
+/// [`Ids`] would on the resampled records) without hashing strings.
+struct PairCodes<'a> {
+    names: Vec<&'a str>,
+    pairs: Vec<(usize, usize)>,
+}
+
+impl<'a> PairCodes<'a> {
+    fn new(records: &'a [&'a Value]) -> Result<Self> {
+        let mut index: HashMap<&'a str, usize> = HashMap::new();
+        let mut names = Vec::new();
+        let mut code = |s: &'a str| {
+            *index.entry(s).or_insert_with(|| {
+                names.push(s);
+                names.len() - 1
+            })
+        };
+        let mut pairs = Vec::with_capacity(records.len());
+        for r in records {
+            let (p, t) = read_pair(r)?;
+            pairs.push((code(p), code(t)));
+        }
+        Ok(PairCodes { names, pairs })
+    }
+}
+
+/// Label numbering in order of first use over interned codes (see [`PairCodes`]).
+struct LocalIds {
+    local: Vec<usize>,
+    global: Vec<usize>,
+}
+
+impl LocalIds {
+    fn new(n: usize) -> Self {
+        LocalIds { local: vec![usize::MAX; n], global: Vec::new() }
+    }
+    fn id(&mut self, code: usize) -> usize {
+        if self.local[code] == usize::MAX {
+            self.local[code] = self.global.len();
+            self.global.push(code);
+        }
+        self.local[code]
+    }
+}
+
 /// `list(set(ids))` for small non-negative ints, in CPython's iteration order.
 fn set_list(ids_in_order: &[usize]) -> Vec<usize> {
     let mut uniq: Vec<usize> = Vec::new();
@@ -239,6 +287,26 @@ impl Metric for F1 {
         let mut ids = Ids::default();
         let refs: Vec<usize> = pairs.iter().map(|(_, r)| ids.id(r)).collect();
         let preds: Vec<usize> = pairs.iter().map(|(p, _)| ids.id(p)).collect();
+        Ok(self.scores_of(refs, preds, &|l| ids.name(l).to_string()))
+    }
+    fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<super::Resampler<'a>>> {
+        let codes = PairCodes::new(records)?;
+        Ok(Some(Box::new(move |idx: &[usize]| {
+            let mut ids = LocalIds::new(codes.names.len());
+            let refs: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].1)).collect();
+            let preds: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].0)).collect();
+            Ok(self.scores_of(refs, preds, &|l| codes.names[ids.global[l]].to_string()))
+        })))
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.ci.names(vec![self.main_score.clone()])
+    }
+}
+
+impl F1 {
+    /// The scores of label ids (reference and prediction per instance); `name` gives a
+    /// label's text.
+    fn scores_of(&self, refs: Vec<usize>, preds: Vec<usize>, name: &dyn Fn(usize) -> String) -> Scores {
         let labels = set_list(&refs);
         let yp: Vec<(usize, usize)> = refs.into_iter().zip(preds).collect();
         let counts = label_counts(&yp, &labels);
@@ -248,17 +316,14 @@ impl Metric for F1 {
                 let per: Vec<f64> = counts.iter().map(|c| measure(self.metric, *c)).collect();
                 out.insert(self.main_score.clone(), nan_mean(per.iter().copied()));
                 for (l, s) in labels.iter().zip(per) {
-                    out.insert(format!("{}_{}", self.metric.name(), ids.name(*l)), s);
+                    out.insert(format!("{}_{}", self.metric.name(), name(*l)), s);
                 }
             }
             Some(a) => {
                 out.insert(self.main_score.clone(), averaged(self.metric, &counts, a));
             }
         }
-        Ok(out)
-    }
-    fn ci_scores(&self) -> Vec<String> {
-        self.ci.names(vec![self.main_score.clone()])
+        out
     }
 }
 
@@ -315,9 +380,40 @@ impl Metric for F1Fast {
             let p = ids.id(p);
             yp.push((t, p));
         }
+        self.scores_of(&yp, &|l| ids.name(l).to_string())
+    }
+    fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<super::Resampler<'a>>> {
+        let codes = PairCodes::new(records)?;
+        Ok(Some(Box::new(move |idx: &[usize]| {
+            let mut ids = LocalIds::new(codes.names.len());
+            let yp: Vec<(usize, usize)> = idx
+                .iter()
+                .map(|&i| {
+                    let (p, t) = codes.pairs[i];
+                    let t = ids.id(t);
+                    (t, ids.id(p))
+                })
+                .collect();
+            self.scores_of(&yp, &|l| codes.names[ids.global[l]].to_string())
+        })))
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for (a, n) in [("f1", "f1"), ("micro", "f1_micro"), ("macro", "f1_macro")] {
+            if self.averages.iter().any(|x| x == a) {
+                names.push(n.to_string());
+            }
+        }
+        self.ci.names(names)
+    }
+}
+
+impl F1Fast {
+    /// The scores of (reference, prediction) label ids; `name` gives a label's text.
+    fn scores_of(&self, yp: &[(usize, usize)], name: &dyn Fn(usize) -> String) -> Result<Scores> {
         let refs: Vec<usize> = yp.iter().map(|x| x.0).collect();
         let labels = set_list(&refs);
-        let counts = label_counts(&yp, &labels);
+        let counts = label_counts(yp, &labels);
         let has = |a: &str| self.averages.iter().any(|x| x == a);
         let mut out = Scores::new();
         if has("f1") {
@@ -331,7 +427,7 @@ impl Metric for F1Fast {
         }
         if has("per_class") {
             for (l, c) in labels.iter().zip(&counts) {
-                out.insert(format!("f1_{}", ids.name(*l)), measure(Measure::F1, *c));
+                out.insert(format!("f1_{}", name(*l)), measure(Measure::F1, *c));
             }
         }
         if !out.contains_key(&self.main_score) {
@@ -341,15 +437,6 @@ impl Metric for F1Fast {
             )));
         }
         Ok(out)
-    }
-    fn ci_scores(&self) -> Vec<String> {
-        let mut names = Vec::new();
-        for (a, n) in [("f1", "f1"), ("micro", "f1_micro"), ("macro", "f1_macro")] {
-            if self.averages.iter().any(|x| x == a) {
-                names.push(n.to_string());
-            }
-        }
-        self.ci.names(names)
     }
 }
 

@@ -17,6 +17,9 @@ use crate::value::{Instance, Value};
 /// Scores by name (`accuracy`, `f1_micro`, `f1_<label>`, ...).
 pub type Scores = IndexMap<String, f64>;
 
+/// See [`Metric::resampler`]: positions of the records in a resample → the global scores.
+pub type Resampler<'a> = Box<dyn Fn(&[usize]) -> Result<Scores> + Send + Sync + 'a>;
+
 /// Scores whose values are lists of numbers, by name, in Unitxt's order.
 pub type ListScores = Vec<(String, Vec<f64>)>;
 
@@ -67,6 +70,13 @@ pub trait Metric: Send + Sync {
     /// `{"score": {"instance": .., "global": ..}}` (a `metric_pipeline`'s `postprocess_steps`);
     /// `Some` also means that `score`, `score_name` and the main score's interval are set
     /// again from [`Metric::main_score`] afterwards. `None` for plain metrics.
+    /// A faster way to reduce resamples of `records` (for bootstrap intervals): a closure that
+    /// takes positions into `records` and gives what [`Metric::reduce`] gives on those records,
+    /// from data prepared once (strings interned as numbers, ...). `None`: resamples are
+    /// reduced with [`Metric::reduce`].
+    fn resampler<'a>(&'a self, _records: &'a [&'a Value]) -> Result<Option<Resampler<'a>>> {
+        Ok(None)
+    }
     /// Scores that are lists of numbers (sacreBLEU's `counts`, `totals`, `precisions`), of the
     /// same records as [`Metric::reduce`]; Unitxt reports them beside the number scores, in
     /// global scores and, for metrics whose instance scores are one-record reductions, in

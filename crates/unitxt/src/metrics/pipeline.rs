@@ -159,6 +159,9 @@ impl Metric for MetricPipeline {
     fn list_instance_scores(&self) -> &[&str] {
         self.metric.list_instance_scores()
     }
+    fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<super::Resampler<'a>>> {
+        self.metric.resampler(records)
+    }
     fn list_scores(&self, records: &[&Value]) -> Result<super::ListScores> {
         self.metric.list_scores(records)
     }
