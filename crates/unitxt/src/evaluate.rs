@@ -523,11 +523,11 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             add_lists(&mut g, m.list_scores(&all)?);
             if let (Some(nr), true) = (resamples, n > 1) {
                 let names = m.ci_score_names().unwrap_or_else(|| scores.keys().cloned().collect());
-                let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
+                let stat = |idx: &[usize]| -> Result<Vec<f64>> {
                     let s = reduce_at(idx)?;
                     names.iter().map(|k| get_f(&s, k)).collect()
                 };
-                let iv = unitxt_confidence_intervals(n, names.len(), &mut stat, nr, level, method, seed())?;
+                let iv = unitxt_confidence_intervals(n, names.len(), &stat, nr, level, method, seed())?;
                 for (k, (lo, hi)) in names.iter().zip(iv) {
                     g.insert(format!("{k}_ci_low"), ScoreValue::Float(lo));
                     g.insert(format!("{k}_ci_high"), ScoreValue::Float(hi));
@@ -590,7 +590,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let max_of = |idx: &[usize]| -> f64 {
                         crate::metrics::nan_max(idx.iter().map(|&i| values[i]))
                     };
-                    let agg: Option<&dyn Fn(&[usize]) -> f64> =
+                    let agg: Option<&(dyn Fn(&[usize]) -> f64 + Sync)> =
                         if m.reduces_by_max() { Some(&max_of) } else { None };
                     if let Some((lo, hi)) =
                         unitxt_instance_metric_ci(&values, agg, nr, level, method, seed())?

@@ -602,6 +602,10 @@ pub struct BootstrapResult {
     pub history: Vec<Vec<f64>>,
 }
 
+/// A bootstrap statistic: sample indices (a resample, or a leave-one-out sample) → one value
+/// per score. It must not depend on call order: resamples are evaluated in parallel.
+pub type Statistic<'a> = dyn Fn(&[usize]) -> Result<Vec<f64>> + Sync + 'a;
+
 /// `scipy.stats.bootstrap((np.arange(n),), statistic, n_resamples=.., confidence_level=..,
 /// method=.., random_state=rng)` for a statistic of instance indices returning `k` values
 /// (a non-vectorized statistic returning a vector, as Unitxt's `Statistic`).
@@ -613,7 +617,7 @@ pub struct BootstrapResult {
 pub fn bootstrap(
     n: usize,
     k: usize,
-    statistic: &mut dyn FnMut(&[usize]) -> Result<Vec<f64>>,
+    statistic: &Statistic<'_>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -629,7 +633,7 @@ pub fn bootstrap(
 fn bootstrap_with_fix(
     n: usize,
     k: usize,
-    statistic: &mut dyn FnMut(&[usize]) -> Result<Vec<f64>>,
+    statistic: &Statistic<'_>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -644,27 +648,30 @@ fn bootstrap_with_fix(
     if n_resamples == 0 {
         return Err(Error::invalid("bootstrap: n_resamples must be positive"));
     }
-    let mut history: Vec<Vec<f64>> = Vec::new();
-    let mut call = |idx: &[usize], history: &mut Vec<Vec<f64>>| -> Result<Vec<f64>> {
-        let out = statistic(idx)?;
+    use rayon::prelude::*;
+    let check = |out: Vec<f64>| -> Result<Vec<f64>> {
         if out.len() != k {
             return Err(Error::invalid(format!(
                 "bootstrap: statistic returned {} values, expected {k}",
                 out.len()
             )));
         }
-        history.push(out.clone());
         Ok(out)
     };
+    // Statistic values in call order (resamples, the full sample, the jackknife samples).
+    let mut history: Vec<Vec<f64>> = Vec::new();
 
-    // All resample indices are drawn first, as one (n_resamples, n) array.
+    // All resample indices are drawn first, as one (n_resamples, n) array; the statistic runs
+    // on the resamples in parallel, results kept in resample order.
     let all = rng.indices(n, n_resamples * n);
+    let outs: Vec<Result<Vec<f64>>> = all.par_chunks(n).map(statistic).collect();
     let mut dist: Vec<Vec<f64>> = vec![Vec::with_capacity(n_resamples); k];
-    for row in all.chunks(n) {
-        let out = call(row, &mut history)?;
-        for (c, v) in out.into_iter().enumerate() {
-            dist[c].push(v);
+    for out in outs {
+        let out = check(out?)?;
+        for (c, v) in out.iter().enumerate() {
+            dist[c].push(*v);
         }
+        history.push(out);
     }
     if let Some(fix) = fix {
         dist.iter_mut().for_each(fix);
@@ -675,19 +682,32 @@ fn bootstrap_with_fix(
     let mut theta_hat: Option<Vec<f64>> = None;
     if method != CiMethod::Percentile {
         let full: Vec<usize> = (0..n).collect();
-        theta_hat = Some(call(&full, &mut history)?);
+        let out = check(statistic(&full)?)?;
+        history.push(out.clone());
+        theta_hat = Some(out);
     }
     if method == CiMethod::Bca {
         let theta = theta_hat.clone().unwrap_or_default();
+        // Leave-one-out samples, in parallel, one reusable index buffer per worker.
+        let outs: Vec<Result<Vec<f64>>> = (0..n)
+            .into_par_iter()
+            .map_init(
+                || Vec::with_capacity(n - 1),
+                |sample: &mut Vec<usize>, left_out| {
+                    sample.clear();
+                    sample.extend(0..left_out);
+                    sample.extend(left_out + 1..n);
+                    statistic(sample)
+                },
+            )
+            .collect();
         let mut jack: Vec<Vec<f64>> = vec![Vec::with_capacity(n); k];
-        let mut sample = Vec::with_capacity(n - 1);
-        for left_out in 0..n {
-            sample.clear();
-            sample.extend((0..n).filter(|&i| i != left_out));
-            let out = call(&sample, &mut history)?;
-            for (c, v) in out.into_iter().enumerate() {
-                jack[c].push(v);
+        for out in outs {
+            let out = check(out?)?;
+            for (c, v) in out.iter().enumerate() {
+                jack[c].push(*v);
             }
+            history.push(out);
         }
         if let Some(fix) = fix {
             jack.iter_mut().for_each(fix);
@@ -749,14 +769,14 @@ fn bca_probabilities(dist: &[f64], theta_hat: f64, jack: &[f64], z_alpha: f64) -
 /// statistic. Returns `(low, high)` (NaN where scipy gives NaN); errors as [`bootstrap`].
 pub fn confidence_interval(
     n: usize,
-    statistic: &dyn Fn(&[usize]) -> f64,
+    statistic: &(dyn Fn(&[usize]) -> f64 + Sync),
     confidence_level: f64,
     n_resamples: usize,
     method: CiMethod,
     rng: &mut Pcg64Generator,
 ) -> Result<(f64, f64)> {
-    let mut stat = |idx: &[usize]| -> Result<Vec<f64>> { Ok(vec![statistic(idx)]) };
-    let res = bootstrap(n, 1, &mut stat, n_resamples, confidence_level, method, rng)?;
+    let stat = |idx: &[usize]| -> Result<Vec<f64>> { Ok(vec![statistic(idx)]) };
+    let res = bootstrap(n, 1, &stat, n_resamples, confidence_level, method, rng)?;
     Ok(res.intervals[0])
 }
 
@@ -770,7 +790,7 @@ pub fn confidence_interval(
 pub fn unitxt_confidence_intervals(
     n: usize,
     k: usize,
-    statistic: &mut dyn FnMut(&[usize]) -> Result<Vec<f64>>,
+    statistic: &Statistic<'_>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -804,7 +824,7 @@ pub fn unitxt_confidence_intervals(
 /// time). Errors as [`bootstrap`].
 pub fn unitxt_instance_metric_ci(
     instance_scores: &[f64],
-    aggregate: Option<&dyn Fn(&[usize]) -> f64>,
+    aggregate: Option<&(dyn Fn(&[usize]) -> f64 + Sync)>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -824,7 +844,7 @@ pub fn unitxt_instance_metric_ci(
         let vals: Vec<f64> = idx.iter().map(|&i| instance_scores[i]).collect();
         nan_mean(&vals)
     };
-    let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
+    let stat = |idx: &[usize]| -> Result<Vec<f64>> {
         Ok(vec![match aggregate {
             Some(f) => f(idx),
             None => mean_of(idx),
@@ -847,7 +867,7 @@ pub fn unitxt_instance_metric_ci(
     let res = bootstrap_with_fix(
         n,
         1,
-        &mut stat,
+        &stat,
         n_resamples,
         confidence_level,
         method,
@@ -866,7 +886,7 @@ pub fn unitxt_instance_metric_ci(
 /// within a batch are replaced as there (`resample_from_non_nan`). Errors as [`bootstrap`].
 pub fn unitxt_global_metric_ci(
     n: usize,
-    aggregate: &dyn Fn(&[usize]) -> f64,
+    aggregate: &(dyn Fn(&[usize]) -> f64 + Sync),
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -875,7 +895,7 @@ pub fn unitxt_global_metric_ci(
     if n <= 1 || n_resamples <= 1 {
         return Ok(None);
     }
-    let mut stat = |idx: &[usize]| -> Result<Vec<f64>> { Ok(vec![aggregate(idx)]) };
+    let stat = |idx: &[usize]| -> Result<Vec<f64>> { Ok(vec![aggregate(idx)]) };
     let fix = |values: &mut Vec<f64>| {
         let errors = values.iter().filter(|v| v.is_nan()).count();
         if values.len() > 1 && errors > 0 && errors < values.len() {
@@ -891,7 +911,7 @@ pub fn unitxt_global_metric_ci(
     };
     let mut rng = Pcg64Generator::for_unitxt_seed(seed);
     let res =
-        bootstrap_with_fix(n, 1, &mut stat, n_resamples, confidence_level, method, &mut rng, Some(&fix))?;
+        bootstrap_with_fix(n, 1, &stat, n_resamples, confidence_level, method, &mut rng, Some(&fix))?;
     Ok(Some(res.intervals[0]))
 }
 
@@ -1602,11 +1622,11 @@ mod tests {
     }
 
     fn fast_ci(scores: &[f64]) -> (f64, f64) {
-        let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
+        let stat = |idx: &[usize]| -> Result<Vec<f64>> {
             let v: Vec<f64> = idx.iter().map(|&i| scores[i]).collect();
             Ok(vec![nan_mean(&v)])
         };
-        unitxt_confidence_intervals(scores.len(), 1, &mut stat, 1000, 0.95, CiMethod::Bca, 42).unwrap()[0]
+        unitxt_confidence_intervals(scores.len(), 1, &stat, 1000, 0.95, CiMethod::Bca, 42).unwrap()[0]
     }
 
     #[test]
@@ -1657,13 +1677,13 @@ mod tests {
         let b = [
             0.2, 0.5, 0.9, 0.1, 0.4, 0.8, 0.3, 0.3, 0.6, 0.7, 0.2, 0.9, 0.5, 0.4, 0.1,
         ];
-        let mut stat = |idx: &[usize]| -> Result<Vec<f64>> {
+        let stat = |idx: &[usize]| -> Result<Vec<f64>> {
             let pick =
                 |xs: &[f64]| numpy_sum(&idx.iter().map(|&i| xs[i]).collect::<Vec<_>>()) / idx.len() as f64;
             Ok(vec![pick(&a), pick(&b)])
         };
         let mut rng = Pcg64Generator::default_rng(42);
-        let res = bootstrap(15, 2, &mut stat, 500, 0.9, CiMethod::Bca, &mut rng).unwrap();
+        let res = bootstrap(15, 2, &stat, 500, 0.9, CiMethod::Bca, &mut rng).unwrap();
         let got: Vec<u64> = res
             .intervals
             .iter()

@@ -66,24 +66,21 @@ fn measure(m: Measure, c: Counts) -> f64 {
     }
 }
 
-/// Counts for each label of `labels` from (true, predicted) id pairs.
+/// Counts for each label of `labels` from (true, predicted) id pairs, in one pass (ids are
+/// small: they number the labels in order of first use). Counts are whole numbers, so the
+/// order of additions does not change them.
 fn label_counts(pairs: &[(usize, usize)], labels: &[usize]) -> Vec<Counts> {
-    labels
-        .iter()
-        .map(|&l| {
-            let mut c = Counts::default();
-            for &(t, p) in pairs {
-                if t == l && p == l {
-                    c.tp += 1.0;
-                } else if p == l {
-                    c.fp += 1.0;
-                } else if t == l {
-                    c.fn_ += 1.0;
-                }
-            }
-            c
-        })
-        .collect()
+    let size = pairs.iter().map(|&(t, p)| t.max(p) + 1).max().unwrap_or(0).max(labels.iter().map(|l| l + 1).max().unwrap_or(0));
+    let mut all = vec![Counts::default(); size];
+    for &(t, p) in pairs {
+        if t == p {
+            all[t].tp += 1.0;
+        } else {
+            all[p].fp += 1.0;
+            all[t].fn_ += 1.0;
+        }
+    }
+    labels.iter().map(|&l| all[l]).collect()
 }
 
 fn micro(counts: &[Counts]) -> Counts {
@@ -205,8 +202,13 @@ impl LocalIds {
 /// `list(set(ids))` for small non-negative ints, in CPython's iteration order.
 fn set_list(ids_in_order: &[usize]) -> Vec<usize> {
     let mut uniq: Vec<usize> = Vec::new();
+    let mut seen: Vec<bool> = Vec::new();
     for &i in ids_in_order {
-        if !uniq.contains(&i) {
+        if i >= seen.len() {
+            seen.resize(i + 1, false);
+        }
+        if !seen[i] {
+            seen[i] = true;
             uniq.push(i);
         }
     }

@@ -214,6 +214,25 @@ pub fn reduce_scores(records: &[&Value], max: bool) -> Result<Scores> {
         .collect())
 }
 
+/// Records written by [`scores_record`] as columns (score names in first-seen order, one value
+/// per record), when every record has the same names; `None` otherwise (then a resample's
+/// names depend on which records it holds, and [`reduce_scores`] must see them).
+fn score_columns(records: &[&Value]) -> Result<Option<(Vec<String>, Vec<Vec<f64>>)>> {
+    let Some(first) = records.first() else { return Ok(None) };
+    let names: Vec<String> = record_scores(first)?.into_keys().collect();
+    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(records.len()); names.len()];
+    for r in records {
+        let s = record_scores(r)?;
+        if s.len() != names.len() || !s.keys().zip(&names).all(|(a, b)| a == b) {
+            return Ok(None);
+        }
+        for (col, v) in cols.iter_mut().zip(s.values()) {
+            col.push(*v);
+        }
+    }
+    Ok(Some((names, cols)))
+}
+
 /// Python's `str(x)` of a prediction or reference (strings unchanged).
 pub fn py_str(v: &Value) -> String {
     crate::py::repr::str(v)
@@ -413,6 +432,21 @@ impl<T: InstanceScorer> Metric for T {
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
         reduce_scores(records, self.use_max())
+    }
+    fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<Resampler<'a>>> {
+        Ok(score_columns(records)?.map(|(names, cols)| {
+            let max = self.use_max();
+            Box::new(move |idx: &[usize]| {
+                Ok(names
+                    .iter()
+                    .zip(&cols)
+                    .map(|(k, col)| {
+                        let xs = idx.iter().map(|&i| col[i]);
+                        (k.clone(), if max { nan_max(xs) } else { nan_mean(xs) })
+                    })
+                    .collect())
+            }) as Resampler<'a>
+        }))
     }
     fn ci_scores(&self) -> Vec<String> {
         self.ci()
