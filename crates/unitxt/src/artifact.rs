@@ -80,7 +80,8 @@ impl<T: ?Sized> Art<T> {
     }
 }
 
-/// Every kind of artifact the engine builds.
+/// Every kind of artifact the engine builds. Cloning shares the built artifact.
+#[derive(Clone)]
 pub enum Artifact {
     /// A stream operator (`set`, `rename`, `shuffle`, `sequential_operator`, processors, ...).
     Operator(Art<dyn Operator>),

@@ -20,10 +20,12 @@ use crate::value::Value;
 pub const UNITXT_VERSION: &str = "1.26.10";
 
 /// An ordered set of catalog directories, highest precedence first.
-#[derive(Debug)]
 pub struct Catalog {
     dirs: Vec<PathBuf>,
     cache: Mutex<HashMap<PathBuf, Arc<Value>>>,
+    /// Artifacts built by [`Catalog::fetch`], by query, so that names used per instance
+    /// (an instance's postprocessors and metrics) are built once.
+    built: Mutex<HashMap<String, Artifact>>,
 }
 
 thread_local! {
@@ -43,10 +45,16 @@ pub fn default_catalog_dir() -> PathBuf {
     base.join("unitxt-rs").join(format!("catalog-{UNITXT_VERSION}"))
 }
 
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog").field("dirs", &self.dirs).finish_non_exhaustive()
+    }
+}
+
 impl Catalog {
     /// A catalog over `dirs`, highest precedence first.
     pub fn new(dirs: Vec<PathBuf>) -> Self {
-        Catalog { dirs, cache: Mutex::new(HashMap::new()) }
+        Catalog { dirs, cache: Mutex::new(HashMap::new()), built: Mutex::new(HashMap::new()) }
     }
 
     /// The standard catalog: `extra` directories (as given on the command line, the last one
@@ -151,8 +159,14 @@ impl Catalog {
 
     /// Builds catalog artifact `name` (with optional `[overwrites]`), with this catalog as the
     /// scope for nested names.
+    /// Built artifacts are kept (they are immutable), so fetching the same query again is cheap.
     pub fn fetch(self: &Arc<Self>, query: &str) -> Result<Artifact> {
-        self.scope(|| resolve_value(&Value::String(query.to_string())))
+        if let Some(a) = self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.get(query) {
+            return Ok(a.clone());
+        }
+        let a = self.scope(|| resolve_value(&Value::String(query.to_string())))?;
+        self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.insert(query.to_string(), a.clone());
+        Ok(a)
     }
 
     fn not_found(&self, name: &str) -> Error {

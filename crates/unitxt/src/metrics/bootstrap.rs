@@ -214,8 +214,16 @@ impl Pcg64Generator {
     /// `count` indices in `0..n` drawn as `Generator.integers(0, n, count)` (no draws when
     /// `n <= 1`, all zero).
     pub fn indices(&mut self, n: usize, count: usize) -> Vec<usize> {
+        let mut out = Vec::with_capacity(count);
+        self.fill_indices(n, count, &mut out);
+        out
+    }
+
+    /// Appends `count` indices to `out`, continuing the same stream as [`Self::indices`]
+    /// (drawing a big array in several calls gives the same values).
+    pub fn fill_indices(&mut self, n: usize, count: usize, out: &mut Vec<usize>) {
         let rng = n.saturating_sub(1) as u64;
-        (0..count).map(|_| self.bounded_u64(rng) as usize).collect()
+        out.extend((0..count).map(|_| self.bounded_u64(rng) as usize));
     }
 }
 
@@ -661,17 +669,26 @@ fn bootstrap_with_fix(
     // Statistic values in call order (resamples, the full sample, the jackknife samples).
     let mut history: Vec<Vec<f64>> = Vec::new();
 
-    // All resample indices are drawn first, as one (n_resamples, n) array; the statistic runs
-    // on the resamples in parallel, results kept in resample order.
-    let all = rng.indices(n, n_resamples * n);
-    let outs: Vec<Result<Vec<f64>>> = all.par_chunks(n).map(statistic).collect();
+    // The resample indices are the rows of one (n_resamples, n) array drawn row after row;
+    // they are drawn a batch of rows at a time into one buffer (no n_resamples * n array), and
+    // the statistic runs on a batch's rows in parallel, results kept in resample order.
+    const ROWS_PER_BATCH: usize = 64;
     let mut dist: Vec<Vec<f64>> = vec![Vec::with_capacity(n_resamples); k];
-    for out in outs {
-        let out = check(out?)?;
-        for (c, v) in out.iter().enumerate() {
-            dist[c].push(*v);
+    let mut rows = Vec::with_capacity(ROWS_PER_BATCH.min(n_resamples) * n);
+    let mut drawn = 0;
+    while drawn < n_resamples {
+        let batch = ROWS_PER_BATCH.min(n_resamples - drawn);
+        rows.clear();
+        rng.fill_indices(n, batch * n, &mut rows);
+        drawn += batch;
+        let outs: Vec<Result<Vec<f64>>> = rows.par_chunks(n).map(statistic).collect();
+        for out in outs {
+            let out = check(out?)?;
+            for (c, v) in out.iter().enumerate() {
+                dist[c].push(*v);
+            }
+            history.push(out);
         }
-        history.push(out);
     }
     if let Some(fix) = fix {
         dist.iter_mut().for_each(fix);
