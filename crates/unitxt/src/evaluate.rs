@@ -502,7 +502,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
     let fast = if resamples.is_some() { m.resampler(&all)? } else { None };
     let reduce_at = |idx: &[usize]| -> Result<Scores> {
         if let Some(f) = &fast {
-            return f(idx);
+            return (f.resample)(idx);
         }
         let sample: Vec<&Value> = idx.iter().map(|&i| &records[i]).collect();
         m.reduce(&sample)
@@ -527,7 +527,16 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                     let s = reduce_at(idx)?;
                     names.iter().map(|k| get_f(&s, k)).collect()
                 };
-                let iv = unitxt_confidence_intervals(n, names.len(), &stat, nr, level, method, seed())?;
+                let iv = match fast.as_ref().and_then(|f| f.leave_one_out.as_ref()) {
+                    Some(loo) => {
+                        let jack = |i: usize| -> Result<Vec<f64>> {
+                            let s = loo(i)?;
+                            names.iter().map(|k| get_f(&s, k)).collect()
+                        };
+                        unitxt_confidence_intervals(n, names.len(), &stat, Some(&jack), nr, level, method, seed())?
+                    }
+                    None => unitxt_confidence_intervals(n, names.len(), &stat, None, nr, level, method, seed())?,
+                };
                 for (k, (lo, hi)) in names.iter().zip(iv) {
                     g.insert(format!("{k}_ci_low"), ScoreValue::Float(lo));
                     g.insert(format!("{k}_ci_high"), ScoreValue::Float(hi));

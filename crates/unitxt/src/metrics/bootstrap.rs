@@ -614,6 +614,11 @@ pub struct BootstrapResult {
 /// per score. It must not depend on call order: resamples are evaluated in parallel.
 pub type Statistic<'a> = dyn Fn(&[usize]) -> Result<Vec<f64>> + Sync + 'a;
 
+/// A shortcut for the jackknife of a [`Statistic`]: position `i` → the statistic of the sample
+/// without `i`, computed by updating the full sample's sums instead of recomputing (equal up
+/// to float rounding).
+pub type Jackknife<'a> = dyn Fn(usize) -> Result<Vec<f64>> + Sync + 'a;
+
 /// `scipy.stats.bootstrap((np.arange(n),), statistic, n_resamples=.., confidence_level=..,
 /// method=.., random_state=rng)` for a statistic of instance indices returning `k` values
 /// (a non-vectorized statistic returning a vector, as Unitxt's `Statistic`).
@@ -631,17 +636,19 @@ pub fn bootstrap(
     method: CiMethod,
     rng: &mut Pcg64Generator,
 ) -> Result<BootstrapResult> {
-    bootstrap_with_fix(n, k, statistic, n_resamples, confidence_level, method, rng, None)
+    bootstrap_with_fix(n, k, statistic, None, n_resamples, confidence_level, method, rng, None)
 }
 
 /// [`bootstrap`] where `fix` may rewrite each batch of statistic values of one component (the
 /// resample values, then the leave-one-out values) before use, as Unitxt's vectorized
 /// statistics do with `resample_from_non_nan`.
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)]
 fn bootstrap_with_fix(
     n: usize,
     k: usize,
     statistic: &Statistic<'_>,
+    jackknife: Option<&Jackknife<'_>>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
@@ -711,6 +718,9 @@ fn bootstrap_with_fix(
             .map_init(
                 || Vec::with_capacity(n - 1),
                 |sample: &mut Vec<usize>, left_out| {
+                    if let Some(j) = jackknife {
+                        return j(left_out);
+                    }
                     sample.clear();
                     sample.extend(0..left_out);
                     sample.extend(left_out + 1..n);
@@ -804,17 +814,20 @@ pub fn confidence_interval(
 /// become their (nan-)mean.
 ///
 /// Returns `(low, high)` per score, in the statistic's order. Errors as [`bootstrap`].
+/// `jackknife`, when given, replaces the leave-one-out recomputations of BCa's acceleration.
+#[allow(clippy::too_many_arguments)]
 pub fn unitxt_confidence_intervals(
     n: usize,
     k: usize,
     statistic: &Statistic<'_>,
+    jackknife: Option<&Jackknife<'_>>,
     n_resamples: usize,
     confidence_level: f64,
     method: CiMethod,
     seed: i64,
 ) -> Result<Vec<(f64, f64)>> {
     let mut rng = Pcg64Generator::for_unitxt_seed(seed);
-    let res = bootstrap(n, k, statistic, n_resamples, confidence_level, method, &mut rng)?;
+    let res = bootstrap_with_fix(n, k, statistic, jackknife, n_resamples, confidence_level, method, &mut rng, None)?;
     let mut out = Vec::with_capacity(k);
     for (c, &(low, high)) in res.intervals.iter().enumerate() {
         if low.is_nan() && high.is_nan() {
@@ -885,6 +898,7 @@ pub fn unitxt_instance_metric_ci(
         n,
         1,
         &stat,
+        None,
         n_resamples,
         confidence_level,
         method,
@@ -928,7 +942,7 @@ pub fn unitxt_global_metric_ci(
     };
     let mut rng = Pcg64Generator::for_unitxt_seed(seed);
     let res =
-        bootstrap_with_fix(n, 1, &stat, n_resamples, confidence_level, method, &mut rng, Some(&fix))?;
+        bootstrap_with_fix(n, 1, &stat, None, n_resamples, confidence_level, method, &mut rng, Some(&fix))?;
     Ok(Some(res.intervals[0]))
 }
 

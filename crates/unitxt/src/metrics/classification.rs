@@ -293,12 +293,15 @@ impl Metric for F1 {
     }
     fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<super::Resampler<'a>>> {
         let codes = PairCodes::new(records)?;
-        Ok(Some(Box::new(move |idx: &[usize]| {
-            let mut ids = LocalIds::new(codes.names.len());
-            let refs: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].1)).collect();
-            let preds: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].0)).collect();
-            Ok(self.scores_of(refs, preds, &|l| codes.names[ids.global[l]].to_string()))
-        })))
+        Ok(Some(super::Resampler {
+            resample: Box::new(move |idx: &[usize]| {
+                let mut ids = LocalIds::new(codes.names.len());
+                let refs: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].1)).collect();
+                let preds: Vec<usize> = idx.iter().map(|&i| ids.id(codes.pairs[i].0)).collect();
+                Ok(self.scores_of(refs, preds, &|l| codes.names[ids.global[l]].to_string()))
+            }),
+            leave_one_out: None,
+        }))
     }
     fn ci_scores(&self) -> Vec<String> {
         self.ci.names(vec![self.main_score.clone()])
@@ -385,19 +388,76 @@ impl Metric for F1Fast {
         self.scores_of(&yp, &|l| ids.name(l).to_string())
     }
     fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<super::Resampler<'a>>> {
-        let codes = PairCodes::new(records)?;
-        Ok(Some(Box::new(move |idx: &[usize]| {
-            let mut ids = LocalIds::new(codes.names.len());
-            let yp: Vec<(usize, usize)> = idx
-                .iter()
-                .map(|&i| {
-                    let (p, t) = codes.pairs[i];
-                    let t = ids.id(t);
-                    (t, ids.id(p))
-                })
-                .collect();
-            self.scores_of(&yp, &|l| codes.names[ids.global[l]].to_string())
-        })))
+        let codes = std::sync::Arc::new(PairCodes::new(records)?);
+        let n = codes.pairs.len();
+        // The whole sample numbered once: label ids, counts per id, and the records that hold
+        // the first use of an id or the first reference of a label. Leaving out any other
+        // record keeps the numbering and the label set, so its scores come from the counts
+        // minus that record's contribution; the few others are recomputed.
+        let mut ids = LocalIds::new(codes.names.len());
+        let mut special = vec![false; n];
+        let mut seen_ref: Vec<bool> = vec![false; codes.names.len()];
+        let yp: Vec<(usize, usize)> = (0..n)
+            .map(|i| {
+                let (p, t) = codes.pairs[i];
+                let before = ids.global.len();
+                let tl = ids.id(t);
+                let pl = ids.id(p);
+                if ids.global.len() != before || !seen_ref[t] {
+                    special[i] = true;
+                }
+                seen_ref[t] = true;
+                (tl, pl)
+            })
+            .collect();
+        let refs: Vec<usize> = yp.iter().map(|x| x.0).collect();
+        let labels = set_list(&refs);
+        let mut all = vec![Counts::default(); ids.global.len()];
+        for &(t, p) in &yp {
+            if t == p {
+                all[t].tp += 1.0;
+            } else {
+                all[p].fp += 1.0;
+                all[t].fn_ += 1.0;
+            }
+        }
+        let global = ids.global;
+        let resample = {
+            let codes = codes.clone();
+            move |idx: &[usize]| -> Result<Scores> {
+                let mut ids = LocalIds::new(codes.names.len());
+                let yp: Vec<(usize, usize)> = idx
+                    .iter()
+                    .map(|&i| {
+                        let (p, t) = codes.pairs[i];
+                        let t = ids.id(t);
+                        (t, ids.id(p))
+                    })
+                    .collect();
+                self.scores_of(&yp, &|l| codes.names[ids.global[l]].to_string())
+            }
+        };
+        let resample = std::sync::Arc::new(resample);
+        let r2 = resample.clone();
+        Ok(Some(super::Resampler {
+            resample: Box::new(move |idx: &[usize]| resample(idx)),
+            leave_one_out: Some(Box::new(move |i: usize| {
+                if special[i] {
+                    let idx: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+                    return r2(&idx);
+                }
+                let mut c = all.clone();
+                let (t, p) = yp[i];
+                if t == p {
+                    c[t].tp -= 1.0;
+                } else {
+                    c[p].fp -= 1.0;
+                    c[t].fn_ -= 1.0;
+                }
+                let counts: Vec<Counts> = labels.iter().map(|&l| c[l]).collect();
+                self.scores_from(&labels, &counts, &|l| codes.names[global[l]].to_string())
+            })),
+        }))
     }
     fn ci_scores(&self) -> Vec<String> {
         let mut names = Vec::new();
@@ -416,6 +476,11 @@ impl F1Fast {
         let refs: Vec<usize> = yp.iter().map(|x| x.0).collect();
         let labels = set_list(&refs);
         let counts = label_counts(yp, &labels);
+        self.scores_from(&labels, &counts, name)
+    }
+
+    /// The scores of the reference labels `labels` (in set order) with their counts.
+    fn scores_from(&self, labels: &[usize], counts: &[Counts], name: &dyn Fn(usize) -> String) -> Result<Scores> {
         let has = |a: &str| self.averages.iter().any(|x| x == a);
         let mut out = Scores::new();
         if has("f1") {
@@ -428,7 +493,7 @@ impl F1Fast {
             out.insert("f1_macro".into(), averaged(Measure::F1, &counts, "macro"));
         }
         if has("per_class") {
-            for (l, c) in labels.iter().zip(&counts) {
+            for (l, c) in labels.iter().zip(counts) {
                 out.insert(format!("f1_{}", name(*l)), measure(Measure::F1, *c));
             }
         }

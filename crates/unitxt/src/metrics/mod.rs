@@ -17,8 +17,15 @@ use crate::value::{Instance, Value};
 /// Scores by name (`accuracy`, `f1_micro`, `f1_<label>`, ...).
 pub type Scores = IndexMap<String, f64>;
 
-/// See [`Metric::resampler`]: positions of the records in a resample → the global scores.
-pub type Resampler<'a> = Box<dyn Fn(&[usize]) -> Result<Scores> + Send + Sync + 'a>;
+/// See [`Metric::resampler`].
+pub struct Resampler<'a> {
+    /// Positions of the records in a resample → the global scores.
+    pub resample: Box<dyn Fn(&[usize]) -> Result<Scores> + Send + Sync + 'a>,
+    /// Position `i` → the global scores of all records but `i`, by updating the whole
+    /// sample's sums (equal to `resample` on those records up to float rounding); used for the
+    /// jackknife of BCa intervals. `None`: the jackknife recomputes.
+    pub leave_one_out: Option<Box<dyn Fn(usize) -> Result<Scores> + Send + Sync + 'a>>,
+}
 
 /// Scores whose values are lists of numbers, by name, in Unitxt's order.
 pub type ListScores = Vec<(String, Vec<f64>)>;
@@ -434,18 +441,48 @@ impl<T: InstanceScorer> Metric for T {
         reduce_scores(records, self.use_max())
     }
     fn resampler<'a>(&'a self, records: &'a [&'a Value]) -> Result<Option<Resampler<'a>>> {
-        Ok(score_columns(records)?.map(|(names, cols)| {
-            let max = self.use_max();
-            Box::new(move |idx: &[usize]| {
+        let Some((names, cols)) = score_columns(records)? else { return Ok(None) };
+        let max = self.use_max();
+        let names = std::sync::Arc::new(names);
+        let cols = std::sync::Arc::new(cols);
+        // Sums and counts of the non-NaN values, for leave-one-out means.
+        let totals: Vec<(f64, usize)> = cols
+            .iter()
+            .map(|c| c.iter().filter(|x| !x.is_nan()).fold((0.0, 0), |(s, n), x| (s + x, n + 1)))
+            .collect();
+        let (n2, c2) = (names.clone(), cols.clone());
+        let leave_one_out = (!max).then(|| {
+            Box::new(move |i: usize| {
+                Ok(n2
+                    .iter()
+                    .zip(c2.iter())
+                    .zip(&totals)
+                    .map(|((k, col), &(sum, count))| {
+                        let x = col[i];
+                        let v = if x.is_nan() {
+                            if count == 0 { f64::NAN } else { sum / count as f64 }
+                        } else if count <= 1 {
+                            f64::NAN
+                        } else {
+                            (sum - x) / (count - 1) as f64
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect())
+            }) as Box<dyn Fn(usize) -> Result<Scores> + Send + Sync + 'a>
+        });
+        Ok(Some(Resampler {
+            resample: Box::new(move |idx: &[usize]| {
                 Ok(names
                     .iter()
-                    .zip(&cols)
+                    .zip(cols.iter())
                     .map(|(k, col)| {
                         let xs = idx.iter().map(|&i| col[i]);
                         (k.clone(), if max { nan_max(xs) } else { nan_mean(xs) })
                     })
                     .collect())
-            }) as Resampler<'a>
+            }),
+            leave_one_out,
         }))
     }
     fn ci_scores(&self) -> Vec<String> {
