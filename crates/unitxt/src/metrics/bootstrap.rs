@@ -1657,7 +1657,14 @@ mod tests {
             let v: Vec<f64> = idx.iter().map(|&i| scores[i]).collect();
             Ok(vec![nan_mean(&v)])
         };
-        unitxt_confidence_intervals(scores.len(), 1, &stat, 1000, 0.95, CiMethod::Bca, 42).unwrap()[0]
+        let full = unitxt_confidence_intervals(scores.len(), 1, &stat, None, 1000, 0.95, CiMethod::Bca, 42).unwrap()[0];
+        // The jackknife shortcut (leave-one-out means from the total) gives the same interval
+        // up to float rounding.
+        let (sum, n) = (scores.iter().sum::<f64>(), scores.len() as f64);
+        let jack = |i: usize| -> Result<Vec<f64>> { Ok(vec![(sum - scores[i]) / (n - 1.0)]) };
+        let short = unitxt_confidence_intervals(scores.len(), 1, &stat, Some(&jack), 1000, 0.95, CiMethod::Bca, 42).unwrap()[0];
+        assert!((full.0 - short.0).abs() < 1e-12 && (full.1 - short.1).abs() < 1e-12, "{full:?} vs {short:?}");
+        full
     }
 
     #[test]
