@@ -17,7 +17,6 @@ fn instance_operators_match_unitxt() {
 /// Same, for the operators that evaluate Python through [`crate::expr`] (`testdata/expr_ops.jsonl`,
 /// produced with `UNITXT_ALLOW_UNVERIFIED_CODE=True`).
 #[test]
-#[ignore = "needs the expr evaluator (branch `expr`); run with --ignored once merged"]
 fn expression_operators_match_unitxt() {
     run_cases(include_str!("testdata/expr_ops.jsonl"));
 }
