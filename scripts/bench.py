@@ -71,7 +71,7 @@ while have < n:
     k = min(t.num_rows, n - have)
     parts.append(t.slice(0, k))
     have += k
-pq.write_table(pa.concat_tables(parts), dest, row_group_size=65536)
+pq.write_table(pa.concat_tables(parts), dest, row_group_size=8192)
 """
 
 
@@ -204,7 +204,7 @@ def main():
     )
     if not os.path.exists(a.bin):
         sys.exit(f"{a.bin} not found: run `cargo build --release -p unitxt-cli` first")
-    work = os.path.join(os.path.dirname(a.out), "work")
+    work = os.path.join(os.path.dirname(os.path.abspath(a.out)), "work")
     os.makedirs(work, exist_ok=True)
 
     env = dict(os.environ)
@@ -300,7 +300,7 @@ def main():
             d = os.path.join(work, f"sst2x{n}")
             os.makedirs(d, exist_ok=True)
             pq_path = os.path.join(d, "train.parquet")
-            if not os.path.exists(pq_path):
+            if not os.path.exists(pq_path) or os.path.getmtime(pq_path) < os.path.getmtime(__file__):
                 subprocess.run([py, "-c", REPEAT_PARQUET, src, pq_path, str(n)], check=True)
             cat = os.path.join(work, "catalog")
             os.makedirs(os.path.join(cat, "cards", "bench"), exist_ok=True)
