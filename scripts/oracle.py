@@ -33,6 +33,25 @@ def offline_tree(hub_cache, dest):
             os.symlink(os.path.abspath(os.path.join(snap, rev)), link)
 
 
+def skip_offline_retry_sleeps():
+    """Offline, Unitxt retries the Hub's split listing with back-off sleeps (about 7 s per
+    recipe); they wait for a network that is not there, so they are skipped. Everything else
+    (including the jitter it draws from `random`) runs as it would."""
+    import time
+
+    import unitxt.utils
+
+    class NoSleep:
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        @staticmethod
+        def sleep(_seconds):
+            pass
+
+    unitxt.utils.time = NoSleep()
+
+
 def key(split, recipe):
     return hashlib.sha1(f"{split}\t{recipe}".encode()).hexdigest()[:16]
 
@@ -45,6 +64,8 @@ def main():
         offline_tree(os.environ["HF_HUB_CACHE"], tree)
         os.environ["UNITXT_HF_OFFLINE_DATASETS_PATH"] = tree
     from unitxt import load_dataset
+
+    skip_offline_retry_sleeps()
 
     for line in open(recipes_file, encoding="utf-8"):
         line = line.rstrip("\n")

@@ -19,7 +19,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import key, offline_tree  # noqa: E402
+from oracle import key, offline_tree, skip_offline_retry_sleeps  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("UNITXT_ALLOW_UNVERIFIED_CODE", "True")
@@ -95,6 +95,8 @@ def main():
         offline_tree(os.environ["HF_HUB_CACHE"], tree)
         os.environ["UNITXT_HF_OFFLINE_DATASETS_PATH"] = tree
     from unitxt import evaluate, load_dataset
+
+    skip_offline_retry_sleeps()
 
     for line in open(recipes_file, encoding="utf-8"):
         line = line.rstrip("\n")
