@@ -3,8 +3,10 @@
 //!
 //! Our streams are single-pass iterators, while Unitxt re-iterates its streams whenever they
 //! are read again. A source split read by one output split only is therefore passed through
-//! lazily; a source split that several outputs read is collected once, on the first pull,
-//! and shared ([`SharedSources`]).
+//! lazily. A source split that several outputs of a random mix read is drawn once and routed
+//! to per-output queues (a router), so only what a live output has not read yet is held; one
+//! that several slices read is collected once, on the first pull, and shared
+//! ([`SharedSources`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -243,7 +245,7 @@ impl Operator for SplitRandomMix {
                 *readers.entry(old.clone()).or_insert(0) += 1;
             }
         }
-        let shared = Arc::new(SharedSources::default());
+        let mut tees: IndexMap<String, Arc<Mutex<Router>>> = IndexMap::new();
         let mut single: IndexMap<String, Stream> = IndexMap::new();
         for (old, n) in &readers {
             let Some(s) = ms.streams.shift_remove(old) else { continue };
@@ -251,7 +253,8 @@ impl Operator for SplitRandomMix {
             if *n == 1 || certain_target(options).is_some() {
                 single.insert(old.clone(), s);
             } else {
-                shared.add(old.clone(), s);
+                let cum = accumulate(&options.iter().map(|o| o.1).collect::<Vec<_>>());
+                tees.insert(old.clone(), Router::new(s, old, cum));
             }
         }
 
@@ -280,15 +283,9 @@ impl Operator for SplitRandomMix {
                 let old2 = old.clone();
                 if let Some(s) = single.shift_remove(old) {
                     parts.push(Box::new(move || route(s, old2, cum, me)));
-                } else {
-                    let sh = shared.clone();
-                    parts.push(Box::new(move || match sh.get(&old2) {
-                        Ok(v) => {
-                            let items: Stream = Box::new((0..v.len()).map(move |i| Ok(v[i].clone())));
-                            route(items, old2, cum, me)
-                        }
-                        Err(e) => error_stream(e),
-                    }));
+                } else if let Some(router) = tees.get(old) {
+                    let reader = TeeReader::open(router.clone(), me);
+                    parts.push(Box::new(move || Box::new(reader) as Stream));
                 }
             }
             out.streams.insert(new.clone(), chain_lazy(parts));
@@ -308,6 +305,92 @@ fn certain_target(options: &[(Option<String>, f64)]) -> Option<usize> {
         return Some(n - 1);
     }
     None
+}
+
+/// A source split of a random mix read by several outputs. Each instance is drawn from the
+/// source once and routed as [`route`] routes it (one generator seeded by the source's name,
+/// one weighted draw per instance, so every output sees the draws it would see alone); an
+/// instance for another output waits in that output's queue until it reads it. Outputs that
+/// were dropped unread, and the "no split" option, get nothing queued: memory holds only what
+/// a live output has yet to read, never the whole source.
+struct Router {
+    source: Option<Stream>,
+    rng: PyRandom,
+    cum: Vec<f64>,
+    /// One queue per routing option; `None` while that option has no open reader.
+    queues: Vec<Option<std::collections::VecDeque<Result<Instance>>>>,
+}
+
+impl Router {
+    fn new(source: Stream, old: &str, cum: Vec<f64>) -> Arc<Mutex<Router>> {
+        let queues = cum.iter().map(|_| None).collect();
+        let rng = new_random_generator(&Value::String(old.to_string()));
+        Arc::new(Mutex::new(Router { source: Some(source), rng, cum, queues }))
+    }
+
+    /// The next instance routed to option `me`.
+    fn next_for(&mut self, me: usize) -> Option<Result<Instance>> {
+        if let Some(x) = self.queues[me].as_mut().and_then(|q| q.pop_front()) {
+            return Some(x);
+        }
+        loop {
+            let item = match self.source.as_mut()?.next() {
+                Some(item) => item,
+                None => {
+                    self.source = None;
+                    return None;
+                }
+            };
+            let routed = item.and_then(|inst| weighted_choice(&mut self.rng, &self.cum).map(|c| (c, inst)));
+            match routed {
+                Ok((c, inst)) if c == me => return Some(Ok(inst)),
+                Ok((c, inst)) => {
+                    if let Some(q) = self.queues[c].as_mut() {
+                        q.push_back(Ok(inst));
+                    }
+                }
+                Err(e) => {
+                    for q in self.queues.iter_mut().flatten() {
+                        q.push_back(Err(e.clone()));
+                    }
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+/// One output's view of a [`Router`]; dropping it (read or not) stops the queueing for it.
+struct TeeReader {
+    router: Arc<Mutex<Router>>,
+    me: usize,
+}
+
+impl TeeReader {
+    fn open(router: Arc<Mutex<Router>>, me: usize) -> TeeReader {
+        if let Ok(mut r) = router.lock() {
+            r.queues[me] = Some(Default::default());
+        }
+        TeeReader { router, me }
+    }
+}
+
+impl Iterator for TeeReader {
+    type Item = Result<Instance>;
+    fn next(&mut self) -> Option<Result<Instance>> {
+        match self.router.lock() {
+            Ok(mut r) => r.next_for(self.me),
+            Err(_) => Some(Err(Error::invalid("a split shared by several outputs is poisoned"))),
+        }
+    }
+}
+
+impl Drop for TeeReader {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.router.lock() {
+            r.queues[self.me] = None;
+        }
+    }
 }
 
 /// Keeps the instances of `s` whose weighted draw (a generator seeded by `old`) picks `me`.
@@ -552,6 +635,43 @@ mod tests {
 
         let r = run(mix(&[("train", "train[30%]")]), ms());
         assert_eq!(r, json!({"train": [0, 2, 5, 6, 7, 9, 11, 12, 13, 16, 19, 23, 24, 26, 31, 36, 37, 39, 41, 43]}));
+    }
+
+    // The shared source is read once and queued per output: any reading order, interleaving or
+    // dropped output gives each output the instances it gets when read alone (first test above).
+    #[test]
+    fn random_mix_outputs_read_in_any_order() {
+        let op = || mix(&[("train", "train[50%]+test[0.1]"), ("validation", "train[50%]+test[0.2]"), ("test", "test[0.7]")]);
+        let ids_of = |s: Stream| -> Vec<Value> { s.map(|r| r.unwrap()["id"].clone()).collect() };
+        let expected = run(op(), ms());
+
+        // Validation first, then train.
+        let mut out = Arc::new(op()).process(ms()).unwrap();
+        let v = ids_of(out.streams.shift_remove("validation").unwrap());
+        let t = ids_of(out.streams.shift_remove("train").unwrap());
+        assert_eq!((Value::Array(v), Value::Array(t)), (expected["validation"].clone(), expected["train"].clone()));
+
+        // Interleaved, one instance at a time.
+        let mut out = Arc::new(op()).process(ms()).unwrap();
+        let mut tr = out.streams.shift_remove("train").unwrap();
+        let mut va = out.streams.shift_remove("validation").unwrap();
+        let (mut t, mut v) = (vec![], vec![]);
+        loop {
+            let a = tr.next().map(|r| r.unwrap()["id"].clone());
+            let b = va.next().map(|r| r.unwrap()["id"].clone());
+            if a.is_none() && b.is_none() {
+                break;
+            }
+            t.extend(a);
+            v.extend(b);
+        }
+        assert_eq!((Value::Array(t), Value::Array(v)), (expected["train"].clone(), expected["validation"].clone()));
+
+        // Train dropped unread: validation is unchanged.
+        let mut out = Arc::new(op()).process(ms()).unwrap();
+        drop(out.streams.shift_remove("train"));
+        let v = ids_of(out.streams.shift_remove("validation").unwrap());
+        assert_eq!(Value::Array(v), expected["validation"]);
     }
 
     #[test]
