@@ -129,49 +129,52 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 /// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
 /// before it (Unitxt's pattern uses a character class that contains them).
 pub fn apply_capital_new_line_notation(text: &str) -> String {
-    let t: Vec<char> = text.chars().collect();
-    let is_bn = |i: usize| i + 1 < t.len() && t[i] == '\\' && t[i + 1] == 'N';
+    if !text.contains("\\N") {
+        return text.to_string();
+    }
+    // All characters involved are ASCII: scan bytes, copy unchanged stretches as slices.
+    let is_bn = |b: &[u8], i: usize| i + 1 < b.len() && b[i] == b'\\' && b[i + 1] == b'N';
     // Leading part: (\n | \N)* that ends with \N, longest such prefix.
+    let b = text.as_bytes();
     let mut i = 0;
     let mut cut = 0;
     loop {
-        if i < t.len() && t[i] == '\n' {
+        if i < b.len() && b[i] == b'\n' {
             i += 1;
-        } else if is_bn(i) {
+        } else if is_bn(b, i) {
             i += 2;
             cut = i;
         } else {
             break;
         }
     }
-    let t: Vec<char> = t[cut..].to_vec();
-    let is_bn = |i: usize| i + 1 < t.len() && t[i] == '\\' && t[i + 1] == 'N';
-    let in_class = |c: char| matches!(c, '\n' | '(' | '\\' | 'N' | ')');
-    let mut out = String::with_capacity(text.len());
+    let t = &text[cut..];
+    let b = t.as_bytes();
+    let in_class = |c: u8| matches!(c, b'\n' | b'(' | b'\\' | b'N' | b')');
+    let mut out = String::with_capacity(t.len());
     let mut i = 0;
-    while i < t.len() {
-        if !in_class(t[i]) {
-            out.push(t[i]);
+    let mut copied = 0;
+    while i < b.len() {
+        if !in_class(b[i]) {
             i += 1;
             continue;
         }
         // The maximal run of class characters from i; a match ends at its last `\N`.
         let mut j = i;
-        while j < t.len() && in_class(t[j]) {
+        while j < b.len() && in_class(b[j]) {
             j += 1;
         }
-        let last_bn = (i..j).rev().find(|&k| is_bn(k));
-        match last_bn {
-            Some(k) => {
-                out.push('\n');
-                out.extend(&t[k + 2..j]);
-                // Characters after the last `\N` in the run cannot start another match
-                // (they contain no `\N`), so they are copied as they are.
-            }
-            None => out.extend(&t[i..j]),
+        if let Some(k) = (i..j).rev().find(|&k| is_bn(b, k)) {
+            // Characters after the last `\N` in the run cannot start another match (they
+            // contain no `\N`), so they are copied as they are.
+            out.push_str(&t[copied..i]);
+            out.push('\n');
+            out.push_str(&t[k + 2..j]);
+            copied = j;
         }
         i = j;
     }
+    out.push_str(&t[copied..]);
     out
 }
 

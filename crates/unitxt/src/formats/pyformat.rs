@@ -3,15 +3,14 @@
 //! ([`crate::templates::base::py_format`]); this adapts its arguments and errors.
 
 use crate::error::{Error, Result};
-use crate::templates::base::{py_format, FormatError, Fields};
+use crate::templates::base::{py_format, FormatError};
 use crate::value::Value;
 
 /// Formats `template` with the keyword arguments `args` (name, value), as Python's
 /// `template.format(**args)`: values are inserted with `str()`. Errors (naming the template)
 /// on malformed braces, names that are not in `args` and positional fields.
 pub fn format_kwargs(template: &str, args: &[(&str, &Value)]) -> Result<String> {
-    let fields: Fields = args.iter().map(|(k, v)| (k.to_string(), (*v).clone())).collect();
-    py_format(template, &fields).map_err(|e| {
+    py_format(template, args).map_err(|e| {
         let msg = match e {
             FormatError::Key(k) => format!("no field {k} for"),
             FormatError::Other(m) => m,

@@ -2,6 +2,7 @@
 //! Python `str.format(**fields)` semantics ([`py_format`]), `str.title()` ([`py_title`]) and
 //! the fields every template accepts ([`TemplateBase`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -231,119 +232,163 @@ fn other<T>(m: impl Into<String>) -> std::result::Result<T, FormatError> {
     Err(FormatError::Other(m.into()))
 }
 
+/// Named arguments of [`py_format`]: a dict of fields, or a list of (name, value) pairs.
+pub trait FormatArgs {
+    /// The value of argument `name`, if given.
+    fn arg(&self, name: &str) -> Option<&Value>;
+}
+
+impl FormatArgs for Fields {
+    fn arg(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
+impl FormatArgs for [(&str, &Value)] {
+    fn arg(&self, name: &str) -> Option<&Value> {
+        self.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+    }
+}
+
 /// Python's `fmt.format(**data)`: `{name}`, `{name[0]}`, `{name[key]}`, conversions `!s`,
 /// `!r`, `!a`, format specs (nested `{}` allowed) and `{{` / `}}` escapes. Positional fields
 /// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
-pub fn py_format(fmt: &str, data: &Fields) -> std::result::Result<String, FormatError> {
-    format_depth(fmt, data, 2)
-}
-
-fn format_depth(fmt: &str, data: &Fields, depth: u32) -> std::result::Result<String, FormatError> {
-    if depth == 0 {
-        return other("Max string recursion exceeded");
-    }
-    let chars: Vec<char> = fmt.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '}' {
-            if chars.get(i + 1) == Some(&'}') {
-                out.push('}');
-                i += 2;
-                continue;
-            }
-            return other("Single '}' encountered in format string");
-        }
-        if c != '{' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        if chars.get(i + 1) == Some(&'{') {
-            out.push('{');
-            i += 2;
-            continue;
-        }
-        // a replacement field: find its closing brace
-        let start = i + 1;
-        let mut j = start;
-        let mut count = 1;
-        let mut in_spec = false;
-        while j < chars.len() {
-            match chars[j] {
-                '[' if !in_spec => {
-                    while j < chars.len() && chars[j] != ']' {
-                        j += 1;
-                    }
-                    if j >= chars.len() {
-                        break;
-                    }
-                }
-                ':' if !in_spec => in_spec = true,
-                '{' => {
-                    if !in_spec {
-                        return other("unexpected '{' in field name");
-                    }
-                    count += 1;
-                }
-                '}' => {
-                    count -= 1;
-                    if count == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        if j >= chars.len() {
-            return other("expected '}' before end of string");
-        }
-        let field: String = chars[start..j].iter().collect();
-        out.push_str(&render_field(&field, data, depth)?);
-        i = j + 1;
-    }
+pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
+    let mut out = String::with_capacity(fmt.len() + 64);
+    format_depth(fmt, data, 2, &mut out)?;
     Ok(out)
 }
 
-fn render_field(field: &str, data: &Fields, depth: u32) -> std::result::Result<String, FormatError> {
+/// Appends `fmt` formatted with `data` to `out`. All delimiters are ASCII, so the scan works on
+/// bytes and slices `fmt` only at delimiter positions.
+fn format_depth<A: FormatArgs + ?Sized>(
+    fmt: &str,
+    data: &A,
+    depth: u32,
+    out: &mut String,
+) -> std::result::Result<(), FormatError> {
+    if depth == 0 {
+        return other("Max string recursion exceeded");
+    }
+    let b = fmt.as_bytes();
+    let mut i = 0;
+    let mut lit = 0;
+    while i < b.len() {
+        match b[i] {
+            b'}' => {
+                if b.get(i + 1) == Some(&b'}') {
+                    out.push_str(&fmt[lit..=i]);
+                    i += 2;
+                    lit = i;
+                    continue;
+                }
+                return other("Single '}' encountered in format string");
+            }
+            b'{' => {
+                out.push_str(&fmt[lit..i]);
+                if b.get(i + 1) == Some(&b'{') {
+                    out.push('{');
+                    i += 2;
+                    lit = i;
+                    continue;
+                }
+                // a replacement field: find its closing brace
+                let start = i + 1;
+                let mut j = start;
+                let mut count = 1;
+                let mut in_spec = false;
+                while j < b.len() {
+                    match b[j] {
+                        b'[' if !in_spec => {
+                            while j < b.len() && b[j] != b']' {
+                                j += 1;
+                            }
+                            if j >= b.len() {
+                                break;
+                            }
+                        }
+                        b':' if !in_spec => in_spec = true,
+                        b'{' => {
+                            if !in_spec {
+                                return other("unexpected '{' in field name");
+                            }
+                            count += 1;
+                        }
+                        b'}' => {
+                            count -= 1;
+                            if count == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= b.len() {
+                    return other("expected '}' before end of string");
+                }
+                render_field(&fmt[start..j], data, depth, out)?;
+                i = j + 1;
+                lit = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&fmt[lit..]);
+    Ok(())
+}
+
+fn render_field<A: FormatArgs + ?Sized>(
+    field: &str,
+    data: &A,
+    depth: u32,
+    out: &mut String,
+) -> std::result::Result<(), FormatError> {
     // split name / conversion / spec, skipping [...] in the name
-    let chars: Vec<char> = field.chars().collect();
+    let b = field.as_bytes();
     let mut k = 0;
-    while k < chars.len() && chars[k] != '!' && chars[k] != ':' {
-        if chars[k] == '[' {
-            while k < chars.len() && chars[k] != ']' {
+    while k < b.len() && b[k] != b'!' && b[k] != b':' {
+        if b[k] == b'[' {
+            while k < b.len() && b[k] != b']' {
                 k += 1;
             }
-            if k >= chars.len() {
+            if k >= b.len() {
                 break;
             }
         }
         k += 1;
     }
-    let name: String = chars[..k.min(chars.len())].iter().collect();
+    let name = &field[..k.min(b.len())];
     let mut conversion = None;
-    let mut spec = String::new();
-    if k < chars.len() {
-        if chars[k] == '!' {
-            let c = *chars.get(k + 1).ok_or(FormatError::Other("end of string while looking for conversion specifier".into()))?;
+    let mut spec = "";
+    if k < b.len() {
+        if b[k] == b'!' {
+            let rest = &field[k + 1..];
+            let c = rest
+                .chars()
+                .next()
+                .ok_or(FormatError::Other("end of string while looking for conversion specifier".into()))?;
             conversion = Some(c);
-            k += 2;
-            if k < chars.len() {
-                if chars[k] != ':' {
-                    return other("expected ':' after conversion specifier");
-                }
-                spec = chars[k + 1..].iter().collect();
+            let after = &rest[c.len_utf8()..];
+            if !after.is_empty() {
+                spec = after.strip_prefix(':').ok_or(FormatError::Other("expected ':' after conversion specifier".into()))?;
             }
         } else {
-            spec = chars[k + 1..].iter().collect();
+            spec = &field[k + 1..];
         }
     }
-    let value = lookup(&name, data)?;
-    let spec = if spec.contains('{') { format_depth(&spec, data, depth - 1)? } else { spec };
+    let value = lookup(name, data)?;
+    let nested;
+    let spec = if spec.contains('{') {
+        let mut s = String::new();
+        format_depth(spec, data, depth - 1, &mut s)?;
+        nested = s;
+        nested.as_str()
+    } else {
+        spec
+    };
     let converted;
-    let v = match conversion {
+    let v: &Value = match conversion {
         None => &value,
         Some('s') => {
             converted = Value::String(py_str(&value));
@@ -359,7 +404,15 @@ fn render_field(field: &str, data: &Fields, depth: u32) -> std::result::Result<S
         }
         Some(c) => return other(format!("Unknown conversion specifier {c}")),
     };
-    format_value(v, &spec)
+    if spec.is_empty() {
+        match v {
+            Value::String(s) => out.push_str(s),
+            other_v => out.push_str(&py_str(other_v)),
+        }
+        return Ok(());
+    }
+    out.push_str(&format_value(v, spec)?);
+    Ok(())
 }
 
 fn ascii_escape(s: &str) -> String {
@@ -379,13 +432,13 @@ fn ascii_escape(s: &str) -> String {
     out
 }
 
-fn lookup(name: &str, data: &Fields) -> std::result::Result<Value, FormatError> {
+fn lookup<'a, A: FormatArgs + ?Sized>(name: &str, data: &'a A) -> std::result::Result<Cow<'a, Value>, FormatError> {
     let first_end = name.find(['.', '[']).unwrap_or(name.len());
     let first = &name[..first_end];
-    if first.is_empty() || first.chars().all(|c| c.is_ascii_digit()) {
+    if first.is_empty() || first.bytes().all(|c| c.is_ascii_digit()) {
         return other("Replacement index 0 out of range for positional args tuple");
     }
-    let mut cur = data.get(first).cloned().ok_or_else(|| FormatError::Key(first.to_string()))?;
+    let mut cur = Cow::Borrowed(data.arg(first).ok_or_else(|| FormatError::Key(first.to_string()))?);
     let mut rest = &name[first_end..];
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix('.') {
@@ -398,27 +451,33 @@ fn lookup(name: &str, data: &Fields) -> std::result::Result<Value, FormatError> 
         if key.is_empty() {
             return other("Empty attribute in format string");
         }
-        cur = get_item(&cur, key)?;
+        cur = match cur {
+            Cow::Borrowed(v) => get_item(v, key)?,
+            Cow::Owned(v) => Cow::Owned(get_item(&v, key)?.into_owned()),
+        };
         rest = &r[end + 1..];
     }
     Ok(cur)
 }
 
-fn get_item(v: &Value, key: &str) -> std::result::Result<Value, FormatError> {
-    let idx: Option<usize> = if key.chars().all(|c| c.is_ascii_digit()) { key.parse().ok() } else { None };
+fn get_item<'a>(v: &'a Value, key: &str) -> std::result::Result<Cow<'a, Value>, FormatError> {
+    let idx: Option<usize> = if key.bytes().all(|c| c.is_ascii_digit()) { key.parse().ok() } else { None };
     match (v, idx) {
-        (Value::Object(m), _) => m.get(key).filter(|_| idx.is_none()).cloned().ok_or_else(|| FormatError::Key(key.to_string())),
-        (Value::Array(a), Some(i)) => a.get(i).cloned().ok_or(FormatError::Other("list index out of range".into())),
+        (Value::Object(m), _) => {
+            m.get(key).filter(|_| idx.is_none()).map(Cow::Borrowed).ok_or_else(|| FormatError::Key(key.to_string()))
+        }
+        (Value::Array(a), Some(i)) => a.get(i).map(Cow::Borrowed).ok_or(FormatError::Other("list index out of range".into())),
         (Value::String(s), Some(i)) => s
             .chars()
             .nth(i)
-            .map(|c| Value::String(c.to_string()))
+            .map(|c| Cow::Owned(Value::String(c.to_string())))
             .ok_or(FormatError::Other("string index out of range".into())),
         (Value::Array(_), None) => other("list indices must be integers or slices, not str"),
         (Value::String(_), None) => other("string indices must be integers, not 'str'"),
         (other_v, _) => other(format!("'{}' object is not subscriptable", crate::py::repr::type_name(other_v))),
     }
 }
+
 /// A parsed format spec: `[[fill]align][sign][#][0][width][grouping][.precision][type]`.
 #[derive(Default)]
 struct Spec {
