@@ -77,33 +77,58 @@ pub fn locate_errors(split: &str, stream: Stream) -> Stream {
     }))
 }
 
-/// Instances taken from upstream at a time by [`par_map`], per worker thread.
-const PAR_CHUNK_PER_THREAD: usize = 64;
+/// Instances in one job of [`par_map`].
+const PAR_CHUNK: usize = 64;
+/// Jobs of [`par_map`] in flight, per worker thread.
+const PAR_WINDOW_PER_THREAD: usize = 3;
 
-/// Maps `f` over a stream on rayon's thread pool, in order: instances are pulled from
-/// `stream` in chunks (64 per worker thread), the chunk is mapped in parallel, and the results
-/// come out in the input order, so the output (and the first error, after the instances that
-/// precede it) is exactly what a sequential `map` gives. Memory holds one chunk. `f` gets the
-/// instance's 0-based position in this stream. With one thread (`RAYON_NUM_THREADS=1`) this
-/// is a plain sequential map.
+/// A chunk of [`par_map`] on its way: a worker's result, or an upstream error that follows
+/// the chunks before it.
+enum InFlight {
+    Job(std::sync::mpsc::Receiver<Vec<Result<Instance>>>),
+    Failed(Error),
+}
+
+/// Maps `f` over a stream on rayon's thread pool, in order, as a pipeline: the reading thread
+/// pulls chunks of 64 instances from `stream` and hands each to a worker, keeping up to three
+/// chunks per worker thread in flight, and gives out the results in the input order. The
+/// output (and the first error, after the instances that precede it) is exactly what a
+/// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
+/// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
+/// gets the instance's 0-based position in this stream. With one thread
+/// (`RAYON_NUM_THREADS=1`) this is a plain sequential map. A panicking worker becomes an error.
 pub fn par_map<F>(stream: Stream, f: F) -> Stream
 where
     F: Fn(usize, Instance) -> Result<Instance> + Send + Sync + 'static,
 {
-    use rayon::prelude::*;
     let threads = rayon::current_num_threads();
     if threads <= 1 {
         return Box::new(stream.enumerate().map(move |(i, r)| r.and_then(|inst| f(i, inst))));
     }
-    let chunk = PAR_CHUNK_PER_THREAD * threads;
+    let f = std::sync::Arc::new(f);
+    let window = PAR_WINDOW_PER_THREAD * threads;
     let mut upstream = stream.enumerate();
+    let mut upstream_done = false;
+    let mut stopped = false;
+    let mut in_flight: std::collections::VecDeque<InFlight> = std::collections::VecDeque::new();
     let mut ready: std::collections::VecDeque<Result<Instance>> = std::collections::VecDeque::new();
-    let mut done = false;
-    Box::new(std::iter::from_fn(move || {
-        if ready.is_empty() && !done {
-            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(chunk);
+    Box::new(std::iter::from_fn(move || loop {
+        if let Some(next) = ready.pop_front() {
+            if next.is_err() {
+                // Stop after the first error, as a sequential map consumed by `collect` would.
+                ready.clear();
+                in_flight.clear();
+                stopped = true;
+            }
+            return Some(next);
+        }
+        if stopped {
+            return None;
+        }
+        while !upstream_done && in_flight.len() < window {
+            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(PAR_CHUNK);
             let mut upstream_error = None;
-            while batch.len() < chunk {
+            while batch.len() < PAR_CHUNK {
                 match upstream.next() {
                     Some((i, Ok(inst))) => batch.push((i, inst)),
                     Some((_, Err(e))) => {
@@ -113,21 +138,29 @@ where
                     None => break,
                 }
             }
-            if batch.len() < chunk {
-                done = true;
+            if batch.len() < PAR_CHUNK {
+                upstream_done = true;
             }
-            let out: Vec<Result<Instance>> = batch.into_par_iter().map(|(i, inst)| f(i, inst)).collect();
-            ready.extend(out);
+            if !batch.is_empty() {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let f = f.clone();
+                rayon::spawn(move || {
+                    let out: Vec<Result<Instance>> = batch.into_iter().map(|(i, inst)| f(i, inst)).collect();
+                    let _ = tx.send(out);
+                });
+                in_flight.push_back(InFlight::Job(rx));
+            }
             if let Some(e) = upstream_error {
-                ready.push_back(Err(e));
+                in_flight.push_back(InFlight::Failed(e));
             }
         }
-        let next = ready.pop_front();
-        if matches!(next, Some(Err(_))) {
-            // Stop after the first error, as a sequential map consumed by `collect` would.
-            ready.clear();
-            done = true;
+        match in_flight.pop_front() {
+            None => return None,
+            Some(InFlight::Job(rx)) => match rx.recv() {
+                Ok(out) => ready.extend(out),
+                Err(_) => ready.push_back(Err(Error::invalid("a worker thread panicked while processing instances"))),
+            },
+            Some(InFlight::Failed(e)) => ready.push_back(Err(e)),
         }
-        next
     }))
 }
