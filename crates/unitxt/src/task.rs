@@ -228,8 +228,15 @@ impl Task {
         })
     }
 
-    fn pick(&self, fields: &IndexMap<String, Type>, instance: &Instance) -> Result<Instance> {
-        let mut out = Instance::new();
+    /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
+    /// `instance`, except those that `keep` also names (they are cloned, for the second pick).
+    fn pick(
+        &self,
+        fields: &IndexMap<String, Type>,
+        instance: &mut Instance,
+        keep: Option<&IndexMap<String, Type>>,
+    ) -> Result<Instance> {
+        let mut out = Instance::with_capacity(fields.len());
         for (name, ty) in fields {
             let v = instance.get(name).ok_or_else(|| {
                 Error::not_found(format!(
@@ -243,7 +250,12 @@ impl Task {
                     crate::artifact::short(v)
                 )));
             }
-            out.insert(name.clone(), v.clone());
+            let v = if keep.is_some_and(|k| k.contains_key(name)) {
+                v.clone()
+            } else {
+                instance.swap_remove(name).unwrap_or(Value::Null)
+            };
+            out.insert(name.clone(), v);
         }
         Ok(out)
     }
@@ -258,25 +270,29 @@ impl InstanceOperator for Task {
             }
             instance = merged;
         }
-        let input_fields = self.pick(&self.input_fields, &instance)?;
-        let mut out = Instance::new();
+        // The input instance is dropped at the end: its values are moved, not cloned (the
+        // order of its keys no longer matters, hence `swap_remove`).
+        let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.reference_fields))?;
+        let refs = &self.reference_fields;
+        let mut take = |k: &str| -> Option<Value> {
+            if refs.contains_key(k) {
+                instance.get(k).cloned()
+            } else {
+                instance.swap_remove(k)
+            }
+        };
+        let mut out = Instance::with_capacity(9);
         out.insert("input_fields".into(), Value::Object(input_fields));
         out.insert("metrics".into(), Value::Array(self.metrics.clone()));
-        out.insert(
-            "data_classification_policy".into(),
-            instance.get("data_classification_policy").cloned().unwrap_or(Value::Array(vec![])),
-        );
-        out.insert("media".into(), instance.get("media").cloned().unwrap_or(Value::Object(Instance::new())));
-        out.insert(
-            "recipe_metadata".into(),
-            instance.get("recipe_metadata").cloned().unwrap_or(Value::Object(Instance::new())),
-        );
+        out.insert("data_classification_policy".into(), take("data_classification_policy").unwrap_or(Value::Array(vec![])));
+        out.insert("media".into(), take("media").unwrap_or(Value::Object(Instance::new())));
+        out.insert("recipe_metadata".into(), take("recipe_metadata").unwrap_or(Value::Object(Instance::new())));
         for k in ["demos", "instruction", "system_prompt"] {
-            if let Some(v) = instance.get(k) {
-                out.insert(k.into(), v.clone());
+            if let Some(v) = take(k) {
+                out.insert(k.into(), v);
             }
         }
-        let reference_fields = self.pick(&self.reference_fields, &instance)?;
+        let reference_fields = self.pick(&self.reference_fields, &mut instance, None)?;
         out.insert("reference_fields".into(), Value::Object(reference_fields));
         Ok(out)
     }

@@ -346,8 +346,13 @@ fn is_index(c: &str) -> bool {
 /// to an index past their end. A negative index beyond the start leaves the instance
 /// unchanged, as in Unitxt. Errors only on an empty path.
 pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()> {
-    if let Some(slot) = instance.get_mut(path.trim()) {
+    let key = path.trim();
+    if let Some(slot) = instance.get_mut(key) {
         *slot = value;
+        return Ok(());
+    }
+    if !key.is_empty() && !key.contains('/') && !is_index(key) {
+        instance.insert(key.to_string(), value);
         return Ok(());
     }
     let comps = crate::value::path_components(path)?;

@@ -12,21 +12,27 @@ pub const OUTPUT_FIELDS: &[&str] = &[
     "data_classification_policy",
 ];
 
-fn obj<'a>(inst: &'a Instance, k: &str) -> Result<&'a serde_json::Map<String, Value>> {
-    inst.get(k).and_then(|v| v.as_object()).ok_or_else(|| Error::invalid(format!("instance has no {k:?} dict")))
+fn take_obj(inst: &mut Instance, k: &str) -> Result<serde_json::Map<String, Value>> {
+    match inst.shift_remove(k) {
+        Some(Value::Object(m)) => Ok(m),
+        _ => Err(Error::invalid(format!("instance has no {k:?} dict"))),
+    }
 }
 
-fn task_data_of(inst: &Instance, with_references: bool) -> Result<Instance> {
-    let mut td = obj(inst, "input_fields")?.clone();
-    let mut meta = Instance::new();
+/// `task_data` of one instance or demo: its input fields, then `metadata` (holding its
+/// `data_classification_policy`), then its reference fields; `input_fields` and
+/// `reference_fields` are moved out of `inst`.
+fn task_data_of(inst: &mut Instance, with_references: bool) -> Result<Instance> {
+    let mut td = take_obj(inst, "input_fields")?;
+    let mut meta = Instance::with_capacity(4);
     meta.insert(
         "data_classification_policy".into(),
         inst.get("data_classification_policy").cloned().unwrap_or(Value::Null),
     );
     td.insert("metadata".into(), Value::Object(meta));
     if with_references {
-        for (k, v) in obj(inst, "reference_fields")? {
-            td.insert(k.clone(), v.clone());
+        for (k, v) in take_obj(inst, "reference_fields")? {
+            td.insert(k, v);
         }
     }
     Ok(td)
@@ -34,18 +40,18 @@ fn task_data_of(inst: &Instance, with_references: bool) -> Result<Instance> {
 
 /// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`].
 pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Instance> {
-    let mut td = task_data_of(&inst, true)?;
-    let rm = obj(&inst, "recipe_metadata")?.clone();
+    let mut td = task_data_of(&mut inst, true)?;
+    let mut rm = take_obj(&mut inst, "recipe_metadata")?;
     if let Some(Value::Object(meta)) = td.get_mut("metadata") {
         for k in ["num_demos", "demos_pool_size", "template"] {
-            meta.insert(k.into(), rm.get(k).cloned().unwrap_or(Value::Null));
+            meta.insert(k.into(), rm.shift_remove(k).unwrap_or(Value::Null));
         }
     }
     if let Some(Value::Array(demos)) = inst.shift_remove("demos") {
         let mut out = Vec::with_capacity(demos.len());
         for d in demos {
-            let d = d.as_object().cloned().ok_or_else(|| Error::invalid("a demo is not a dict"))?;
-            out.push(Value::Object(task_data_of(&d, true)?));
+            let Value::Object(mut d) = d else { return Err(Error::invalid("a demo is not a dict")) };
+            out.push(Value::Object(task_data_of(&mut d, true)?));
         }
         td.insert("demos".into(), Value::Array(out));
     }
@@ -76,21 +82,18 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Insta
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
-    for k in ["images", "audios"] {
-        if !media.contains_key(k) {
-            media.insert(k.into(), Value::Array(vec![]));
-        }
-    }
-    let mut out = Instance::new();
+    let mut task_data = Some(task_data);
+    let mut groups = Some(groups);
+    let mut out = Instance::with_capacity(OUTPUT_FIELDS.len());
     for f in OUTPUT_FIELDS {
         let v = match *f {
-            "task_data" => Value::String(task_data.clone()),
-            "groups" => Value::Array(groups.clone()),
+            "task_data" => Value::String(task_data.take().unwrap_or_default()),
+            "groups" => Value::Array(groups.take().unwrap_or_default()),
             "subset" => Value::Array(vec![]),
             "media" => {
-                let mut m = Instance::new();
-                m.insert("images".into(), media.get("images").cloned().unwrap_or(Value::Array(vec![])));
-                m.insert("audios".into(), media.get("audios").cloned().unwrap_or(Value::Array(vec![])));
+                let mut m = Instance::with_capacity(2);
+                m.insert("images".into(), media.shift_remove("images").unwrap_or(Value::Array(vec![])));
+                m.insert("audios".into(), media.shift_remove("audios").unwrap_or(Value::Array(vec![])));
                 Value::Object(m)
             }
             other => inst.shift_remove(other).ok_or_else(|| Error::invalid(format!("the finished instance has no {other:?} field")))?,

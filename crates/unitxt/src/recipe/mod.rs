@@ -130,6 +130,24 @@ pub enum TemplateChoice {
     Random(Vec<Art<dyn Template>>),
 }
 
+/// `dict_set(inst, "recipe_metadata/<key>", value)`, inserting directly when the instance
+/// already has its `recipe_metadata` dict (the common case, without parsing a path).
+fn set_recipe_metadata(inst: &mut Instance, key: &str, value: Value) -> Result<()> {
+    match inst.get_mut("recipe_metadata") {
+        Some(Value::Object(m)) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        None => {
+            let mut m = Instance::with_capacity(8);
+            m.insert(key.to_string(), value);
+            inst.insert("recipe_metadata".into(), Value::Object(m));
+            Ok(())
+        }
+        Some(_) => dict_set(inst, &format!("recipe_metadata/{key}"), value),
+    }
+}
+
 fn as_list(v: &Value) -> Vec<Value> {
     match v {
         Value::Array(a) => a.clone(),
@@ -319,8 +337,8 @@ impl Recipe {
             let (sp, fm) = (meta_sp.clone(), meta_fmt.clone());
             Box::new(s.map(move |r| {
                 let mut inst = r?;
-                dict_set(&mut inst, "recipe_metadata/system_prompt", sp.clone())?;
-                dict_set(&mut inst, "recipe_metadata/format", fm.clone())?;
+                set_recipe_metadata(&mut inst, "system_prompt", sp.clone())?;
+                set_recipe_metadata(&mut inst, "format", fm.clone())?;
                 Ok(inst)
             })) as Stream
         });
@@ -376,12 +394,12 @@ impl Recipe {
                 NumDemos::Fixed(n) => Value::from(*n),
                 NumDemos::OneOf(_) => Value::from(n_demos),
             };
-            dict_set(&mut inst, "recipe_metadata/num_demos", nd)?;
+            set_recipe_metadata(&mut inst, "num_demos", nd)?;
             let ps = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
-            dict_set(&mut inst, "recipe_metadata/demos_pool_size", ps)?;
+            set_recipe_metadata(&mut inst, "demos_pool_size", ps)?;
         } else {
-            dict_set(&mut inst, "recipe_metadata/num_demos", Value::from(0))?;
-            dict_set(&mut inst, "recipe_metadata/demos_pool_size", Value::from(0))?;
+            set_recipe_metadata(&mut inst, "num_demos", Value::from(0))?;
+            set_recipe_metadata(&mut inst, "demos_pool_size", Value::from(0))?;
         }
         let template = match &self.templates {
             TemplateChoice::Single(t) => t.clone(),
@@ -412,7 +430,7 @@ impl Recipe {
                 return Err(Error::invalid("demos field is missing"));
             }
         }
-        dict_set(&mut inst, "recipe_metadata/template", template.to_jsonable())?;
+        set_recipe_metadata(&mut inst, "template", template.to_jsonable())?;
         let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;
         let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
         let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
