@@ -24,20 +24,21 @@ pub struct EvaluateArgs {
     pub catalogs: Vec<PathBuf>,
 }
 
+/// Reads JSON Lines of instances, parsing lines in parallel; blank lines are skipped. Errors
+/// name the file and the first bad line.
 fn read_instances(path: &Path) -> Result<Vec<Instance>> {
+    use rayon::prelude::*;
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(o)) => out.push(o),
-            Ok(_) => return Err(Error::invalid(format!("{} line {}: not a JSON object", path.display(), i + 1))),
-            Err(e) => return Err(Error::invalid(format!("{} line {}: {e}", path.display(), i + 1))),
-        }
-    }
-    Ok(out)
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect();
+    let parsed: Vec<std::result::Result<Instance, String>> = lines
+        .par_iter()
+        .map(|(i, line)| match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(o)) => Ok(o),
+            Ok(_) => Err(format!("{} line {}: not a JSON object", path.display(), i + 1)),
+            Err(e) => Err(format!("{} line {}: {e}", path.display(), i + 1)),
+        })
+        .collect();
+    parsed.into_iter().map(|r| r.map_err(Error::invalid)).collect()
 }
 
 /// Runs the subcommand: prints the global scores table and writes the JSON scores.

@@ -157,12 +157,29 @@ fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOpt
         return Err(Error::invalid("there are no instances to evaluate (empty split?)"));
     }
     let catalog = Catalog::current();
+    // Per instance (in parallel, in order): task data, target prefix removal, postprocessors,
+    // subset and groups.
+    let prepared: Vec<Result<(Item, Vec<String>, Vec<String>)>> = {
+        use rayon::prelude::*;
+        instances
+            .par_iter()
+            .zip(predictions.par_iter())
+            .enumerate()
+            .map(|(i, (inst, pred))| {
+                catalog.scope(|| {
+                    let item = prepare_item(inst, pred.clone(), &catalog)?;
+                    let subset = string_list(inst.get("subset"), "subset")?;
+                    let groups = string_list(inst.get("groups"), "groups")?;
+                    Ok::<_, Error>((item, subset, groups))
+                })
+                .with_ctx(|| format!("instance {i}"))
+            })
+            .collect()
+    };
     let mut items = Vec::with_capacity(instances.len());
     let mut streams: IndexMap<String, Vec<usize>> = IndexMap::new();
-    for (i, (inst, pred)) in instances.iter().zip(predictions).enumerate() {
-        let item = prepare_item(inst, pred.clone(), &catalog).with_ctx(|| format!("instance {i}"))?;
-        let subset = string_list(inst.get("subset"), "subset").with_ctx(|| format!("instance {i}"))?;
-        let groups = string_list(inst.get("groups"), "groups").with_ctx(|| format!("instance {i}"))?;
+    for (i, r) in prepared.into_iter().enumerate() {
+        let (item, subset, groups) = r?;
         let depth = subset.len().min(2);
         let subset_name = format!("{STREAM}>>{}", subset[..depth].join("/"));
         streams.entry(subset_name.clone()).or_default().push(i);
@@ -347,7 +364,7 @@ fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Cat
         _ => Vec::new(),
     };
     let (prediction, references) =
-        crate::processors::postprocess(&processors, prediction, references, &Value::Object(task_data.clone()))?;
+        crate::processors::postprocess(&processors, prediction, references, Value::Object(task_data.clone()))?;
     Ok(Item { prediction, references, task_data, metrics })
 }
 
@@ -363,17 +380,17 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
     let template = meta
         .get("template")
         .ok_or_else(|| Error::invalid("`task_data.metadata` has no `template`"))?;
-    let mut raw = match template {
-        Value::String(name) => (*catalog.get_json(name).with_ctx(|| format!("template {name:?}"))?).clone(),
-        other => other.clone(),
-    };
-    // A catalog entry may just name another artifact.
-    for _ in 0..8 {
-        match raw {
-            Value::String(name) => raw = (*catalog.get_json(&name)?).clone(),
+    // A catalog entry may just name another artifact: follow up to 9 names.
+    let mut entry: Option<std::sync::Arc<Value>> = None;
+    for _ in 0..9 {
+        let name = match entry.as_deref().unwrap_or(template) {
+            Value::String(name) => name,
             _ => break,
-        }
+        };
+        let next = catalog.get_json(name).with_ctx(|| format!("template {name:?}"))?;
+        entry = Some(next);
     }
+    let raw = entry.as_deref().unwrap_or(template);
     let prefix = raw.get("target_prefix").and_then(Value::as_str).unwrap_or("");
     if prefix.is_empty() {
         return Ok(prediction);

@@ -42,7 +42,7 @@ fn processors_match_unitxt() {
             }
             for case in entry["cases"].as_array().cloned().unwrap_or_default() {
                 let input = case["in"].clone();
-                let got = super::postprocess(std::slice::from_ref(&name), input.clone(), vec![input.clone()], &task_data);
+                let got = super::postprocess(std::slice::from_ref(&name), input.clone(), vec![input.clone()], task_data.clone());
                 let want_error = case.get("error").is_some()
                     || has_nonfinite(&case["prediction"])
                     || has_nonfinite(&case["references"]);
@@ -107,7 +107,7 @@ fn chained_postprocessors() {
             &names,
             Value::from("\n  Paris, Lyon; Nice\nrest"),
             vec![Value::from("PARIS,lyon. x")],
-            &serde_json::json!({}),
+            serde_json::json!({}),
         )
         .expect("runs");
         assert_eq!(p, serde_json::json!(["paris"]));

@@ -108,12 +108,12 @@ pub fn postprocess(
     processors: &[String],
     prediction: Value,
     references: Vec<Value>,
-    task_data: &Value,
+    task_data: Value,
 ) -> Result<(Value, Vec<Value>)> {
-    let mut inst = Instance::new();
+    let mut inst = Instance::with_capacity(3);
     inst.insert("prediction".into(), prediction);
     inst.insert("references".into(), Value::Array(references));
-    inst.insert("task_data".into(), task_data.clone());
+    inst.insert("task_data".into(), task_data);
     let catalog = crate::catalog::Catalog::current();
     for name in processors {
         let op = match catalog.fetch(name).with_ctx(|| format!("postprocessor {name:?}"))? {
@@ -122,13 +122,13 @@ pub fn postprocess(
         };
         inst = crate::operators::apply_to_instance(&op, inst, "test").with_ctx(|| format!("postprocessor {name:?}"))?;
     }
-    let prediction = inst.get("prediction").cloned().unwrap_or(Value::Null);
-    let references = match inst.get("references") {
-        Some(Value::Array(a)) => a.clone(),
+    let prediction = inst.shift_remove("prediction").unwrap_or(Value::Null);
+    let references = match inst.shift_remove("references") {
+        Some(Value::Array(a)) => a,
         Some(other) => {
             return Err(Error::invalid(format!(
                 "after the postprocessors `references` is not a list: {}",
-                crate::artifact::short(other)
+                crate::artifact::short(&other)
             )))
         }
         None => Vec::new(),
