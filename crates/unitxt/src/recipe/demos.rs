@@ -1,11 +1,16 @@
 //! The demos pool and demos assignment (Unitxt's `CreateDemosPool` in `standard.py` and
 //! `AssignDemosToInstance` in `splitters.py`).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::artifact::Art;
 use crate::error::{Error, Result};
+use crate::templates::Template;
 use crate::py::json::{dumps, DumpOptions};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
-use crate::value::{Instance, Value};
+use crate::value::Instance;
 
 use super::NumDemos;
 
@@ -63,25 +68,56 @@ pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_f
     Ok((ms, pool))
 }
 
-/// Puts `demos` into an instance: filters the pool of items whose `input_fields` equal the
-/// instance's, checks the pool is large enough, and asks the sampler.
-pub fn assign_demos(
-    mut inst: Instance,
-    pool: &[Instance],
-    sampler: &dyn Sampler,
+/// A recipe run's demos pool. Each demo a sampler picks is rendered by a template once: the
+/// rendering (Unitxt's template applied to the demo, on split `""`) depends only on the demo
+/// and the template, so it is kept, keyed by the demo's and the template's identity (pool
+/// items and sampler copies live as long as the run).
+pub struct DemosPool {
+    pub items: Vec<Instance>,
+    rendered: Mutex<HashMap<(usize, usize), Instance>>,
+}
+
+impl DemosPool {
+    /// A pool of `items`, nothing rendered yet.
+    pub fn new(items: Vec<Instance>) -> DemosPool {
+        DemosPool { items, rendered: Mutex::new(HashMap::new()) }
+    }
+
+    /// `demo` rendered by `template` (a copy of the kept rendering after the first time).
+    /// Errors as the template does; failures are not kept.
+    pub fn render(&self, demo: &Instance, template: &Art<dyn Template>) -> Result<Instance> {
+        let key = (demo as *const Instance as usize, Arc::as_ptr(&template.inner) as *const () as usize);
+        if let Some(r) = self.rendered.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(r);
+        }
+        let r = template.process_instance(demo.clone(), "")?;
+        if let Ok(mut m) = self.rendered.lock() {
+            m.insert(key, r.clone());
+        }
+        Ok(r)
+    }
+}
+
+/// Picks the demos of an instance: filters the pool of items whose `input_fields` equal the
+/// instance's, checks the pool is large enough, and asks the sampler. `None` when the instance
+/// keeps the demos it has (`skip_demoed`).
+pub fn sample_demos<'a>(
+    inst: &Instance,
+    pool: &'a [Instance],
+    sampler: &'a dyn Sampler,
     num_demos: &NumDemos,
     seed: Option<i64>,
     skip_demoed: bool,
-) -> Result<Instance> {
+) -> Result<Option<Vec<&'a Instance>>> {
     if skip_demoed && inst.contains_key("demos") {
-        return Ok(inst);
+        return Ok(None);
     }
     let inputs = inst.get("input_fields").ok_or_else(|| Error::invalid("instance has no 'input_fields'"))?;
     let filtered: Vec<&Instance> = pool.iter().filter(|p| p.get("input_fields") != Some(inputs)).collect();
     let n = match num_demos {
         NumDemos::Fixed(n) => *n,
         NumDemos::OneOf(sizes) => {
-            let mut rng = crate::splitters::samplers::instance_rng(&inst, None)?;
+            let mut rng = crate::splitters::samplers::instance_rng(inst, None)?;
             sizes[rng.choice_index(sizes.len())]
         }
     };
@@ -91,7 +127,5 @@ pub fn assign_demos(
             filtered.len()
         )));
     }
-    let demos = sampler.sample(n, &filtered, &inst, seed)?;
-    inst.insert("demos".into(), Value::Array(demos.into_iter().map(Value::Object).collect()));
-    Ok(inst)
+    Ok(Some(sampler.sample(n, &filtered, inst, seed)?))
 }

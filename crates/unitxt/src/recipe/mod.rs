@@ -356,7 +356,7 @@ impl Recipe {
             Some(size) => {
                 let (ms2, pool) = demos::create_demos_pool(ms, &self.demos_taken_from, size, self.demos_removed_from_data)?;
                 ms = ms2;
-                Some(Arc::new(pool))
+                Some(Arc::new(demos::DemosPool::new(pool)))
             }
             None => None,
         };
@@ -383,13 +383,17 @@ impl Recipe {
         Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
     }
 
-    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&Vec<Instance>>) -> Result<Instance> {
+    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<Instance> {
         let use_demos = self.num_demos.max() > 0;
+        let sampler = self.sampler.as_ref().map(|s| s.inner.clone()).unwrap_or_else(|| Arc::new(crate::splitters::samplers::RandomSampler {}));
+        let mut sampled: Option<Vec<&Instance>> = None;
         if use_demos {
             let pool = pool.ok_or_else(|| Error::invalid("demos requested but no demos pool"))?;
-            let sampler = self.sampler.as_ref().map(|s| s.inner.clone()).unwrap_or_else(|| Arc::new(crate::splitters::samplers::RandomSampler {}));
-            inst = demos::assign_demos(inst, pool, sampler.as_ref(), &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
-            let n_demos = inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0);
+            sampled = demos::sample_demos(&inst, &pool.items, sampler.as_ref(), &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
+            let n_demos = match &sampled {
+                Some(d) => d.len(),
+                None => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
+            };
             let nd = match &self.num_demos {
                 NumDemos::Fixed(n) => Value::from(*n),
                 NumDemos::OneOf(_) => Value::from(n_demos),
@@ -416,19 +420,31 @@ impl Recipe {
         };
         let tname = template.display_name();
         if use_demos {
-            if let Some(Value::Array(demos)) = inst.shift_remove("demos") {
-                let mut out = Vec::with_capacity(demos.len());
-                for d in demos {
-                    let d = match d {
-                        Value::Object(m) => m,
-                        other => return Err(Error::invalid(format!("a demo must be a dict, got {other}"))),
-                    };
-                    out.push(Value::Object(template.process_instance(d, "").with_ctx(|| format!("in template `{tname}` (a demo)"))?));
+            let in_demo = || format!("in template `{tname}` (a demo)");
+            let out = match (sampled, pool) {
+                (Some(picked), Some(pool)) => {
+                    let mut out = Vec::with_capacity(picked.len());
+                    for d in picked {
+                        out.push(Value::Object(pool.render(d, &template).with_ctx(in_demo)?));
+                    }
+                    out
                 }
-                inst.insert("demos".into(), Value::Array(out));
-            } else {
-                return Err(Error::invalid("demos field is missing"));
-            }
+                _ => match inst.shift_remove("demos") {
+                    Some(Value::Array(demos)) => {
+                        let mut out = Vec::with_capacity(demos.len());
+                        for d in demos {
+                            let d = match d {
+                                Value::Object(m) => m,
+                                other => return Err(Error::invalid(format!("a demo must be a dict, got {other}"))),
+                            };
+                            out.push(Value::Object(template.process_instance(d, "").with_ctx(in_demo)?));
+                        }
+                        out
+                    }
+                    _ => return Err(Error::invalid("demos field is missing")),
+                },
+            };
+            inst.insert("demos".into(), Value::Array(out));
         }
         set_recipe_metadata(&mut inst, "template", template.to_jsonable())?;
         let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;

@@ -34,9 +34,9 @@ pub fn instance_rng(instance: &Instance, local_seed: Option<i64>) -> Result<PyRa
 pub struct RandomSampler {}
 
 impl Sampler for RandomSampler {
-    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<Instance>> {
+    fn sample<'a>(&'a self, n: usize, pool: &[&'a Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<&'a Instance>> {
         let mut rng = instance_rng(instance, seed)?;
-        Ok(rng.sample_indices(pool.len(), n).into_iter().map(|i| pool[i].clone()).collect())
+        Ok(rng.sample_indices(pool.len(), n).into_iter().map(|i| pool[i]).collect())
     }
 }
 
@@ -47,7 +47,7 @@ pub struct FixedIndicesSampler {
 }
 
 impl Sampler for FixedIndicesSampler {
-    fn sample(&self, n: usize, pool: &[&Instance], _instance: &Instance, _seed: Option<i64>) -> Result<Vec<Instance>> {
+    fn sample<'a>(&'a self, n: usize, pool: &[&'a Instance], _instance: &Instance, _seed: Option<i64>) -> Result<Vec<&'a Instance>> {
         self.indices
             .iter()
             .take(n)
@@ -58,7 +58,7 @@ impl Sampler for FixedIndicesSampler {
                         pool.len()
                     )))
                 } else {
-                    Ok(pool[i as usize].clone())
+                    Ok(pool[i as usize])
                 }
             })
             .collect()
@@ -111,7 +111,7 @@ impl DiverseLabelsSampler {
 }
 
 impl Sampler for DiverseLabelsSampler {
-    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<Instance>> {
+    fn sample<'a>(&'a self, n: usize, pool: &[&'a Instance], instance: &Instance, seed: Option<i64>) -> Result<Vec<&'a Instance>> {
         if self.cache.get().is_none() {
             let mut groups: IndexMap<String, Vec<Instance>> = IndexMap::new();
             for ex in pool {
@@ -156,7 +156,7 @@ impl Sampler for DiverseLabelsSampler {
             }
         }
         rng.shuffle(&mut chosen);
-        Ok(chosen.into_iter().cloned().collect())
+        Ok(chosen)
     }
 }
 
@@ -170,7 +170,7 @@ pub struct CloseTextSampler {
 }
 
 impl Sampler for CloseTextSampler {
-    fn sample(&self, n: usize, pool: &[&Instance], instance: &Instance, _seed: Option<i64>) -> Result<Vec<Instance>> {
+    fn sample<'a>(&'a self, n: usize, pool: &[&'a Instance], instance: &Instance, _seed: Option<i64>) -> Result<Vec<&'a Instance>> {
         let path = format!("input_fields/{}", self.field);
         let text_of = |i: &Instance| -> Result<String> {
             match crate::value::dict_get(i, &path)? {
@@ -184,6 +184,6 @@ impl Sampler for CloseTextSampler {
         let candidates: Vec<&Instance> =
             pool.iter().zip(&options).filter(|(_, t)| closest.contains(t)).map(|(p, _)| *p).collect();
         let mut rng = instance_rng(instance, None)?;
-        Ok(rng.sample_indices(candidates.len(), n).into_iter().map(|i| candidates[i].clone()).collect())
+        Ok(rng.sample_indices(candidates.len(), n).into_iter().map(|i| candidates[i]).collect())
     }
 }

@@ -169,16 +169,14 @@ impl MultipleChoiceTemplate {
     fn inputs_to_choices(&self, data: &Fields, choice_format: &str) -> Result<Vec<String>> {
         let mut out = Vec::new();
         for (i, choice) in self.choices_of(data)?.into_iter().enumerate() {
-            let numeral = self.enumerator.get(i).cloned().ok_or_else(|| {
+            let numeral = self.enumerator.get(i).ok_or_else(|| {
                 Error::invalid(format!(
                     "choice {i} has no numeral: the enumerator has only {} numerals",
                     self.enumerator.len()
                 ))
             })?;
-            let mut m = Fields::new();
-            m.insert("choice_text".into(), choice);
-            m.insert("choice_numeral".into(), numeral);
-            out.push(py_format(choice_format, &m).map_err(|e| match e {
+            let args: [(&str, &Value); 2] = [("choice_text", &choice), ("choice_numeral", numeral)];
+            out.push(py_format(choice_format, &args[..]).map_err(|e| match e {
                 FormatError::Key(k) => Error::invalid(format!("choice format {choice_format:?} names unknown field {k:?}")),
                 FormatError::Other(msg) => Error::invalid(format!("choice format {choice_format:?}: {msg}")),
             })?);
