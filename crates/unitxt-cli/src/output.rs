@@ -25,10 +25,14 @@ fn bar(show: bool, split: &str) -> ProgressBar {
 
 fn write_stream(stream: Stream, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
     let mut n = 0;
+    // Each line is serialized into one reused buffer (no dynamic `Write` call per JSON token).
+    let mut line: Vec<u8> = Vec::with_capacity(4096);
     for inst in stream {
         let inst = inst?;
-        serde_json::to_writer(&mut *w, &inst).map_err(|e| Error::io(e.to_string()))?;
-        w.write_all(b"\n")?;
+        line.clear();
+        serde_json::to_writer(&mut line, &inst).map_err(|e| Error::io(e.to_string()))?;
+        line.push(b'\n');
+        w.write_all(&line)?;
         n += 1;
         if n % 256 == 0 {
             pb.set_position(n);

@@ -39,27 +39,52 @@ pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
     out
 }
 
+fn push_u_escape(unit: u32, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((unit >> shift) & 0xf) as usize] as char);
+    }
+}
+
+/// A JSON string as Python's encoder writes it: `"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`
+/// escaped by name, other control characters as `\u00XX`, and with `ensure_ascii` every
+/// character outside space..`~` as `\uXXXX` UTF-16 units. Runs of plain bytes are copied whole.
 fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ensure_ascii && (c as u32) > 0x7e => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{:04x}", u));
-                }
-            }
-            c => out.push(c),
+    let b = s.as_bytes();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c >= 0x20 && c != b'"' && c != b'\\' && (!ensure_ascii || c < 0x7f) {
+            i += 1;
+            continue;
         }
+        out.push_str(&s[copied..i]);
+        if c < 0x80 {
+            match c {
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                b'\n' => out.push_str("\\n"),
+                b'\r' => out.push_str("\\r"),
+                b'\t' => out.push_str("\\t"),
+                0x08 => out.push_str("\\b"),
+                0x0c => out.push_str("\\f"),
+                other => push_u_escape(other as u32, out),
+            }
+            i += 1;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+            let mut units = [0u16; 2];
+            for u in ch.encode_utf16(&mut units) {
+                push_u_escape(*u as u32, out);
+            }
+            i += ch.len_utf8();
+        }
+        copied = i;
     }
+    out.push_str(&s[copied..]);
     out.push('"');
 }
 
