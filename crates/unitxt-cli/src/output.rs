@@ -25,14 +25,15 @@ fn bar(show: bool, split: &str) -> ProgressBar {
 
 fn write_stream(stream: Stream, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
     let mut n = 0;
-    // Each line is serialized into one reused buffer (no dynamic `Write` call per JSON token).
-    let mut line: Vec<u8> = Vec::with_capacity(4096);
-    for inst in stream {
-        let inst = inst?;
-        line.clear();
-        serde_json::to_writer(&mut line, &inst).map_err(|e| Error::io(e.to_string()))?;
+    // Lines are serialized (and the instances dropped) on the worker threads, in order; this
+    // thread only writes the bytes.
+    let lines = unitxt::stream::par_map_with(stream, |_, inst| {
+        let mut line = serde_json::to_vec(&inst).map_err(|e| Error::io(e.to_string()))?;
         line.push(b'\n');
-        w.write_all(&line)?;
+        Ok(line)
+    });
+    for line in lines {
+        w.write_all(&line?)?;
         n += 1;
         if n % 256 == 0 {
             pb.set_position(n);

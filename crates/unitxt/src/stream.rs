@@ -82,11 +82,19 @@ const PAR_CHUNK: usize = 64;
 /// Jobs of [`par_map`] in flight, per worker thread.
 const PAR_WINDOW_PER_THREAD: usize = 3;
 
-/// A chunk of [`par_map`] on its way: a worker's result, or an upstream error that follows
+/// A chunk of [`par_map_with`] on its way: a worker's result, or an upstream error that follows
 /// the chunks before it.
-enum InFlight {
-    Job(std::sync::mpsc::Receiver<Vec<Result<Instance>>>),
+enum InFlight<T> {
+    Job(std::sync::mpsc::Receiver<Vec<Result<T>>>),
     Failed(Error),
+}
+
+/// [`par_map_with`] for instance-to-instance maps: the result is again a [`Stream`].
+pub fn par_map<F>(stream: Stream, f: F) -> Stream
+where
+    F: Fn(usize, Instance) -> Result<Instance> + Send + Sync + 'static,
+{
+    par_map_with(stream, f)
 }
 
 /// Maps `f` over a stream on rayon's thread pool, in order, as a pipeline: the reading thread
@@ -97,9 +105,10 @@ enum InFlight {
 /// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
 /// gets the instance's 0-based position in this stream. With one thread
 /// (`RAYON_NUM_THREADS=1`) this is a plain sequential map. A panicking worker becomes an error.
-pub fn par_map<F>(stream: Stream, f: F) -> Stream
+pub fn par_map_with<T, F>(stream: Stream, f: F) -> Box<dyn Iterator<Item = Result<T>> + Send>
 where
-    F: Fn(usize, Instance) -> Result<Instance> + Send + Sync + 'static,
+    T: Send + 'static,
+    F: Fn(usize, Instance) -> Result<T> + Send + Sync + 'static,
 {
     let threads = rayon::current_num_threads();
     if threads <= 1 {
@@ -110,8 +119,8 @@ where
     let mut upstream = stream.enumerate();
     let mut upstream_done = false;
     let mut stopped = false;
-    let mut in_flight: std::collections::VecDeque<InFlight> = std::collections::VecDeque::new();
-    let mut ready: std::collections::VecDeque<Result<Instance>> = std::collections::VecDeque::new();
+    let mut in_flight: std::collections::VecDeque<InFlight<T>> = std::collections::VecDeque::new();
+    let mut ready: std::collections::VecDeque<Result<T>> = std::collections::VecDeque::new();
     Box::new(std::iter::from_fn(move || loop {
         if let Some(next) = ready.pop_front() {
             if next.is_err() {
@@ -145,7 +154,7 @@ where
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 let f = f.clone();
                 rayon::spawn(move || {
-                    let out: Vec<Result<Instance>> = batch.into_iter().map(|(i, inst)| f(i, inst)).collect();
+                    let out: Vec<Result<T>> = batch.into_iter().map(|(i, inst)| f(i, inst)).collect();
                     let _ = tx.send(out);
                 });
                 in_flight.push_back(InFlight::Job(rx));
