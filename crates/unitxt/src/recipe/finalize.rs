@@ -13,7 +13,7 @@ pub const OUTPUT_FIELDS: &[&str] = &[
 ];
 
 fn take_obj(inst: &mut Instance, k: &str) -> Result<serde_json::Map<String, Value>> {
-    match inst.shift_remove(k) {
+    match inst.swap_remove(k) {
         Some(Value::Object(m)) => Ok(m),
         _ => Err(Error::invalid(format!("instance has no {k:?} dict"))),
     }
@@ -38,16 +38,18 @@ fn task_data_of(inst: &mut Instance, with_references: bool) -> Result<Instance> 
     Ok(td)
 }
 
-/// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`].
+/// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
+/// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
+/// matters).
 pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Instance> {
     let mut td = task_data_of(&mut inst, true)?;
     let mut rm = take_obj(&mut inst, "recipe_metadata")?;
     if let Some(Value::Object(meta)) = td.get_mut("metadata") {
         for k in ["num_demos", "demos_pool_size", "template"] {
-            meta.insert(k.into(), rm.shift_remove(k).unwrap_or(Value::Null));
+            meta.insert(k.into(), rm.swap_remove(k).unwrap_or(Value::Null));
         }
     }
-    if let Some(Value::Array(demos)) = inst.shift_remove("demos") {
+    if let Some(Value::Array(demos)) = inst.swap_remove("demos") {
         let mut out = Vec::with_capacity(demos.len());
         for d in demos {
             let Value::Object(mut d) = d else { return Err(Error::invalid("a demo is not a dict")) };
@@ -78,7 +80,7 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Insta
         }
     }
     let task_data = dumps(&Value::Object(td), DumpOptions::default());
-    let mut media = match inst.shift_remove("media") {
+    let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
@@ -92,11 +94,11 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Insta
             "subset" => Value::Array(vec![]),
             "media" => {
                 let mut m = Instance::with_capacity(2);
-                m.insert("images".into(), media.shift_remove("images").unwrap_or(Value::Array(vec![])));
-                m.insert("audios".into(), media.shift_remove("audios").unwrap_or(Value::Array(vec![])));
+                m.insert("images".into(), media.swap_remove("images").unwrap_or(Value::Array(vec![])));
+                m.insert("audios".into(), media.swap_remove("audios").unwrap_or(Value::Array(vec![])));
                 Value::Object(m)
             }
-            other => inst.shift_remove(other).ok_or_else(|| Error::invalid(format!("the finished instance has no {other:?} field")))?,
+            other => inst.swap_remove(other).ok_or_else(|| Error::invalid(format!("the finished instance has no {other:?} field")))?,
         };
         out.insert(f.to_string(), v);
     }

@@ -116,10 +116,12 @@ impl<T: TemplateKind> Template for T {
     }
 }
 
-fn fields_of(instance: &Instance, key: &str) -> Result<Option<Fields>> {
-    match instance.get(key) {
+/// Takes the dict in field `key` out of `instance`, leaving an empty dict in its place (so
+/// that putting it back keeps the key's position). `None` when missing or `null`.
+fn take_fields_of(instance: &mut Instance, key: &str) -> Result<Option<Fields>> {
+    match instance.get_mut(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(m)) => Ok(Some(m.clone())),
+        Some(Value::Object(m)) => Ok(Some(std::mem::take(m))),
         Some(other) => Err(Error::invalid(format!(
             "instance field `{key}` must be a dict, got {}",
             crate::artifact::short(other)
@@ -140,9 +142,9 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
         return Ok(instance);
     }
     let inference = split == INFERENCE_STREAM;
-    let mut input = fields_of(&instance, "input_fields")?
+    let mut input = take_fields_of(&mut instance, "input_fields")?
         .ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?;
-    let mut refs = fields_of(&instance, "reference_fields")?;
+    let mut refs = take_fields_of(&mut instance, "reference_fields")?;
     if !inference {
         t.preprocess_input_and_reference_fields(&mut input, refs.as_mut())?;
     }
