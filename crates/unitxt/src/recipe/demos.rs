@@ -73,6 +73,7 @@ pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_f
 /// and the template, so it is kept, keyed by the demo's and the template's identity (pool
 /// items and sampler copies live as long as the run).
 pub struct DemosPool {
+    /// The pool's instances, in the order [`create_demos_pool`] took them.
     pub items: Vec<Instance>,
     rendered: Mutex<HashMap<(usize, usize), Instance>>,
 }
