@@ -3,10 +3,9 @@
 //!
 //! Our streams are single-pass iterators, while Unitxt re-iterates its streams whenever they
 //! are read again. A source split read by one output split only is therefore passed through
-//! lazily. A source split that several outputs of a random mix read is drawn once and routed
-//! to per-output queues (a router), so only what a live output has not read yet is held; one
-//! that several slices read is collected once, on the first pull, and shared
-//! ([`SharedSources`]).
+//! lazily. A source split of a random mix is drawn once and routed to per-output queues (a
+//! router), so only what a live output has not read yet is held; a source split that several
+//! slices read is collected once, on the first pull, and shared ([`SharedSources`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -235,26 +234,20 @@ impl Operator for SplitRandomMix {
         for (k, v) in &self.mix {
             mapping.insert(k.clone(), parse_random_mix_string(v)?);
         }
-        let routing = Arc::new(build_stream_routing(&mapping));
+        let routing = build_stream_routing(&mapping);
         let available = ms.names();
 
-        // How each source split is read: lazily by a single reader, or shared.
-        let mut readers: IndexMap<String, usize> = IndexMap::new();
-        for olds in mapping.values() {
-            for old in olds.keys() {
-                *readers.entry(old.clone()).or_insert(0) += 1;
-            }
-        }
-        let mut tees: IndexMap<String, Arc<Mutex<Router>>> = IndexMap::new();
+        // How each source split is read: passed through when all its instances go to one
+        // output, otherwise drawn once by a router that queues them for each output.
+        let mut routers: IndexMap<String, Arc<Mutex<Router>>> = IndexMap::new();
         let mut single: IndexMap<String, Stream> = IndexMap::new();
-        for (old, n) in &readers {
+        for (old, options) in &routing {
             let Some(s) = ms.streams.shift_remove(old) else { continue };
-            let options = &routing[old];
-            if *n == 1 || certain_target(options).is_some() {
+            if certain_target(options).is_some() {
                 single.insert(old.clone(), s);
             } else {
                 let cum = accumulate(&options.iter().map(|o| o.1).collect::<Vec<_>>());
-                tees.insert(old.clone(), Router::new(s, old, cum));
+                routers.insert(old.clone(), Router::new(s, old, cum));
             }
         }
 
@@ -262,17 +255,14 @@ impl Operator for SplitRandomMix {
         for (new, olds) in &mapping {
             let mut parts: Vec<Thunk> = Vec::new();
             for old in olds.keys() {
-                let options = routing[old].clone();
-                let names: Vec<Option<String>> = options.iter().map(|o| o.0.clone()).collect();
-                let cum = accumulate(&options.iter().map(|o| o.1).collect::<Vec<_>>());
-                let me = names.iter().position(|n| n.as_deref() == Some(new.as_str()));
-                let Some(me) = me else { continue };
+                let options = &routing[old];
+                let Some(me) = options.iter().position(|o| o.0.as_deref() == Some(new.as_str())) else { continue };
                 if !available.contains(old) {
                     let msg = format!("'{old}' split not found.  Possibles options: {available:?}");
                     parts.push(Box::new(move || error_stream(Error::not_found(msg))));
                     continue;
                 }
-                if let Some(target) = certain_target(&options) {
+                if let Some(target) = certain_target(options) {
                     if target == me {
                         if let Some(s) = single.shift_remove(old) {
                             parts.push(Box::new(move || s));
@@ -280,10 +270,7 @@ impl Operator for SplitRandomMix {
                     }
                     continue;
                 }
-                let old2 = old.clone();
-                if let Some(s) = single.shift_remove(old) {
-                    parts.push(Box::new(move || route(s, old2, cum, me)));
-                } else if let Some(router) = tees.get(old) {
+                if let Some(router) = routers.get(old) {
                     let reader = TeeReader::open(router.clone(), me);
                     parts.push(Box::new(move || Box::new(reader) as Stream));
                 }
@@ -307,12 +294,12 @@ fn certain_target(options: &[(Option<String>, f64)]) -> Option<usize> {
     None
 }
 
-/// A source split of a random mix read by several outputs. Each instance is drawn from the
-/// source once and routed as [`route`] routes it (one generator seeded by the source's name,
-/// one weighted draw per instance, so every output sees the draws it would see alone); an
-/// instance for another output waits in that output's queue until it reads it. Outputs that
-/// were dropped unread, and the "no split" option, get nothing queued: memory holds only what
-/// a live output has yet to read, never the whole source.
+/// A source split of a random mix, as Unitxt routes it: one generator seeded by the source's
+/// name makes one weighted draw per instance, choosing the output (or none) it goes to. Each
+/// instance is drawn from the source once; an instance for another output waits in that
+/// output's queue until it reads it. Outputs that were dropped unread, and the "no split"
+/// option, get nothing queued: memory holds only what a live output has yet to read, never the
+/// whole source.
 struct Router {
     source: Option<Stream>,
     rng: PyRandom,
@@ -391,19 +378,6 @@ impl Drop for TeeReader {
             r.queues[self.me] = None;
         }
     }
-}
-
-/// Keeps the instances of `s` whose weighted draw (a generator seeded by `old`) picks `me`.
-fn route(s: Stream, old: String, cum: Vec<f64>, me: usize) -> Stream {
-    let mut rng = new_random_generator(&Value::String(old));
-    Box::new(s.filter_map(move |r| match r {
-        Err(e) => Some(Err(e)),
-        Ok(inst) => match weighted_choice(&mut rng, &cum) {
-            Ok(c) if c == me => Some(Ok(inst)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
-        },
-    }))
 }
 
 /// Parses `"train[:50]+test[10:]+validation"` (Unitxt's `parse_slices_string`) into
