@@ -351,9 +351,27 @@ pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()>
         *slot = value;
         return Ok(());
     }
-    if !key.is_empty() && !key.contains('/') && !is_index(key) {
+    // Fast paths (no component list) for `key` and `dict/key` paths, the common cases, where
+    // the general walk below does the same.
+    let plain = |c: &str| !c.is_empty() && c.trim() == c && !c.contains('/') && !is_index(c);
+    if plain(key) {
         instance.insert(key.to_string(), value);
         return Ok(());
+    }
+    if let Some((outer, inner)) = key.split_once('/').filter(|(o, i)| plain(o) && plain(i)) {
+        match instance.get_mut(outer) {
+            Some(Value::Object(m)) => {
+                m.insert(inner.to_string(), value);
+                return Ok(());
+            }
+            None => {
+                let mut m = Instance::new();
+                m.insert(inner.to_string(), value);
+                instance.insert(outer.to_string(), Value::Object(m));
+                return Ok(());
+            }
+            Some(_) => {}
+        }
     }
     let comps = crate::value::path_components(path)?;
     if is_index(comps[0]) {

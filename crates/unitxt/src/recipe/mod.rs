@@ -130,23 +130,8 @@ pub enum TemplateChoice {
     Random(Vec<Art<dyn Template>>),
 }
 
-/// `dict_set(inst, "recipe_metadata/<key>", value)`, inserting directly when the instance
-/// already has its `recipe_metadata` dict (the common case, without parsing a path).
-fn set_recipe_metadata(inst: &mut Instance, key: &str, value: Value) -> Result<()> {
-    match inst.get_mut("recipe_metadata") {
-        Some(Value::Object(m)) => {
-            m.insert(key.to_string(), value);
-            Ok(())
-        }
-        None => {
-            let mut m = Instance::with_capacity(8);
-            m.insert(key.to_string(), value);
-            inst.insert("recipe_metadata".into(), Value::Object(m));
-            Ok(())
-        }
-        Some(_) => dict_set(inst, &format!("recipe_metadata/{key}"), value),
-    }
-}
+/// The sampler of a recipe that names none (Unitxt's default, `RandomSampler()`).
+static DEFAULT_SAMPLER: crate::splitters::samplers::RandomSampler = crate::splitters::samplers::RandomSampler {};
 
 fn as_list(v: &Value) -> Vec<Value> {
     match v {
@@ -337,8 +322,8 @@ impl Recipe {
             let (sp, fm) = (meta_sp.clone(), meta_fmt.clone());
             Box::new(s.map(move |r| {
                 let mut inst = r?;
-                set_recipe_metadata(&mut inst, "system_prompt", sp.clone())?;
-                set_recipe_metadata(&mut inst, "format", fm.clone())?;
+                dict_set(&mut inst, "recipe_metadata/system_prompt", sp.clone())?;
+                dict_set(&mut inst, "recipe_metadata/format", fm.clone())?;
                 Ok(inst)
             })) as Stream
         });
@@ -385,11 +370,14 @@ impl Recipe {
 
     fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<Instance> {
         let use_demos = self.num_demos.max() > 0;
-        let sampler = self.sampler.as_ref().map(|s| s.inner.clone()).unwrap_or_else(|| Arc::new(crate::splitters::samplers::RandomSampler {}));
         let mut sampled: Option<Vec<&Instance>> = None;
         if use_demos {
             let pool = pool.ok_or_else(|| Error::invalid("demos requested but no demos pool"))?;
-            sampled = demos::sample_demos(&inst, &pool.items, sampler.as_ref(), &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
+            let sampler: &dyn Sampler = match &self.sampler {
+                Some(s) => s.inner.as_ref(),
+                None => &DEFAULT_SAMPLER,
+            };
+            sampled = demos::sample_demos(&inst, &pool.items, sampler, &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
             let n_demos = match &sampled {
                 Some(d) => d.len(),
                 None => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
@@ -398,12 +386,12 @@ impl Recipe {
                 NumDemos::Fixed(n) => Value::from(*n),
                 NumDemos::OneOf(_) => Value::from(n_demos),
             };
-            set_recipe_metadata(&mut inst, "num_demos", nd)?;
+            dict_set(&mut inst, "recipe_metadata/num_demos", nd)?;
             let ps = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
-            set_recipe_metadata(&mut inst, "demos_pool_size", ps)?;
+            dict_set(&mut inst, "recipe_metadata/demos_pool_size", ps)?;
         } else {
-            set_recipe_metadata(&mut inst, "num_demos", Value::from(0))?;
-            set_recipe_metadata(&mut inst, "demos_pool_size", Value::from(0))?;
+            dict_set(&mut inst, "recipe_metadata/num_demos", Value::from(0))?;
+            dict_set(&mut inst, "recipe_metadata/demos_pool_size", Value::from(0))?;
         }
         let template = match &self.templates {
             TemplateChoice::Single(t) => t.clone(),
@@ -446,7 +434,7 @@ impl Recipe {
             };
             inst.insert("demos".into(), Value::Array(out));
         }
-        set_recipe_metadata(&mut inst, "template", template.to_jsonable())?;
+        dict_set(&mut inst, "recipe_metadata/template", template.to_jsonable())?;
         let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;
         let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
         let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
