@@ -63,6 +63,10 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
     match args.output.as_deref() {
         Some(p) if p == Path::new("-") => println!("{json}"),
+        Some(p) if crate::output::is_special_file(p) => {
+            std::fs::write(p, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
+            println!("{}", summary(&res.global));
+        }
         Some(p) => {
             let tmp = p.with_extension("tmp");
             std::fs::write(&tmp, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", tmp.display())))?;

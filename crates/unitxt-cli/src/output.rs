@@ -54,9 +54,23 @@ fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
+/// Whether `path` exists and is not a regular file (a device such as `/dev/null`, a FIFO, a
+/// terminal): output is then written to it directly, since renaming a temporary file over it
+/// would replace the device with a plain file.
+pub fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file() && !m.is_dir())
+}
+
 /// Writes `stream` to `path` (JSON Lines, or Parquet for a `.parquet` path) via a temporary
-/// file renamed on success.
+/// file renamed on success; straight into `path` when it is a device or FIFO.
 fn write_file_atomic(stream: Stream, path: &Path, pb: &ProgressBar) -> Result<u64> {
+    if is_special_file(path) {
+        let f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let n = write_stream(stream, &mut w, pb)?;
+        w.flush()?;
+        return Ok(n);
+    }
     let tmp = tmp_path(path);
     let res = (|| {
         let f = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display()))?;

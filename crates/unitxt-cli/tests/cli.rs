@@ -285,3 +285,25 @@ fn evaluate_unparseable_number_counts_as_unitxt_counts_it() {
     let mse = scores["global"]["mean_squared_error"].as_f64().unwrap();
     assert!((mse - 4.0 / 3.0).abs() < 1e-12, "{mse}");
 }
+
+/// Writing to a FIFO (as to `/dev/null`) goes into it: the path stays a FIFO instead of being
+/// replaced by a renamed temporary file, and the reader gets every line.
+#[test]
+fn output_to_a_fifo_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempdir();
+    let fifo = dir.join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("run mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run(&["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test", "--output", fifo.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Checked before joining: had the FIFO been replaced, the reader would wait forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let text = reader.join().unwrap();
+    assert_eq!(text.lines().count(), 6);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+}

@@ -3,7 +3,7 @@
 //! MULTILINE (which in Python also matches before a final newline). Positions reported to the
 //! expression are in characters, as in Python.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -27,8 +27,15 @@ pub struct Pattern {
     pub source: Rc<str>,
     pub flags: i64,
     search: Regex,
-    anchored: Regex,
-    full: Regex,
+    /// The translated source, kept to build the anchored forms on first use.
+    translated: String,
+    /// `\A(?:…)`, for `match`, built on first use.
+    anchored: OnceCell<Regex>,
+    /// `\A(?:…)\z`, for `fullmatch`, built on first use.
+    full: OnceCell<Regex>,
+    /// A literal that every match starts with, if the pattern has one: searches skip to
+    /// its next occurrence before running the (backtracking) matcher.
+    prefix: Option<String>,
     /// Group index by name.
     names: Vec<(String, usize)>,
     groups: usize,
@@ -139,18 +146,61 @@ thread_local! {
     static CACHE: RefCell<HashMap<(String, i64), Rc<Pattern>>> = RefCell::new(HashMap::new());
 }
 
+/// The literal text that every match of `src` must start with, or `None` when that is not
+/// certain: case-insensitive or verbose patterns, inline flags, a top-level alternation, or no
+/// plain leading character. A character followed by a quantifier is not part of the prefix.
+fn literal_prefix(src: &str, flags: i64) -> Option<String> {
+    if flags & (IGNORECASE | VERBOSE) != 0 || src.starts_with("(?") {
+        return None;
+    }
+    // Any `|` outside groups and classes makes the leading literal optional.
+    let mut depth = 0usize;
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+                while let Some(k) = chars.next() {
+                    match k {
+                        '\\' => {
+                            chars.next();
+                        }
+                        ']' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let meta = |c: char| "\\.^$*+?{}[]()|".contains(c);
+    let end = src.find(meta).unwrap_or(src.len());
+    let mut prefix = &src[..end];
+    if src[end..].starts_with(['*', '+', '?', '{']) {
+        prefix = prefix.char_indices().last().map_or("", |(i, _)| &prefix[..i]);
+    }
+    (!prefix.is_empty()).then(|| prefix.to_string())
+}
+
 /// `re.compile(src, flags)`, cached per thread.
 pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
     let key = (src.to_string(), flags);
     if let Some(p) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(p);
     }
-    let t = translate(src, flags);
-    let search = build(&t, flags)?;
-    // In verbose mode a trailing comment would swallow the closing parenthesis.
-    let end = if is_verbose(src, flags) { "\n" } else { "" };
-    let anchored = build(&format!("\\A(?:{t}{end})"), flags)?;
-    let full = build(&format!("\\A(?:{t}{end})\\z"), flags)?;
+    let translated = translate(src, flags);
+    let search = build(&translated, flags)?;
     let mut names = Vec::new();
     for (i, n) in search.capture_names().enumerate() {
         if let Some(n) = n {
@@ -158,7 +208,17 @@ pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
         }
     }
     let groups = search.captures_len().saturating_sub(1);
-    let p = Rc::new(Pattern { source: src.into(), flags, search, anchored, full, names, groups });
+    let p = Rc::new(Pattern {
+        source: src.into(),
+        flags,
+        search,
+        translated,
+        anchored: OnceCell::new(),
+        full: OnceCell::new(),
+        prefix: literal_prefix(src, flags),
+        names,
+        groups,
+    });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() > 256 {
@@ -183,6 +243,29 @@ impl Pattern {
         self.groups
     }
 
+    /// `\A(?:…)` or `\A(?:…)\z` around the translated source, built once.
+    fn anchored_form<'a>(&self, cell: &'a OnceCell<Regex>, tail: &str) -> EResult<&'a Regex> {
+        if let Some(re) = cell.get() {
+            return Ok(re);
+        }
+        // In verbose mode a trailing comment would swallow the closing parenthesis.
+        let end = if is_verbose(&self.source, self.flags) { "\n" } else { "" };
+        let re = build(&format!("\\A(?:{}{end}){tail}", self.translated), self.flags)?;
+        Ok(cell.get_or_init(|| re))
+    }
+
+    /// The leftmost match at or after byte `pos`, skipping ahead to the literal prefix.
+    fn search_from(&self, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+        let pos = match &self.prefix {
+            Some(p) => match text[pos..].find(p.as_str()) {
+                Some(i) => pos + i,
+                None => return Ok(None),
+            },
+            None => pos,
+        };
+        self.captures(&self.search, text, pos)
+    }
+
     fn captures(&self, re: &Regex, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
         let caps = re.captures_from_pos(text, pos).map_err(|e| err(format!("regex failed: {e}")))?;
         Ok(caps.map(|c| MatchObj {
@@ -195,9 +278,9 @@ impl Pattern {
     /// `search`/`match`/`fullmatch` on the whole text.
     pub fn run(&self, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
         let re = match mode {
-            Mode::Search => &self.search,
-            Mode::Match => &self.anchored,
-            Mode::Full => &self.full,
+            Mode::Search => return self.search_from(text, 0),
+            Mode::Match => self.anchored_form(&self.anchored, "")?,
+            Mode::Full => self.anchored_form(&self.full, "\\z")?,
         };
         self.captures(re, text, 0)
     }
@@ -209,7 +292,7 @@ impl Pattern {
         let mut pos = 0;
         let mut forbid_empty_at: Option<usize> = None;
         while pos <= text.len() && (limit == 0 || out.len() < limit) {
-            let Some(m) = self.captures(&self.search, text, pos)? else { break };
+            let Some(m) = self.search_from(text, pos)? else { break };
             let (s, e) = m.spans[0].unwrap_or((pos, pos));
             if s == e && forbid_empty_at == Some(s) {
                 match text[s..].chars().next() {
@@ -411,5 +494,39 @@ pub fn text_arg(v: &PyVal, what: &str) -> EResult<Rc<str>> {
     match v {
         PyVal::Str(s) => Ok(s.clone()),
         other => Err(err(format!("{what}: expected string, got '{}' ({})", other.type_name(), to_str(other)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefix_only_when_every_match_starts_with_it() {
+        assert_eq!(literal_prefix(r"assert.*?(?=\n\s*assert|$)", DOTALL).as_deref(), Some("assert"));
+        assert_eq!(literal_prefix("abc*d", 0).as_deref(), Some("ab"));
+        assert_eq!(literal_prefix("a{2}", 0), None);
+        assert_eq!(literal_prefix("ab|cd", 0), None);
+        assert_eq!(literal_prefix("ab(c|d)", 0).as_deref(), Some("ab"));
+        assert_eq!(literal_prefix("ab[|]c", 0).as_deref(), Some("ab"));
+        assert_eq!(literal_prefix(r"ab\|c", 0).as_deref(), Some("ab"));
+        assert_eq!(literal_prefix("ab", IGNORECASE), None);
+        assert_eq!(literal_prefix("(?i)ab", 0), None);
+        assert_eq!(literal_prefix(r"\d+", 0), None);
+        assert_eq!(literal_prefix("é?x", 0), None);
+        assert_eq!(literal_prefix("éx?", 0).as_deref(), Some("é"));
+    }
+
+    #[test]
+    fn findall_with_a_prefix_matches_the_plain_scan() {
+        let text: Rc<str> = "x assert a == 1\n  assert b\nassertion".into();
+        let p = compile(r"assert.*?(?=\n\s*assert|$)", DOTALL).unwrap();
+        let spans: Vec<_> = p.all(&text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+        assert_eq!(spans, vec![(2, 15), (18, 26), (27, 36)]);
+        let none: Rc<str> = "no match here".into();
+        assert!(p.run(Mode::Search, &none).unwrap().is_none());
+        let m = compile("ab", 0).unwrap();
+        assert!(m.run(Mode::Match, &"xab".into()).unwrap().is_none());
+        assert!(m.run(Mode::Full, &"ab".into()).unwrap().is_some());
     }
 }
