@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use unitxt::error::{Error, Result, ResultExt};
+use unitxt::error::{Result, ResultExt};
 use unitxt::loaders::formats::parquet_stream;
 
 /// Copies the rows of `inputs` (parquet files, in order) to `output` (`-` or absent: stdout) as
@@ -24,8 +24,7 @@ pub fn run(inputs: &[PathBuf], output: Option<&Path>) -> Result<()> {
     for path in inputs {
         for row in parquet_stream(path)? {
             let row = row?;
-            serde_json::to_writer(&mut w, &row).map_err(|e| Error::io(e.to_string()))?;
-            w.write_all(b"\n")?;
+            w.write_all(&unitxt::json_lines::instance_line(&row))?;
             n += 1;
         }
     }

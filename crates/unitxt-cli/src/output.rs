@@ -28,9 +28,7 @@ fn write_stream(stream: Stream, w: &mut dyn Write, pb: &ProgressBar) -> Result<u
     // Lines are serialized (and the instances dropped) on the worker threads, in order; this
     // thread only writes the bytes.
     let lines = unitxt::stream::par_map_with(stream, |_, inst| {
-        let mut line = serde_json::to_vec(&inst).map_err(|e| Error::io(e.to_string()))?;
-        line.push(b'\n');
-        Ok(line)
+        Ok(unitxt::json_lines::instance_line(&inst))
     });
     for line in lines {
         w.write_all(&line?)?;

@@ -152,27 +152,28 @@ pub fn apply_capital_new_line_notation(text: &str) -> String {
     let b = t.as_bytes();
     let in_class = |c: u8| matches!(c, b'\n' | b'(' | b'\\' | b'N' | b')');
     let mut out = String::with_capacity(t.len());
-    let mut i = 0;
     let mut copied = 0;
-    while i < b.len() {
-        if !in_class(b[i]) {
-            i += 1;
-            continue;
+    // Only runs that hold a `\N` change: find each `\N`, then widen it to its maximal run of
+    // class characters. `from` is the end of the last run handled, a non-class byte (or the
+    // start), so a run never reaches back past it.
+    let mut from = 0;
+    while let Some(off) = t[from..].find("\\N") {
+        let p = from + off;
+        let mut i = p;
+        while i > from && in_class(b[i - 1]) {
+            i -= 1;
         }
-        // The maximal run of class characters from i; a match ends at its last `\N`.
-        let mut j = i;
+        let mut j = p + 2;
         while j < b.len() && in_class(b[j]) {
             j += 1;
         }
-        if let Some(k) = (i..j).rev().find(|&k| is_bn(b, k)) {
-            // Characters after the last `\N` in the run cannot start another match (they
-            // contain no `\N`), so they are copied as they are.
-            out.push_str(&t[copied..i]);
-            out.push('\n');
-            out.push_str(&t[k + 2..j]);
-            copied = j;
-        }
-        i = j;
+        // A match ends at the run's last `\N`; what follows it in the run is copied as is.
+        let k = (p..j - 1).rev().find(|&k| is_bn(b, k)).unwrap_or(p);
+        out.push_str(&t[copied..i]);
+        out.push('\n');
+        out.push_str(&t[k + 2..j]);
+        copied = j;
+        from = j;
     }
     out.push_str(&t[copied..]);
     out

@@ -55,12 +55,12 @@ fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
     let b = s.as_bytes();
     let mut copied = 0;
     let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c >= 0x20 && c != b'"' && c != b'\\' && (!ensure_ascii || c < 0x7f) {
-            i += 1;
-            continue;
+    loop {
+        i = crate::json_lines::next_escape(b, i, ensure_ascii);
+        if i == b.len() {
+            break;
         }
+        let c = b[i];
         out.push_str(&s[copied..i]);
         if c < 0x80 {
             match c {
