@@ -45,21 +45,28 @@ impl std::fmt::Debug for PyRandom {
     }
 }
 
-impl PyRandom {
-    fn init_genrand(s: u32) -> Self {
-        let mut state = [0u32; N];
-        state[0] = s;
-        for i in 1..N {
-            state[i] = 1_812_433_253u32.wrapping_mul(state[i - 1] ^ (state[i - 1] >> 30)).wrapping_add(i as u32);
-        }
-        PyRandom { state, index: N }
+/// MT19937's `init_genrand(s)` state, computable at compile time.
+const fn init_genrand(s: u32) -> [u32; N] {
+    let mut state = [0u32; N];
+    state[0] = s;
+    let mut i = 1;
+    while i < N {
+        state[i] = 1_812_433_253u32.wrapping_mul(state[i - 1] ^ (state[i - 1] >> 30)).wrapping_add(i as u32);
+        i += 1;
     }
+    state
+}
+
+/// The state `init_by_array` starts from (`init_genrand(19650218)`), computed once at build time.
+static INIT_BY_ARRAY_START: [u32; N] = init_genrand(19_650_218);
+
+impl PyRandom {
 
     /// Seeds from a key of 32-bit words (least significant word first), like CPython's
     /// `init_by_array`, which `random.seed(int)` uses with the int's absolute value.
     pub fn from_key(key: &[u32]) -> Self {
         let key: &[u32] = if key.is_empty() { &[0] } else { key };
-        let mut r = Self::init_genrand(19_650_218);
+        let mut r = PyRandom { state: INIT_BY_ARRAY_START, index: N };
         let mt = &mut r.state;
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
@@ -117,11 +124,18 @@ impl PyRandom {
     fn genrand_u32(&mut self) -> u32 {
         if self.index >= N {
             let mt = &mut self.state;
-            for kk in 0..N {
-                let y = (mt[kk] & UPPER_MASK) | (mt[(kk + 1) % N] & LOWER_MASK);
-                let mag = if y & 1 == 1 { MATRIX_A } else { 0 };
-                mt[kk] = mt[(kk + M) % N] ^ (y >> 1) ^ mag;
+            // The twist, in MT19937's three ranges so that no index wraps.
+            let mix = |a: u32, b: u32, c: u32| {
+                let y = (a & UPPER_MASK) | (b & LOWER_MASK);
+                c ^ (y >> 1) ^ if y & 1 == 1 { MATRIX_A } else { 0 }
+            };
+            for kk in 0..N - M {
+                mt[kk] = mix(mt[kk], mt[kk + 1], mt[kk + M]);
             }
+            for kk in N - M..N - 1 {
+                mt[kk] = mix(mt[kk], mt[kk + 1], mt[kk + M - N]);
+            }
+            mt[N - 1] = mix(mt[N - 1], mt[0], mt[M - 1]);
             self.index = 0;
         }
         let mut y = self.state[self.index];
@@ -327,11 +341,7 @@ pub fn py_hash_float(f: f64) -> i64 {
 /// `None` hashes by identity in Python 3.11 (not reproducible); we use `str(hash(0))`, "0".
 pub fn sub_seed_string(sub_seed: &Value) -> String {
     match sub_seed {
-        Value::Array(_) | Value::Object(_) => {
-            let digest = Md5::digest(repr(sub_seed).as_bytes());
-            let v = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
-            v.to_string()
-        }
+        Value::Array(_) | Value::Object(_) => md5_sub_seed(&repr(sub_seed)),
         Value::String(s) => s.clone(),
         Value::Bool(b) => (*b as i64).to_string(),
         Value::Null => "0".to_string(),
@@ -345,6 +355,21 @@ pub fn sub_seed_string(sub_seed: &Value) -> String {
             }
         }
     }
+}
+
+/// The sub-seed string of a list or dict whose `repr` is `text`: the first four bytes of its
+/// md5 digest as a big-endian integer, in decimal.
+fn md5_sub_seed(text: &str) -> String {
+    let digest = Md5::digest(text.as_bytes());
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]).to_string()
+}
+
+/// [`new_random_generator`] for a dict sub-seed given by its items (in order), without
+/// building the dict.
+pub fn new_random_generator_for_dict<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> PyRandom {
+    let mut text = String::with_capacity(256);
+    crate::py::repr::write_dict_repr(items, &mut text);
+    PyRandom::from_str_seed(&format!("{}/{}", global_seed(), md5_sub_seed(&text)))
 }
 
 /// Unitxt's `random_utils.new_random_generator(sub_seed)` with the global seed 42: for a dict

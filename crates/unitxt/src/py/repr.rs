@@ -28,7 +28,7 @@ fn write_repr(v: &Value, out: &mut String) {
         Value::Bool(true) => out.push_str("True"),
         Value::Bool(false) => out.push_str("False"),
         Value::Number(n) => out.push_str(&number_repr(n)),
-        Value::String(s) => out.push_str(&str_repr(s)),
+        Value::String(s) => write_str_repr(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -39,19 +39,22 @@ fn write_repr(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&str_repr(k));
-                out.push_str(": ");
-                write_repr(item, out);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_dict_repr(map.iter().map(|(k, v)| (k.as_str(), v)), out),
     }
+}
+
+/// Appends `repr` of a dict with these items (in order) to `out`, with no map built.
+pub fn write_dict_repr<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>, out: &mut String) {
+    out.push('{');
+    for (i, (k, item)) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_str_repr(k, out);
+        out.push_str(": ");
+        write_repr(item, out);
+    }
+    out.push('}');
 }
 
 /// `repr` of a JSON number: integers in decimal, anything else as a Python float.
@@ -143,30 +146,68 @@ pub fn is_printable(c: char) -> bool {
 /// backslash, the quote, `\t` `\n` `\r`, other ASCII controls as `\xNN`, and non-printable
 /// non-ASCII characters as `\xNN`, `\uNNNN` or `\UNNNNNNNN`.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        let cp = c as u32;
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            _ if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ if cp < 0x20 || cp == 0x7f => out.push_str(&format!("\\x{cp:02x}")),
-            _ if cp < 0x7f => out.push(c),
-            _ if is_printable(c) => out.push(c),
-            _ if cp <= 0xff => out.push_str(&format!("\\x{cp:02x}")),
-            _ if cp <= 0xffff => out.push_str(&format!("\\u{cp:04x}")),
-            _ => out.push_str(&format!("\\U{cp:08x}")),
-        }
-    }
-    out.push(quote);
+    write_str_repr(s, &mut out);
     out
+}
+
+/// Appends [`str_repr`] of `s` to `out`. Runs of printable ASCII are copied whole.
+pub fn write_str_repr(s: &str, out: &mut String) {
+    let b = s.as_bytes();
+    let has = |c: u8| b.contains(&c);
+    let quote = if has(b'\'') && !has(b'"') { b'"' } else { b'\'' };
+    out.reserve(s.len() + 2);
+    out.push(quote as char);
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if (0x20..0x7f).contains(&c) && c != b'\\' && c != quote {
+            i += 1;
+            continue;
+        }
+        out.push_str(&s[copied..i]);
+        if c < 0x80 {
+            match c {
+                b'\\' => out.push_str("\\\\"),
+                b'\t' => out.push_str("\\t"),
+                b'\n' => out.push_str("\\n"),
+                b'\r' => out.push_str("\\r"),
+                _ if c == quote => {
+                    out.push('\\');
+                    out.push(c as char);
+                }
+                _ => push_escape("x", c as u32, 2, out),
+            }
+            i += 1;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+            let cp = ch as u32;
+            if is_printable(ch) {
+                out.push(ch);
+            } else if cp <= 0xff {
+                push_escape("x", cp, 2, out);
+            } else if cp <= 0xffff {
+                push_escape("u", cp, 4, out);
+            } else {
+                push_escape("U", cp, 8, out);
+            }
+            i += ch.len_utf8();
+        }
+        copied = i;
+    }
+    out.push_str(&s[copied..]);
+    out.push(quote as char);
+}
+
+/// Appends `\` + `kind` + `cp` as `width` lowercase hex digits.
+fn push_escape(kind: &str, cp: u32, width: usize, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('\\');
+    out.push_str(kind);
+    for k in (0..width).rev() {
+        out.push(HEX[((cp >> (4 * k)) & 0xf) as usize] as char);
+    }
 }
 
 /// Code point ranges (inclusive) that CPython 3.11 (Unicode 14.0.0) does not consider printable:

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::py::random::{new_random_generator, PyRandom};
+use crate::py::random::{new_random_generator_for_dict, PyRandom};
 use crate::value::{Instance, Value};
 
 use super::Sampler;
@@ -22,11 +22,15 @@ pub fn instance_rng(instance: &Instance, local_seed: Option<i64>) -> Result<PyRa
         .get("input_fields")
         .and_then(|v| v.as_object())
         .ok_or_else(|| Error::invalid("instance has no 'input_fields' dict to seed demos sampling"))?;
-    let mut seed = inputs.clone();
-    if let Some(s) = local_seed {
-        seed.insert("local_seed".into(), Value::from(s));
-    }
-    Ok(new_random_generator(&Value::Object(seed)))
+    // The sub-seed is the dict of input fields, plus `local_seed` when given (a key that an
+    // input field of that name would hold in place).
+    let local = local_seed.map(Value::from);
+    let extra = local.as_ref().filter(|_| !inputs.contains_key("local_seed"));
+    let items = inputs
+        .iter()
+        .map(|(k, v)| (k.as_str(), if k == "local_seed" { local.as_ref().unwrap_or(v) } else { v }))
+        .chain(extra.map(|v| ("local_seed", v)));
+    Ok(new_random_generator_for_dict(items))
 }
 
 /// `random_sampler`: a uniform sample without replacement (Python's `random.sample`).
