@@ -38,16 +38,27 @@ fn task_data_of(inst: &mut Instance, with_references: bool) -> Result<Instance> 
     Ok(td)
 }
 
+/// What `task_data.metadata` holds of the recipe, after the instance's
+/// `data_classification_policy` (Unitxt keeps these in `recipe_metadata`).
+#[derive(Debug, Clone)]
+pub struct RecipeMeta {
+    /// The number of demos of this instance.
+    pub num_demos: Value,
+    /// `demos_pool_size` (0 without demos, `null` when unset).
+    pub demos_pool_size: Value,
+    /// The template used, as its catalog name or its definition.
+    pub template: Value,
+}
+
 /// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
 /// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
 /// matters).
-pub fn finalize_instance(mut inst: Instance, group_by: &[Value]) -> Result<Instance> {
+pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeMeta) -> Result<Instance> {
     let mut td = task_data_of(&mut inst, true)?;
-    let mut rm = take_obj(&mut inst, "recipe_metadata")?;
     if let Some(Value::Object(meta)) = td.get_mut("metadata") {
-        for k in ["num_demos", "demos_pool_size", "template"] {
-            meta.insert(k.into(), rm.swap_remove(k).unwrap_or(Value::Null));
-        }
+        meta.insert("num_demos".into(), recipe.num_demos);
+        meta.insert("demos_pool_size".into(), recipe.demos_pool_size);
+        meta.insert("template".into(), recipe.template);
     }
     if let Some(Value::Array(demos)) = inst.swap_remove("demos") {
         let mut out = Vec::with_capacity(demos.len());

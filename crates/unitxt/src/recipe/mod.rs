@@ -23,9 +23,9 @@ use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::task::Task;
 use crate::templates::Template;
-use crate::value::{dict_set, Instance, Value};
+use crate::value::{Instance, Value};
 
-pub use finalize::{finalize_instance, OUTPUT_FIELDS};
+pub use finalize::{finalize_instance, RecipeMeta, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -315,15 +315,20 @@ impl Recipe {
         if let Some(l) = self.loader_limit {
             ms = ms.map_streams(|_, s| Box::new(s.take(l)) as Stream);
         }
-        // Metadata.
-        let meta_sp = self.system_prompt.to_jsonable();
-        let meta_fmt = self.format.to_jsonable();
+        // Metadata: `recipe_metadata` starts as {system_prompt, format}, built once and copied.
+        let mut base = Instance::with_capacity(2);
+        base.insert("system_prompt".into(), self.system_prompt.to_jsonable());
+        base.insert("format".into(), self.format.to_jsonable());
         ms = ms.map_streams(|_, s| {
-            let (sp, fm) = (meta_sp.clone(), meta_fmt.clone());
+            let base = base.clone();
             Box::new(s.map(move |r| {
                 let mut inst = r?;
-                dict_set(&mut inst, "recipe_metadata/system_prompt", sp.clone())?;
-                dict_set(&mut inst, "recipe_metadata/format", fm.clone())?;
+                match inst.get_mut("recipe_metadata") {
+                    Some(Value::Object(m)) => m.extend(base.iter().map(|(k, v)| (k.clone(), v.clone()))),
+                    _ => {
+                        inst.insert("recipe_metadata".into(), Value::Object(base.clone()));
+                    }
+                }
                 Ok(inst)
             })) as Stream
         });
@@ -371,6 +376,8 @@ impl Recipe {
     fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<Instance> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
+        // What `task_data.metadata` reports of the recipe, handed straight to finalization.
+        let mut meta = RecipeMeta { num_demos: Value::from(0), demos_pool_size: Value::from(0), template: Value::Null };
         if use_demos {
             let pool = pool.ok_or_else(|| Error::invalid("demos requested but no demos pool"))?;
             let sampler: &dyn Sampler = match &self.sampler {
@@ -382,16 +389,11 @@ impl Recipe {
                 Some(d) => d.len(),
                 None => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
             };
-            let nd = match &self.num_demos {
+            meta.num_demos = match &self.num_demos {
                 NumDemos::Fixed(n) => Value::from(*n),
                 NumDemos::OneOf(_) => Value::from(n_demos),
             };
-            dict_set(&mut inst, "recipe_metadata/num_demos", nd)?;
-            let ps = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
-            dict_set(&mut inst, "recipe_metadata/demos_pool_size", ps)?;
-        } else {
-            dict_set(&mut inst, "recipe_metadata/num_demos", Value::from(0))?;
-            dict_set(&mut inst, "recipe_metadata/demos_pool_size", Value::from(0))?;
+            meta.demos_pool_size = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
         }
         let template = match &self.templates {
             TemplateChoice::Single(t) => t.clone(),
@@ -434,7 +436,7 @@ impl Recipe {
             };
             inst.insert("demos".into(), Value::Array(out));
         }
-        dict_set(&mut inst, "recipe_metadata/template", template.to_jsonable())?;
+        meta.template = template.to_jsonable();
         let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;
         let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
         let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
@@ -444,7 +446,7 @@ impl Recipe {
         if let Some(m) = &self.metrics {
             inst.insert("metrics".into(), Value::Array(m.clone()));
         }
-        finalize_instance(inst, &self.group_by)
+        finalize_instance(inst, &self.group_by, meta)
     }
 }
 
