@@ -129,7 +129,8 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 /// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
 /// before it (Unitxt's pattern uses a character class that contains them).
 pub fn apply_capital_new_line_notation(text: &str) -> String {
-    if !text.contains("\\N") {
+    let finder = memchr::memmem::Finder::new(b"\\N");
+    if finder.find(text.as_bytes()).is_none() {
         return text.to_string();
     }
     // All characters involved are ASCII: scan bytes, copy unchanged stretches as slices.
@@ -157,7 +158,7 @@ pub fn apply_capital_new_line_notation(text: &str) -> String {
     // class characters. `from` is the end of the last run handled, a non-class byte (or the
     // start), so a run never reaches back past it.
     let mut from = 0;
-    while let Some(off) = t[from..].find("\\N") {
+    while let Some(off) = finder.find(&b[from..]) {
         let p = from + off;
         let mut i = p;
         while i > from && in_class(b[i - 1]) {

@@ -111,10 +111,11 @@ fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
+            use std::fmt::Write as _;
             if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
+                let _ = write!(out, "{i}");
             } else if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
+                let _ = write!(out, "{u}");
             } else {
                 write_float(n.as_f64().unwrap_or(f64::NAN), out);
             }
@@ -141,24 +142,76 @@ fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
                 out.push_str("{}");
                 return;
             }
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            if opts.sort_keys {
-                // UTF-8 byte order equals code point order, which is how Python sorts str keys.
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-            }
             out.push('{');
-            for (i, (k, item)) in entries.into_iter().enumerate() {
+            let item = |i: usize, k: &str, v: &Value, out: &mut String| {
                 if i > 0 {
                     out.push_str(item_sep);
                 }
                 newline_indent(opts, level + 1, out);
                 write_str(k, opts.ensure_ascii, out);
                 out.push_str(": ");
-                write_value(item, opts, level + 1, out);
+                write_value(v, opts, level + 1, out);
+            };
+            if opts.sort_keys {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                // UTF-8 byte order equals code point order, which is how Python sorts str keys.
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    item(i, k, v, out);
+                }
+            } else {
+                for (i, (k, v)) in map.iter().enumerate() {
+                    item(i, k, v, out);
+                }
             }
             newline_indent(opts, level, out);
             out.push('}');
         }
+    }
+}
+
+/// Writes a one-line `json.dumps` dict (default options) item by item, for dicts assembled from
+/// several places without building a map: `{`, then each `"key": value` with `", "` between,
+/// then `}` on [`DictWriter::end`]. The caller keeps keys unique.
+pub struct DictWriter<'o> {
+    out: &'o mut String,
+    empty: bool,
+}
+
+impl<'o> DictWriter<'o> {
+    /// Starts a dict in `out`.
+    pub fn begin(out: &'o mut String) -> Self {
+        out.push('{');
+        DictWriter { out, empty: true }
+    }
+
+    /// Writes `"key": ` and returns the buffer for the value.
+    pub fn key(&mut self, k: &str) -> &mut String {
+        if !self.empty {
+            self.out.push_str(", ");
+        }
+        self.empty = false;
+        write_str(k, true, self.out);
+        self.out.push_str(": ");
+        self.out
+    }
+
+    /// Writes `"key": value`.
+    pub fn item(&mut self, k: &str, v: &Value) {
+        let out = self.key(k);
+        write_value(v, &DumpOptions::default(), 0, out);
+    }
+
+    /// Writes every item of `map`, in order.
+    pub fn items(&mut self, map: &serde_json::Map<String, Value>) {
+        for (k, v) in map {
+            self.item(k, v);
+        }
+    }
+
+    /// Closes the dict.
+    pub fn end(self) {
+        self.out.push('}');
     }
 }
 

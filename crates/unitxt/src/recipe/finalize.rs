@@ -3,7 +3,7 @@
 //! keeps exactly the output fields.
 
 use crate::error::{Error, Result};
-use crate::py::json::{dumps, DumpOptions};
+use crate::py::json::{dumps, DictWriter, DumpOptions};
 use crate::value::{dict_get, Instance, Value};
 
 /// The fields of a prepared instance, in the order we write them.
@@ -19,25 +19,6 @@ fn take_obj(inst: &mut Instance, k: &str) -> Result<serde_json::Map<String, Valu
     }
 }
 
-/// `task_data` of one instance or demo: its input fields, then `metadata` (holding its
-/// `data_classification_policy`), then its reference fields; `input_fields` and
-/// `reference_fields` are moved out of `inst`.
-fn task_data_of(inst: &mut Instance, with_references: bool) -> Result<Instance> {
-    let mut td = take_obj(inst, "input_fields")?;
-    let mut meta = Instance::with_capacity(4);
-    meta.insert(
-        "data_classification_policy".into(),
-        inst.get("data_classification_policy").cloned().unwrap_or(Value::Null),
-    );
-    td.insert("metadata".into(), Value::Object(meta));
-    if with_references {
-        for (k, v) in take_obj(inst, "reference_fields")? {
-            td.insert(k, v);
-        }
-    }
-    Ok(td)
-}
-
 /// What `task_data.metadata` holds of the recipe, after the instance's
 /// `data_classification_policy` (Unitxt keeps these in `recipe_metadata`).
 #[derive(Debug, Clone)]
@@ -50,47 +31,128 @@ pub struct RecipeMeta {
     pub template: Value,
 }
 
+/// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
+/// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
+struct Parts {
+    input: Instance,
+    policy: Value,
+    refs: Instance,
+}
+
+impl Parts {
+    fn take(inst: &mut Instance) -> Result<Parts> {
+        Ok(Parts {
+            input: take_obj(inst, "input_fields")?,
+            policy: inst.get("data_classification_policy").cloned().unwrap_or(Value::Null),
+            refs: take_obj(inst, "reference_fields")?,
+        })
+    }
+
+    /// Whether the dict's keys are all distinct (no reference field named like an input field,
+    /// `metadata`, or `extra`), so that it can be written item by item in this order.
+    fn distinct_keys(&self, extra: Option<&str>) -> bool {
+        let reserved = |k: &str| k == "metadata" || extra == Some(k);
+        !self.input.keys().any(|k| reserved(k)) && !self.refs.keys().any(|k| reserved(k) || self.input.contains_key(k))
+    }
+
+    /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end).
+    fn write(&self, recipe: Option<&RecipeMeta>, demos: Option<&[Parts]>, out: &mut String) {
+        let mut w = DictWriter::begin(out);
+        w.items(&self.input);
+        let meta = w.key("metadata");
+        let mut m = DictWriter::begin(meta);
+        m.item("data_classification_policy", &self.policy);
+        if let Some(r) = recipe {
+            m.item("num_demos", &r.num_demos);
+            m.item("demos_pool_size", &r.demos_pool_size);
+            m.item("template", &r.template);
+        }
+        m.end();
+        w.items(&self.refs);
+        if let Some(demos) = demos {
+            let out = w.key("demos");
+            out.push('[');
+            for (i, d) in demos.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                d.write(None, None, out);
+            }
+            out.push(']');
+        }
+        w.end();
+    }
+
+    /// The dict as a map, keys merged as Python's dict literal merges them; the recipe's
+    /// metadata goes into whatever `metadata` dict the merge left.
+    fn into_map(self, recipe: Option<&RecipeMeta>, demos: Option<Vec<Parts>>) -> Instance {
+        let mut td = self.input;
+        let mut meta = Instance::with_capacity(4);
+        meta.insert("data_classification_policy".into(), self.policy);
+        td.insert("metadata".into(), Value::Object(meta));
+        td.extend(self.refs);
+        if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
+            meta.insert("num_demos".into(), r.num_demos.clone());
+            meta.insert("demos_pool_size".into(), r.demos_pool_size.clone());
+            meta.insert("template".into(), r.template.clone());
+        }
+        if let Some(demos) = demos {
+            td.insert("demos".into(), Value::Array(demos.into_iter().map(|d| Value::Object(d.into_map(None, None))).collect()));
+        }
+        td
+    }
+}
+
 /// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
 /// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
-/// matters).
+/// matters). `task_data` is written straight from the instance's parts when its keys are
+/// distinct and no `group_by` needs it as a map.
 pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeMeta) -> Result<Instance> {
-    let mut td = task_data_of(&mut inst, true)?;
-    if let Some(Value::Object(meta)) = td.get_mut("metadata") {
-        meta.insert("num_demos".into(), recipe.num_demos);
-        meta.insert("demos_pool_size".into(), recipe.demos_pool_size);
-        meta.insert("template".into(), recipe.template);
-    }
-    if let Some(Value::Array(demos)) = inst.swap_remove("demos") {
-        let mut out = Vec::with_capacity(demos.len());
-        for d in demos {
-            let Value::Object(mut d) = d else { return Err(Error::invalid("a demo is not a dict")) };
-            out.push(Value::Object(task_data_of(&mut d, true)?));
+    let parts = Parts::take(&mut inst)?;
+    let demos = match inst.swap_remove("demos") {
+        Some(Value::Array(demos)) => {
+            let mut out = Vec::with_capacity(demos.len());
+            for d in demos {
+                let Value::Object(mut d) = d else { return Err(Error::invalid("a demo is not a dict")) };
+                out.push(Parts::take(&mut d)?);
+            }
+            Some(out)
         }
-        td.insert("demos".into(), Value::Array(out));
-    }
+        _ => None,
+    };
+    let direct = group_by.is_empty()
+        && parts.distinct_keys(demos.as_ref().map(|_| "demos"))
+        && demos.iter().flatten().all(|d| d.distinct_keys(None));
     let mut groups = Vec::new();
-    if !group_by.is_empty() {
-        let mut data = td.clone();
-        if let Some(Value::Object(meta)) = td.get("metadata") {
-            for (k, v) in meta {
-                data.insert(k.clone(), v.clone());
+    let task_data = if direct {
+        let mut s = String::with_capacity(512);
+        parts.write(Some(&recipe), demos.as_deref(), &mut s);
+        s
+    } else {
+        let td = parts.into_map(Some(&recipe), demos);
+        if !group_by.is_empty() {
+            let mut data = td.clone();
+            if let Some(Value::Object(meta)) = td.get("metadata") {
+                for (k, v) in meta {
+                    data.insert(k.clone(), v.clone());
+                }
+            }
+            for g in group_by {
+                let attrs: Vec<String> = match g {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
+                    other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
+                };
+                let mut group = Instance::new();
+                for a in attrs {
+                    let v = dict_get(&data, &a)?.clone();
+                    group.insert(a, v);
+                }
+                groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default())));
             }
         }
-        for g in group_by {
-            let attrs: Vec<String> = match g {
-                Value::String(s) => vec![s.clone()],
-                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
-                other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
-            };
-            let mut group = Instance::new();
-            for a in attrs {
-                let v = dict_get(&data, &a)?.clone();
-                group.insert(a, v);
-            }
-            groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default())));
-        }
-    }
-    let task_data = dumps(&Value::Object(td), DumpOptions::default());
+        dumps(&Value::Object(td), DumpOptions::default())
+    };
     let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
@@ -114,4 +176,55 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeM
         out.insert(f.to_string(), v);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verbalized(input: Value, refs: Value, demos: Option<Value>) -> Instance {
+        let mut v = json!({
+            "input_fields": input, "reference_fields": refs, "data_classification_policy": ["public"],
+            "source": "s", "target": "t", "references": ["t"], "metrics": [], "postprocessors": [],
+        });
+        if let Some(d) = demos {
+            v["demos"] = d;
+        }
+        v.as_object().unwrap().clone()
+    }
+
+    fn meta() -> RecipeMeta {
+        RecipeMeta { num_demos: json!(1), demos_pool_size: json!(5), template: json!("templates.x") }
+    }
+
+    fn task_data(inst: Instance) -> String {
+        finalize_instance(inst, &[], meta()).unwrap()["task_data"].as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn task_data_written_in_dict_merge_order() {
+        let demo = json!({"input_fields": {"q": "d"}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
+        let inst = verbalized(json!({"q": "x", "n": 1.5}), json!({"a": "y"}), Some(json!([demo])));
+        assert_eq!(
+            task_data(inst),
+            r#"{"q": "x", "n": 1.5, "metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "a": "y", "demos": [{"q": "d", "metadata": {"data_classification_policy": ["p"]}, "a": "e"}]}"#
+        );
+    }
+
+    #[test]
+    fn colliding_keys_merge_as_python_dicts_do() {
+        // {**input_fields, "metadata": ..., **reference_fields}: a reference field named like an
+        // input field replaces its value in place.
+        let inst = verbalized(json!({"a": 1, "b": 2}), json!({"b": 3, "c": 4}), None);
+        assert_eq!(
+            task_data(inst),
+            r#"{"a": 1, "b": 3, "metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "c": 4}"#
+        );
+        let inst = verbalized(json!({"metadata": "m", "b": 2}), json!({"c": 4}), None);
+        assert_eq!(
+            task_data(inst),
+            r#"{"metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "b": 2, "c": 4}"#
+        );
+    }
 }
