@@ -306,8 +306,28 @@ impl<'de> Deserialize<'de> for Rename {
     }
 }
 
+/// A top-level field name that a path resolves to as it is (no `/`, no surrounding spaces).
+fn plain_key(k: &str) -> bool {
+    !k.is_empty() && !k.contains('/') && k.trim() == k
+}
+
 impl InstanceOperator for Rename {
-    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
+        // Plain top-level renames of fields that are there: move the value instead of copying
+        // it and deleting the old path (same result: the new key lands where the copy would
+        // have put it, and removing the old key keeps the order of the others).
+        if let Ok(pairs) = self.inner.pairs() {
+            let plain = !self.inner.spec.process_every_value
+                && pairs.iter().all(|(f, t)| plain_key(f) && plain_key(t) && f != t && instance.contains_key(f));
+            if plain {
+                for (from, to) in pairs {
+                    if let Some(v) = instance.shift_remove(from) {
+                        instance.insert(to.clone(), v);
+                    }
+                }
+                return Ok(instance);
+            }
+        }
         let mut out = self.inner.process_instance(instance, split)?;
         for (from, to) in self.inner.pairs()? {
             if !is_subpath(from, to)? && !is_subpath(to, from)? {
@@ -617,5 +637,28 @@ impl InstanceOperator for AddId {
         let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         instance.insert(self.id_field_name.clone(), Value::String(format!("{n:032x}")));
         Ok(instance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rename(spec: Value, input: Value) -> Vec<(String, Value)> {
+        let op: Rename = serde_json::from_value(spec).unwrap();
+        let out = op.process_instance(input.as_object().unwrap().clone(), "train").unwrap();
+        out.into_iter().collect()
+    }
+
+    #[test]
+    fn rename_keeps_python_key_order() {
+        // Python: the value is copied to the new key (appended, or in place when the key
+        // exists), then the old key is deleted.
+        let order = |v: Vec<(String, Value)>| v.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
+        assert_eq!(order(rename(json!({"field": "q", "to_field": "question"}), json!({"a": 1, "q": "x", "z": 0}))), "a=1,z=0,question=\"x\"");
+        assert_eq!(order(rename(json!({"field": "a", "to_field": "c"}), json!({"a": 1, "b": 2, "c": 3}))), "b=2,c=1");
+        assert_eq!(order(rename(json!({"field_to_field": [["a", "b"], ["b", "c"]]}), json!({"a": 1, "b": 2}))), "c=1");
+        assert_eq!(order(rename(json!({"field": "b", "to_field": "c/d"}), json!({"b": 2, "a": 1}))), "a=1,c={\"d\":2}");
     }
 }
