@@ -238,23 +238,22 @@ impl Task {
     ) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
         for (name, ty) in fields {
-            let v = instance.get(name).ok_or_else(|| {
-                Error::not_found(format!(
+            let keep_it = keep.is_some_and(|k| k.contains_key(name));
+            // One lookup: a moved value is taken out right away (the instance is dropped on
+            // error anyway), a kept one is cloned.
+            let v = if keep_it { instance.get(name).cloned() } else { instance.swap_remove(name) };
+            let Some(v) = v else {
+                return Err(Error::not_found(format!(
                     "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
                     instance.keys().collect::<Vec<_>>()
-                ))
-            })?;
-            if !ty.check(v) {
+                )));
+            };
+            if !ty.check(&v) {
                 return Err(Error::invalid(format!(
                     "value {} of field {name:?} is not of the required type {ty}",
-                    crate::artifact::short(v)
+                    crate::artifact::short(&v)
                 )));
             }
-            let v = if keep.is_some_and(|k| k.contains_key(name)) {
-                v.clone()
-            } else {
-                instance.swap_remove(name).unwrap_or(Value::Null)
-            };
             out.insert(name.clone(), v);
         }
         Ok(out)

@@ -44,7 +44,7 @@ pub fn cell(array: &dyn Array, row: usize, name: &str) -> Result<Value> {
         DataType::FixedSizeList(_, _) => list(array.as_fixed_size_list().value(row), name)?,
         DataType::Struct(fields) => {
             let s = array.as_struct();
-            let mut m = Instance::new();
+            let mut m = Instance::with_capacity(fields.len());
             for (i, f) in fields.iter().enumerate() {
                 m.insert(f.name().clone(), cell(s.column(i).as_ref(), row, f.name())?);
             }
@@ -73,7 +73,8 @@ pub fn batch_rows(batch: &RecordBatch) -> Result<Vec<Instance>> {
     let schema = batch.schema();
     let mut rows = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
-        let mut inst = Instance::new();
+        // Room for the fields a recipe adds (policy, metadata, task fields).
+        let mut inst = Instance::with_capacity(schema.fields().len() + 8);
         for (c, f) in schema.fields().iter().enumerate() {
             inst.insert(f.name().clone(), cell(batch.column(c).as_ref(), r, f.name())?);
         }

@@ -90,7 +90,7 @@ pub trait TemplateKind: Send + Sync {
     /// Serializes every field value to text (Unitxt's `Template.serialize`).
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
         let ser = self.serializer();
-        let mut out = Fields::new();
+        let mut out = Fields::with_capacity(data.len());
         for (k, v) in data.iter_mut() {
             out.insert(k.clone(), Value::String(serialize_with(&*ser, v, instance)?));
         }

@@ -146,7 +146,7 @@ fn serialize_multi_reference(
     data: &mut Fields,
     instance: &mut Instance,
 ) -> Result<Fields> {
-    let mut out = Fields::new();
+    let mut out = Fields::with_capacity(data.len());
     for (k, v) in data.iter_mut() {
         let s = if k == references_field {
             let items: Vec<Value> = match v {

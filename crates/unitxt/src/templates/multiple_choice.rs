@@ -312,7 +312,7 @@ impl TemplateKind for MultipleChoiceTemplate {
     fn preprocess_input_fields(&self, input: &mut Fields) -> Result<Option<Fields>> {
         let choices = self.inputs_to_choices(input, &self.source_choice_format)?;
         let numerals = self.inputs_to_choices(input, "{choice_numeral}")?;
-        let mut out = Fields::new();
+        let mut out = Fields::with_capacity(input.len() + 2);
         out.insert("numerals".into(), Value::Array(numerals.into_iter().map(Value::String).collect()));
         for (k, v) in input.iter() {
             out.insert(k.clone(), v.clone());
