@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use super::pyops::dict_set;
+use super::pyops::{dict_set, plain_key};
 use crate::value::{dict_get, path_components, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
@@ -304,11 +304,6 @@ impl<'de> Deserialize<'de> for Rename {
         let inner = FieldOp::new(spec, Arc::new(Copy {})).map_err(serde::de::Error::custom)?;
         Ok(Rename { inner })
     }
-}
-
-/// A top-level field name that a path resolves to as it is (no `/`, no surrounding spaces).
-fn plain_key(k: &str) -> bool {
-    !k.is_empty() && !k.contains('/') && k.trim() == k
 }
 
 impl InstanceOperator for Rename {

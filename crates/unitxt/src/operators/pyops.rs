@@ -340,6 +340,12 @@ fn is_index(c: &str) -> bool {
     !d.is_empty() && d.chars().all(|ch| ch.is_ascii_digit())
 }
 
+/// Whether the path `c` names one dict key as it is: not empty, no `/`, no surrounding spaces,
+/// not a list index. Such a path needs no component walk.
+pub fn plain_key(c: &str) -> bool {
+    !c.is_empty() && c.trim() == c && !c.contains('/') && !is_index(c)
+}
+
 /// Sets `value` at the `a/b/0` path `path` the way Unitxt's `dict_set` does by default
 /// (`not_exist_ok=True`): missing dicts are created, a non-container on the way is replaced by
 /// a dict (or by a list when the next component is an index), lists are padded with `None` up
@@ -353,12 +359,11 @@ pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()>
     }
     // Fast paths (no component list) for `key` and `dict/key` paths, the common cases, where
     // the general walk below does the same.
-    let plain = |c: &str| !c.is_empty() && c.trim() == c && !c.contains('/') && !is_index(c);
-    if plain(key) {
+    if plain_key(key) {
         instance.insert(key.to_string(), value);
         return Ok(());
     }
-    if let Some((outer, inner)) = key.split_once('/').filter(|(o, i)| plain(o) && plain(i)) {
+    if let Some((outer, inner)) = key.split_once('/').filter(|(o, i)| plain_key(o) && plain_key(i)) {
         match instance.get_mut(outer) {
             Some(Value::Object(m)) => {
                 m.insert(inner.to_string(), value);

@@ -1,6 +1,6 @@
 //! Python's `json.dumps`, byte for byte.
 
-use crate::py::repr::float_repr;
+use crate::py::repr::{float_repr, push_escape};
 use crate::value::Value;
 
 /// Options of `json.dumps` that Unitxt uses.
@@ -39,14 +39,6 @@ pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
     out
 }
 
-fn push_u_escape(unit: u32, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push_str("\\u");
-    for shift in [12, 8, 4, 0] {
-        out.push(HEX[((unit >> shift) & 0xf) as usize] as char);
-    }
-}
-
 /// A JSON string as Python's encoder writes it: `"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`
 /// escaped by name, other control characters as `\u00XX`, and with `ensure_ascii` every
 /// character outside space..`~` as `\uXXXX` UTF-16 units. Runs of plain bytes are copied whole.
@@ -71,14 +63,14 @@ fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
                 b'\t' => out.push_str("\\t"),
                 0x08 => out.push_str("\\b"),
                 0x0c => out.push_str("\\f"),
-                other => push_u_escape(other as u32, out),
+                other => push_escape("u", other as u32, 4, out),
             }
             i += 1;
         } else {
             let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
             let mut units = [0u16; 2];
             for u in ch.encode_utf16(&mut units) {
-                push_u_escape(*u as u32, out);
+                push_escape("u", *u as u32, 4, out);
             }
             i += ch.len_utf8();
         }

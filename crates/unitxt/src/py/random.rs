@@ -61,7 +61,6 @@ const fn init_genrand(s: u32) -> [u32; N] {
 static INIT_BY_ARRAY_START: [u32; N] = init_genrand(19_650_218);
 
 impl PyRandom {
-
     /// Seeds from a key of 32-bit words (least significant word first), like CPython's
     /// `init_by_array`, which `random.seed(int)` uses with the int's absolute value.
     pub fn from_key(key: &[u32]) -> Self {

@@ -201,7 +201,7 @@ pub fn write_str_repr(s: &str, out: &mut String) {
 }
 
 /// Appends `\` + `kind` + `cp` as `width` lowercase hex digits.
-fn push_escape(kind: &str, cp: u32, width: usize, out: &mut String) {
+pub(crate) fn push_escape(kind: &str, cp: u32, width: usize, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('\\');
     out.push_str(kind);
