@@ -59,28 +59,28 @@ pub fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file() && !m.is_dir())
 }
 
+/// Writes `stream` into the opened file `f`: Parquet when `path` ends in `.parquet`, else JSON
+/// Lines.
+fn write_to(stream: Stream, f: File, path: &Path, pb: &ProgressBar) -> Result<u64> {
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let n = if is_parquet(path) {
+        unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?
+    } else {
+        write_stream(stream, &mut w, pb)?
+    };
+    w.flush()?;
+    Ok(n)
+}
+
 /// Writes `stream` to `path` (JSON Lines, or Parquet for a `.parquet` path) via a temporary
 /// file renamed on success; straight into `path` when it is a device or FIFO.
 fn write_file_atomic(stream: Stream, path: &Path, pb: &ProgressBar) -> Result<u64> {
     if is_special_file(path) {
         let f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
-        let n = write_stream(stream, &mut w, pb)?;
-        w.flush()?;
-        return Ok(n);
+        return write_to(stream, f, path, pb);
     }
     let tmp = tmp_path(path);
-    let res = (|| {
-        let f = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
-        let n = if is_parquet(path) {
-            unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?
-        } else {
-            write_stream(stream, &mut w, pb)?
-        };
-        w.flush()?;
-        Ok(n)
-    })();
+    let res = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display())).and_then(|f| write_to(stream, f, path, pb));
     match res {
         Ok(n) => {
             std::fs::rename(&tmp, path).with_ctx(|| format!("moving output into {}", path.display()))?;
