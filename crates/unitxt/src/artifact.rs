@@ -233,5 +233,5 @@ pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) ->
         m.shift_remove("__title__");
         m.shift_remove("__deprecated_msg__");
     }
-    serde_json::from_value(v).map_err(|e| Error::invalid(format!("invalid `{type_name}` artifact: {e}")))
+    crate::value::from_value(v).map_err(|e| Error::invalid(format!("invalid `{type_name}` artifact: {e}")))
 }

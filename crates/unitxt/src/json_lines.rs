@@ -124,7 +124,7 @@ pub fn instance_line(inst: &Instance) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn same_bytes_as_serde_json() {

@@ -169,7 +169,7 @@ pub fn is_legal_catalog_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn parses_recipe() {
@@ -191,7 +191,7 @@ mod tests {
     fn splits_name_and_overwrites() {
         let (n, o) = split_name_and_overwrites("templates.x[a=1,b={c=d}]").unwrap();
         assert_eq!(n, "templates.x");
-        assert_eq!(serde_json::to_value(o.unwrap()).unwrap(), json!({"a": 1, "b": {"c": "d"}}));
+        assert_eq!(crate::value::to_value(o.unwrap()).unwrap(), json!({"a": 1, "b": {"c": "d"}}));
         assert_eq!(split_name_and_overwrites("cards.sst2").unwrap(), ("cards.sst2".into(), None));
         assert!(split_name_and_overwrites("a[b=1").is_err());
         assert!(parse_key_values("card=").is_err());

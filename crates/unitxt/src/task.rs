@@ -169,7 +169,7 @@ struct TaskJson {
     #[serde(default)]
     augmentable_inputs: Vec<String>,
     #[serde(default)]
-    defaults: Option<serde_json::Map<String, Value>>,
+    defaults: Option<crate::value::Map>,
     #[serde(default)]
     default_template: Option<Art<dyn Template>>,
 }
@@ -300,7 +300,7 @@ impl InstanceOperator for Task {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn type_strings() {

@@ -1216,7 +1216,7 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
 fn json_value(v: &PyVal) -> EResult<Value> {
     match v {
         PyVal::Dict(d) => {
-            let mut m = serde_json::Map::with_capacity(d.len());
+            let mut m = crate::value::Map::with_capacity(d.len());
             for (k, v) in d.values() {
                 let key = match k {
                     PyVal::Str(s) => s.to_string(),

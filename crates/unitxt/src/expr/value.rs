@@ -467,7 +467,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
         PyVal::None => Value::Null,
         PyVal::Bool(b) => Value::Bool(*b),
         PyVal::Int(i) => Value::from(*i),
-        PyVal::Float(f) => match serde_json::Number::from_f64(*f) {
+        PyVal::Float(f) => match crate::value::Number::from_f64(*f) {
             Some(n) => Value::Number(n),
             None => return Err(err(format!("the float {} cannot be represented in an instance", float_repr(*f)))),
         },
@@ -481,7 +481,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
             Value::Array((0..n).map(|i| Value::from(a + i * s)).collect())
         }
         PyVal::Dict(d) => {
-            let mut m = serde_json::Map::with_capacity(d.len());
+            let mut m = crate::value::Map::with_capacity(d.len());
             for (k, v) in d.values() {
                 m.insert(to_str(k), to_value(v)?);
             }

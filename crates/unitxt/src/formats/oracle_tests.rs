@@ -124,5 +124,5 @@ fn default_format_equals_catalog_empty_format() {
         let b = def.process_instance(obj(inst), "test").unwrap();
         assert_eq!(Value::Object(a), Value::Object(b));
     }
-    assert_eq!(*def.raw, serde_json::json!({"__type__": "system_format"}));
+    assert_eq!(*def.raw, crate::json!({"__type__": "system_format"}));
 }

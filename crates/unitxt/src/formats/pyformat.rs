@@ -22,7 +22,7 @@ pub fn format_kwargs(template: &str, args: &[(&str, &Value)]) -> Result<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     // Expected values from Python 3.11 str.format.
     #[test]

@@ -61,7 +61,7 @@ impl SystemFormat {
     /// (`{"__type__": "system_format"}`).
     pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
         let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(SystemFormat::default());
-        crate::artifact::Art::new(op, serde_json::json!({"__type__": "system_format"}))
+        crate::artifact::Art::new(op, crate::json!({"__type__": "system_format"}))
     }
 
     /// The keyword arguments: `fixed` then `format_args`; a clash is Python's "got multiple

@@ -230,7 +230,7 @@ mod tests {
         std::fs::write(&f, "{\"a\": 1, \"b\": \"x\", \"c\": [1, 2]}\n{\"a\": 2.5, \"c\": null, \"d\": {\"x\": 1}}\n")
             .unwrap();
         let l: LoadJsonFile =
-            serde_json::from_value(serde_json::json!({"files": {"test": f.to_string_lossy()}, "lines": true}))
+            crate::value::from_value(crate::json!({"files": {"test": f.to_string_lossy()}, "lines": true}))
                 .unwrap();
         let mut ms = l.load(None).unwrap();
         assert_eq!(

@@ -199,7 +199,7 @@ pub fn readme_metadata(root: &Path) -> Result<Value> {
             let y: serde_yaml::Value = serde_yaml::from_str(&yaml).map_err(|e| {
                 Error::invalid(format!("invalid YAML front matter in {}: {e}", root.join("README.md").display()))
             })?;
-            return serde_json::to_value(y).map_err(|e| {
+            return crate::value::to_value(y).map_err(|e| {
                 Error::invalid(format!("unsupported YAML front matter in {}: {e}", root.join("README.md").display()))
             });
         }
@@ -624,7 +624,7 @@ mod tests {
     }
 
     fn loader(path: &str, name: Option<&str>) -> LoadHF {
-        serde_json::from_value(serde_json::json!({"path": path, "name": name})).unwrap()
+        crate::value::from_value(crate::json!({"path": path, "name": name})).unwrap()
     }
 
     fn load(l: &LoadHF, limit: Option<usize>) -> MultiStream {
@@ -764,7 +764,7 @@ mod tests {
         let real = snapshot_in_cache(&hub(), "nyu-mll/glue", None).unwrap().join("wnli/test-00000-of-00001.parquet");
         let bytes = std::fs::read(real).unwrap();
         std::fs::write(dir.join("data/test-00000-of-00001.parquet"), &bytes[..bytes.len() / 2]).unwrap();
-        let l: LoadHF = serde_json::from_value(serde_json::json!({"path": dir.to_string_lossy()})).unwrap();
+        let l: LoadHF = crate::value::from_value(crate::json!({"path": dir.to_string_lossy()})).unwrap();
         let mut ms = l.load_at(&dir, None).unwrap();
         assert_eq!(ms.names(), vec!["train", "test"]);
         for split in ["train", "test"] {

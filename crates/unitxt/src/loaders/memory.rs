@@ -98,8 +98,8 @@ mod tests {
     use crate::value::Value;
     use std::sync::Arc;
 
-    fn dict_loader(v: serde_json::Value) -> Art<dyn Loader> {
-        let l: LoadFromDictionary = serde_json::from_value(v.clone()).unwrap();
+    fn dict_loader(v: crate::value::Value) -> Art<dyn Loader> {
+        let l: LoadFromDictionary = crate::value::from_value(v.clone()).unwrap();
         Art::new(Arc::new(l) as Arc<dyn Loader>, v)
     }
 
@@ -108,8 +108,8 @@ mod tests {
         // Unitxt 1.26.10: MultipleSourceLoader(sources=[LoadFromDictionary(data={'test':[{'a':1}],
         // 'train':[{'a':5}]}), LoadFromDictionary(data={'test':[{'a':2}]}, data_classification_policy=['pii'])])
         // gives test: {'a': 1, 'data_classification_policy': ['proprietary']}, {'a': 2, '...': ['pii']}.
-        let a = dict_loader(serde_json::json!({"data": {"test": [{"a": 1}], "train": [{"a": 5}]}}));
-        let b = dict_loader(serde_json::json!({"data": {"test": [{"a": 2}]}, "data_classification_policy": ["pii"]}));
+        let a = dict_loader(crate::json!({"data": {"test": [{"a": 1}], "train": [{"a": 5}]}}));
+        let b = dict_loader(crate::json!({"data": {"test": [{"a": 2}]}, "data_classification_policy": ["pii"]}));
         let m = MultipleSourceLoader { sources: vec![a, b], loader_limit: None, data_classification_policy: None };
         let mut ms = m.load(None).unwrap();
         assert_eq!(ms.names(), vec!["test", "train"]);
@@ -127,9 +127,9 @@ mod tests {
     #[test]
     fn dictionary_checks_fields() {
         let l: LoadFromDictionary =
-            serde_json::from_value(serde_json::json!({"data": {"test": [{"a": 1}, {"b": 1}]}})).unwrap();
+            crate::value::from_value(crate::json!({"data": {"test": [{"a": 1}, {"b": 1}]}})).unwrap();
         assert!(l.load(None).is_err());
-        let l: LoadFromDictionary = serde_json::from_value(serde_json::json!({"data": {"test": []}})).unwrap();
+        let l: LoadFromDictionary = crate::value::from_value(crate::json!({"data": {"test": []}})).unwrap();
         assert!(l.load(None).is_err());
     }
 }

@@ -85,14 +85,14 @@ pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
 
 /// A float as a value; NaN and infinities (which JSON values cannot hold) become `None`.
 pub fn float_value(f: f64) -> Value {
-    serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+    crate::value::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use indexmap::IndexMap;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn policy_replaces_in_place_or_appends() {

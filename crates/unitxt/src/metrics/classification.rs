@@ -965,7 +965,7 @@ impl Metric for F1MultiLabel {
             first_reference(references, &self.main)?,
             "multi-label reference",
         )?;
-        Ok(serde_json::json!([p, r]))
+        Ok(crate::json!([p, r]))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.reduce(&[record])

@@ -221,8 +221,8 @@ impl<'de> Deserialize<'de> for Splitter {
         use serde::de::Error as _;
         let v = Value::deserialize(d)?;
         match v.get("__type__").and_then(Value::as_str) {
-            Some("regex_split") => serde_json::from_value(v).map(Splitter::Regex).map_err(D::Error::custom),
-            Some("split") => serde_json::from_value(v).map(Splitter::Plain).map_err(D::Error::custom),
+            Some("regex_split") => crate::value::from_value(v).map(Splitter::Regex).map_err(D::Error::custom),
+            Some("split") => crate::value::from_value(v).map(Splitter::Plain).map_err(D::Error::custom),
             _ => Err(D::Error::custom(format!(
                 "jaccard_index_string: splitter must be an inline `regex_split` or `split`, got {}",
                 short(&v)
@@ -360,9 +360,9 @@ impl Metric for Ner {
         let groups = s
             .groups
             .iter()
-            .map(|(k, g)| (k.clone(), serde_json::json!([g.pn, g.pd, g.rn, g.rd])))
-            .collect::<serde_json::Map<_, _>>();
-        Ok(serde_json::json!({"groups": groups, "types": s.reference_types}))
+            .map(|(k, g)| (k.clone(), crate::json!([g.pn, g.pd, g.rn, g.rd])))
+            .collect::<crate::value::Map>();
+        Ok(crate::json!({"groups": groups, "types": s.reference_types}))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.reduce(&[record])
@@ -375,7 +375,7 @@ impl Metric for Ner {
 }
 
 fn sacre_record(s: &bleu::SacreBleuStats) -> Value {
-    serde_json::json!({"counts": s.counts, "totals": s.totals, "sys_len": s.sys_len, "ref_len": s.ref_len})
+    crate::json!({"counts": s.counts, "totals": s.totals, "sys_len": s.sys_len, "ref_len": s.ref_len})
 }
 
 fn sacre_stats(records: &[&Value], max_order: usize) -> Result<bleu::SacreBleuStats> {
@@ -542,7 +542,7 @@ pub struct HuggingfaceMetric {
     hf_main_score: Option<String>,
     scale: f64,
     scaled_fields: Vec<String>,
-    compute_args: serde_json::Map<String, Value>,
+    compute_args: crate::value::Map,
     tokenize_from_task: bool,
     ci: CiSettings,
 }
@@ -560,7 +560,7 @@ struct HfArgs {
     #[serde(default)]
     scaled_fields: Option<Vec<String>>,
     #[serde(default)]
-    hf_compute_args: serde_json::Map<String, Value>,
+    hf_compute_args: crate::value::Map,
     #[serde(default)]
     hf_additional_input_fields_pass_one_value: Vec<String>,
     #[serde(flatten)]
@@ -664,7 +664,7 @@ impl Metric for HuggingfaceMetric {
             HfScript::Bleu => {
                 let p = text(prediction, "bleu", "prediction")?;
                 let s = bleu::nmt_bleu_stats(p, &texts(references, "bleu")?, self.arg_usize("max_order", 4))?;
-                Ok(serde_json::json!({"matches": s.matches, "possible": s.possible,
+                Ok(crate::json!({"matches": s.matches, "possible": s.possible,
                     "reference_length": s.reference_length, "translation_length": s.translation_length}))
             }
             HfScript::Sacrebleu => {
@@ -685,13 +685,13 @@ impl Metric for HuggingfaceMetric {
             }
             HfScript::Squad => {
                 let (em, f1) = squad::squad_em_f1(&squad_prediction(prediction)?, &squad_answers(references)?);
-                Ok(serde_json::json!([em, f1]))
+                Ok(crate::json!([em, f1]))
             }
             HfScript::Wer => {
                 let p = text(prediction, "wer", "prediction")?;
                 let r = text(single_reference(references, "wer")?, "wer", "reference")?;
                 let (e, n) = edit::wer_stats(p, r);
-                Ok(serde_json::json!([e, n]))
+                Ok(crate::json!([e, n]))
             }
         }
     }
@@ -861,7 +861,7 @@ impl Metric for NeedsModel {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
-    use serde_json::json;
+    use crate::json;
 
     fn build(v: Value) -> Arc<dyn Metric> {
         match crate::registry::build(&v) {

@@ -163,7 +163,7 @@ pub fn nan_max(xs: impl IntoIterator<Item = f64>) -> f64 {
 
 /// A score as a JSON record value: NaN (not representable in JSON) becomes `null`.
 pub fn score_value(x: f64) -> Value {
-    serde_json::Number::from_f64(x)
+    crate::value::Number::from_f64(x)
         .map(Value::Number)
         .unwrap_or(Value::Null)
 }

@@ -4,7 +4,7 @@
 //! Matthews correlation (an HF `evaluate` script, not loadable offline) is checked against
 //! sklearn's published `matthews_corrcoef` definition, computed by hand.
 
-use serde_json::json;
+use crate::json;
 
 use super::*;
 use crate::artifact::Artifact;

@@ -60,7 +60,7 @@ pub struct Apply {
 }
 
 fn no_kwargs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<(), D::Error> {
-    let m = serde_json::Map::<String, Value>::deserialize(d)?;
+    let m = crate::value::Map::deserialize(d)?;
     if m.is_empty() {
         Ok(())
     } else {

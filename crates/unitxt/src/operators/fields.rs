@@ -138,7 +138,7 @@ fn default_true() -> bool {
 /// field is missing.
 #[derive(Debug, Deserialize)]
 pub struct MapInstanceValues {
-    pub mappers: IndexMap<String, serde_json::Map<String, Value>>,
+    pub mappers: IndexMap<String, crate::value::Map>,
     #[serde(default = "default_true")]
     pub strict: bool,
     #[serde(default)]
@@ -146,7 +146,7 @@ pub struct MapInstanceValues {
 }
 
 impl MapInstanceValues {
-    fn map_one(&self, field: &str, mapper: &serde_json::Map<String, Value>, v: Value) -> Result<Value> {
+    fn map_one(&self, field: &str, mapper: &crate::value::Map, v: Value) -> Result<Value> {
         let key = py_str(&v);
         match mapper.get(&key) {
             Some(m) => Ok(m.clone()),
@@ -191,7 +191,7 @@ impl InstanceOperator for MapInstanceValues {
 /// the value is not in the mapping.
 #[derive(Debug, Deserialize)]
 pub struct MapValues {
-    pub mapping: serde_json::Map<String, Value>,
+    pub mapping: crate::value::Map,
 }
 
 impl FieldOperator for MapValues {
@@ -456,7 +456,7 @@ pub struct CastFields {
     #[serde(default)]
     pub fields: IndexMap<String, String>,
     #[serde(default)]
-    pub failure_defaults: serde_json::Map<String, Value>,
+    pub failure_defaults: crate::value::Map,
     #[serde(default)]
     pub process_every_value: bool,
 }
@@ -638,10 +638,10 @@ impl InstanceOperator for AddId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn rename(spec: Value, input: Value) -> Vec<(String, Value)> {
-        let op: Rename = serde_json::from_value(spec).unwrap();
+        let op: Rename = crate::value::from_value(spec).unwrap();
         let out = op.process_instance(input.as_object().unwrap().clone(), "train").unwrap();
         out.into_iter().collect()
     }

@@ -395,7 +395,7 @@ fn key_string(k: &Value) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     // Expected values are what Python 3.11's ast.literal_eval returns (tuples shown as lists).
     #[test]

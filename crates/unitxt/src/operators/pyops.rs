@@ -30,7 +30,7 @@ pub fn as_num(v: &Value) -> Option<Num> {
 
 /// A float as a [`Value`]; errors for NaN and infinities, which JSON cannot hold.
 pub fn float_value(f: f64) -> Result<Value> {
-    serde_json::Number::from_f64(f)
+    crate::value::Number::from_f64(f)
         .map(Value::Number)
         .ok_or_else(|| Error::unsupported(format!("the float {f} (nan or infinity) cannot be represented")))
 }
@@ -448,7 +448,7 @@ fn set_in(cur: &mut Value, comps: &[&str], value: Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     // Expected instances from unitxt.dict_utils.dict_set in /work/venv.
     #[test]

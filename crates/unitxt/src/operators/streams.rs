@@ -899,7 +899,7 @@ fn coerce_floats(cols: usize, rows: &mut [Vec<Option<Value>>]) {
             for r in rows.iter_mut() {
                 if let Some(v) = &r[c] {
                     if let Some(f) = v.as_f64() {
-                        r[c] = serde_json::Number::from_f64(f).map(Value::Number);
+                        r[c] = crate::value::Number::from_f64(f).map(Value::Number);
                     }
                 }
             }
@@ -1105,7 +1105,7 @@ impl Operator for JoinStreams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn obj(v: Value) -> Instance {
         v.as_object().cloned().unwrap_or_default()

@@ -82,7 +82,7 @@ impl FieldOperator for Replace {
 /// `MapReplace`).
 #[derive(Debug, Deserialize)]
 pub struct MapReplace {
-    pub mapping: serde_json::Map<String, Value>,
+    pub mapping: crate::value::Map,
 }
 
 impl FieldOperator for MapReplace {
@@ -237,7 +237,7 @@ fn replacement(field: &str, fields: &Instance) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn run<F: FieldOperator>(op: F, v: Value) -> Result<Value> {
         op.process_value(v, &Instance::new())

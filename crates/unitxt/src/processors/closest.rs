@@ -104,7 +104,7 @@ impl FieldOperator for MatchClosestOption {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn seq(s: &str) -> Vec<String> {
         elements(&Value::from(s)).unwrap_or_default()

@@ -157,7 +157,7 @@ impl FieldOperator for MultipleToolCallPostProcessor {
 #[cfg(test)]
 mod tests {
     use super::loads;
-    use serde_json::json;
+    use crate::json;
 
     // Expected values from Python 3.11 `json.loads`.
     #[test]

@@ -30,7 +30,7 @@ fn has_nonfinite(v: &Value) -> bool {
 #[test]
 fn processors_match_unitxt() {
     let Some(cat) = catalog() else { return };
-    let task_data = serde_json::json!({"options": ["cat", "dog", "a bird", "Hello", "yes", "no"]});
+    let task_data = crate::json!({"options": ["cat", "dog", "a bird", "Hello", "yes", "no"]});
     let mut failures = Vec::new();
     let mut checked = 0;
     cat.scope(|| {
@@ -107,10 +107,10 @@ fn chained_postprocessors() {
             &names,
             Value::from("\n  Paris, Lyon; Nice\nrest"),
             vec![Value::from("PARIS,lyon. x")],
-            serde_json::json!({}),
+            crate::json!({}),
         )
         .expect("runs");
-        assert_eq!(p, serde_json::json!(["paris"]));
-        assert_eq!(Value::Array(r), serde_json::json!([["paris"]]));
+        assert_eq!(p, crate::json!(["paris"]));
+        assert_eq!(Value::Array(r), crate::json!([["paris"]]));
     });
 }

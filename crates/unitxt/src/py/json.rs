@@ -195,7 +195,7 @@ impl<'o> DictWriter<'o> {
     }
 
     /// Writes every item of `map`, in order.
-    pub fn items(&mut self, map: &serde_json::Map<String, Value>) {
+    pub fn items(&mut self, map: &crate::value::Map) {
         for (k, v) in map {
             self.item(k, v);
         }
@@ -211,7 +211,7 @@ impl<'o> DictWriter<'o> {
 mod tests {
     // Expected values printed by CPython 3.11.7's `json.dumps` for the same inputs.
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn ascii_escapes_and_floats() {

@@ -384,7 +384,7 @@ mod tests {
     // Expected values come from CPython 3.11.7 (/work/venv/bin/python) and Unitxt 1.26.10's
     // `unitxt.random_utils.new_random_generator` on the same inputs.
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn str_seed_random_sample_getrandbits() {

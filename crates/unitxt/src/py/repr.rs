@@ -58,7 +58,7 @@ pub fn write_dict_repr<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>
 }
 
 /// `repr` of a JSON number: integers in decimal, anything else as a Python float.
-pub fn number_repr(n: &serde_json::Number) -> String {
+pub fn number_repr(n: &crate::value::Number) -> String {
     if let Some(i) = n.as_i64() {
         i.to_string()
     } else if let Some(u) = n.as_u64() {
@@ -345,7 +345,7 @@ const NON_PRINTABLE: [(u32, u32); 701] = [
 mod tests {
     // Expected values printed by CPython 3.11.7 (/work/venv/bin/python) for the same inputs.
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn string_quoting_and_escapes() {

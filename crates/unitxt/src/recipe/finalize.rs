@@ -12,7 +12,7 @@ pub const OUTPUT_FIELDS: &[&str] = &[
     "data_classification_policy",
 ];
 
-fn take_obj(inst: &mut Instance, k: &str) -> Result<serde_json::Map<String, Value>> {
+fn take_obj(inst: &mut Instance, k: &str) -> Result<crate::value::Map> {
     match inst.swap_remove(k) {
         Some(Value::Object(m)) => Ok(m),
         _ => Err(Error::invalid(format!("instance has no {k:?} dict"))),
@@ -181,7 +181,7 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeM
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn verbalized(input: Value, refs: Value, demos: Option<Value>) -> Instance {
         let mut v = json!({

@@ -209,11 +209,11 @@ impl Recipe {
 
         let system_prompt = match args.get("system_prompt") {
             Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `system_prompt`")?,
-            None => resolve::<dyn InstanceOperator>(&serde_json::json!({"__type__": "empty_system_prompt"}))?,
+            None => resolve::<dyn InstanceOperator>(&crate::json!({"__type__": "empty_system_prompt"}))?,
         };
         let format = match args.get("format") {
             Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `format`")?,
-            None => resolve::<dyn InstanceOperator>(&serde_json::json!({"__type__": "system_format"}))?,
+            None => resolve::<dyn InstanceOperator>(&crate::json!({"__type__": "system_format"}))?,
         };
 
         let mut augmentors = Vec::new();

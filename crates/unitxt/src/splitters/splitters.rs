@@ -540,7 +540,7 @@ impl Operator for SeparateSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn ids(items: std::ops::Range<i64>) -> Vec<Instance> {
         items.map(|i| json!({ "id": i }).as_object().cloned().unwrap_or_default()).collect()
@@ -555,9 +555,9 @@ mod tests {
         MultiStream::from_lists(l)
     }
 
-    fn run(op: impl Operator + 'static, m: MultiStream) -> serde_json::Value {
+    fn run(op: impl Operator + 'static, m: MultiStream) -> crate::value::Value {
         let out = Arc::new(op).process(m).unwrap();
-        let mut o = serde_json::Map::new();
+        let mut o = crate::value::Map::new();
         for (k, s) in out.streams {
             let v: Vec<Value> = s.map(|r| r.unwrap()["id"].clone()).collect();
             o.insert(k, Value::Array(v));

@@ -66,7 +66,7 @@ impl EmptySystemPrompt {
     /// (`{"__type__": "empty_system_prompt"}`).
     pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
         let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(EmptySystemPrompt::default());
-        crate::artifact::Art::new(op, serde_json::json!({"__type__": "empty_system_prompt"}))
+        crate::artifact::Art::new(op, crate::json!({"__type__": "empty_system_prompt"}))
     }
 }
 

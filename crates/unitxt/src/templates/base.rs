@@ -18,7 +18,7 @@ use crate::value::{Instance, Value};
 pub const INFERENCE_STREAM: &str = "__INFERENCE_STREAM__";
 
 /// An ordered field map (a Python dict of field name to value).
-pub type Fields = serde_json::Map<String, Value>;
+pub type Fields = crate::value::Map;
 
 fn default_true() -> bool {
     true
@@ -793,7 +793,7 @@ pub fn get_field<'a>(data: &'a Fields, name: &str, what: &str) -> Result<&'a Val
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn d(v: Value) -> Fields {
         v.as_object().cloned().unwrap_or_default()

@@ -272,7 +272,7 @@ impl TemplateKind for MultiTurnTemplate {
 }
 
 fn default_quantum() -> Value {
-    serde_json::json!(0.1)
+    crate::json!(0.1)
 }
 
 /// `output_quantizing_template`: an `input_output_template` whose serializer first rounds

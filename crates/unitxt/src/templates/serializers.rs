@@ -26,7 +26,7 @@ pub fn serialize_with(ser: &dyn Serializer, v: &mut Value, instance: &mut Instan
 }
 
 fn art(s: Arc<dyn Serializer>, type_name: &str) -> Art<dyn Serializer> {
-    Art::new(s, serde_json::json!({ "__type__": type_name }))
+    Art::new(s, crate::json!({ "__type__": type_name }))
 }
 
 /// The serializer of a template that names none (Unitxt's `Template.serializer` default):
@@ -285,7 +285,7 @@ pub struct NumberQuantizingSerializer {
 }
 
 fn default_quantum() -> Value {
-    serde_json::json!(0.1)
+    crate::json!(0.1)
 }
 
 /// Python's `round(x)` of a float: nearest integer, ties to even.
@@ -389,7 +389,7 @@ fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
     let images = media.entry("images").or_insert_with(|| Value::Array(vec![]));
     let images = images.as_array_mut().ok_or_else(|| Error::invalid("`media/images` must be a list"))?;
     let idx = images.len();
-    let mut rec = serde_json::Map::new();
+    let mut rec = crate::value::Map::new();
     rec.insert("image".into(), value.get("image").cloned().unwrap_or(Value::Null));
     rec.insert("format".into(), value.get("format").cloned().unwrap_or(Value::Null));
     images.push(Value::Object(rec));
@@ -496,7 +496,7 @@ impl Serializer for ToolsSerializer {
         let tools = instance.entry("__tools__").or_insert_with(|| Value::Array(vec![]));
         let list = tools.as_array_mut().ok_or_else(|| Error::invalid("instance field `__tools__` must be a list"))?;
         for tool in value.as_array().map(|a| a.as_slice()).unwrap_or(&[]) {
-            list.push(serde_json::json!({"type": "function", "function": tool}));
+            list.push(crate::json!({"type": "function", "function": tool}));
         }
         Ok(Some(dumps(tools, DumpOptions { indent: Some(4), ..DumpOptions::default() })))
     }
@@ -578,7 +578,7 @@ impl Serializer for QuantizingFirst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn ser(s: &dyn Serializer, v: Value) -> (String, Instance) {
         let mut inst = Instance::new();

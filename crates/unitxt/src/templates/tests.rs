@@ -52,10 +52,10 @@ fn oracle_cases() {
 #[test]
 fn multiple_choice_rejects_bad_flag_combinations() {
     // Unitxt's MultipleChoiceTemplate.verify raises for these.
-    let bad = serde_json::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
+    let bad = crate::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
         "shuffle_choices": true, "reverse_choices": true});
     assert!(crate::registry::build(&bad).is_err());
-    let bad = serde_json::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
+    let bad = crate::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
         "sort_choices_by_length": true, "sort_choices_alphabetically": true});
     assert!(crate::registry::build(&bad).is_err());
 }

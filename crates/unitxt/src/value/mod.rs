@@ -1,19 +1,23 @@
 //! The data model: instances are ordered JSON objects.
 //!
 //! Unitxt passes Python dicts between operators; key order is insertion order and matters for
-//! `str()` seeds and `json.dumps`. We use `serde_json` with `preserve_order`, so a [`Value`]
-//! object keeps insertion order like a Python dict. Integers and floats stay distinct
-//! (`1` vs `1.0`), as in Python.
+//! `str()` seeds and `json.dumps`. A [`Value`] object is a [`Map`] that keeps insertion order
+//! like a Python dict ([`map`]). Integers and floats stay distinct (`1` vs `1.0`), as in
+//! Python ([`json`]).
 //!
 //! Field paths follow Unitxt's `dict_utils`: `a/b/0` walks into nested dicts and lists; a key
 //! that literally contains `/` and exists at the top level is taken as is.
 
 use crate::error::{Error, Result};
 
-/// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
-pub type Value = serde_json::Value;
+pub mod json;
+pub mod map;
+
+pub use json::{from_value, to_value, Number, Value};
+pub use map::{Key, Map};
+
 /// One instance of a stream: an ordered map of field names to values.
-pub type Instance = serde_json::Map<String, Value>;
+pub type Instance = Map;
 
 /// Splits a Unitxt field path into components (`"a//b/"` is cleaned as Unitxt cleans it).
 /// Errors on an empty path or an empty component.
@@ -129,7 +133,7 @@ pub fn truthy(v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn inst(v: Value) -> Instance {
         v.as_object().unwrap().clone()

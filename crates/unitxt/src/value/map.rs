@@ -1,0 +1,543 @@
+//! [`Map`]: the insertion-ordered string-keyed map inside [`Value::Object`] and [`Instance`].
+//!
+//! Python dicts keep insertion order, and Unitxt's outputs depend on it (`str()` seeds,
+//! `json.dumps`). An instance has a handful of fields, so the map is a vector of entries
+//! searched linearly; no key is hashed. A map that grows past [`LINEAR_MAX`] entries (a large
+//! JSON object in a dataset or a catalog) gets a hash index of entry positions (`foldhash`), so
+//! lookups stay O(1) there.
+//!
+//! The API follows `serde_json::Map` with its `preserve_order` feature, which this type
+//! replaces, including its removal semantics: [`Map::remove`] is [`Map::swap_remove`] (the last
+//! entry takes the removed one's place) and [`Map::shift_remove`] keeps the order (Python's
+//! `del`/`pop`).
+//!
+//! [`Value::Object`]: super::Value::Object
+//! [`Instance`]: super::Instance
+
+use super::Value;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// Map keys. A type alias so that the key representation can change in one place.
+pub type Key = String;
+
+/// Above this many entries a map keeps a hash index; at or below it, lookups scan the entries.
+pub const LINEAR_MAX: usize = 12;
+
+const SEED: u64 = 0x5851_f42d_4c95_7f2d;
+
+#[inline]
+fn hash(key: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(SEED).hash_one(key)
+}
+
+/// An insertion-ordered map from strings to [`Value`]s (a Python dict with string keys).
+#[derive(Clone, Default)]
+pub struct Map {
+    entries: Vec<(Key, Value)>,
+    /// Positions in `entries`, hashed by key; present only when there are more than
+    /// [`LINEAR_MAX`] entries.
+    index: Option<Box<HashTable<usize>>>,
+}
+
+impl Map {
+    /// An empty map.
+    #[inline]
+    pub fn new() -> Self {
+        Map { entries: Vec::new(), index: None }
+    }
+
+    /// An empty map with room for `n` entries.
+    #[inline]
+    pub fn with_capacity(n: usize) -> Self {
+        Map { entries: Vec::with_capacity(n), index: None }
+    }
+
+    /// Number of entries.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when the map has no entries.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.index = None;
+    }
+
+    /// Position of `key` in insertion order.
+    #[inline]
+    pub fn get_index_of(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            None => self.entries.iter().position(|(k, _)| k.as_str() == key),
+            Some(ix) => ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied(),
+        }
+    }
+
+    fn rebuild_index(&mut self) {
+        if self.entries.len() <= LINEAR_MAX {
+            self.index = None;
+            return;
+        }
+        let mut t = HashTable::with_capacity(self.entries.len());
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            let entries = &self.entries;
+            t.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
+        }
+        self.index = Some(Box::new(t));
+    }
+
+    /// The value of `key`.
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.get_index_of(key).map(|i| &self.entries[i].1)
+    }
+
+    /// The value of `key`, mutable.
+    #[inline]
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.get_index_of(key).map(|i| &mut self.entries[i].1)
+    }
+
+    /// The stored key and value of `key`.
+    pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Value)> {
+        self.get_index_of(key).map(|i| (&self.entries[i].0, &self.entries[i].1))
+    }
+
+    /// The entry at position `i` in insertion order.
+    pub fn get_index(&self, i: usize) -> Option<(&Key, &Value)> {
+        self.entries.get(i).map(|(k, v)| (k, v))
+    }
+
+    /// True when `key` is present.
+    #[inline]
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get_index_of(key).is_some()
+    }
+
+    /// Appends an entry known to be absent.
+    #[inline]
+    fn push(&mut self, k: Key, v: Value) {
+        let i = self.entries.len();
+        match &mut self.index {
+            Some(ix) => {
+                let entries = &self.entries;
+                ix.insert_unique(hash(&k), i, |&j| hash(&entries[j].0));
+                self.entries.push((k, v));
+            }
+            None => {
+                self.entries.push((k, v));
+                if self.entries.len() > LINEAR_MAX {
+                    self.rebuild_index();
+                }
+            }
+        }
+    }
+
+    /// Sets `key` to `v`. An existing key keeps its position and its old value is returned (as
+    /// a Python dict assignment does); a new key goes last.
+    #[inline]
+    pub fn insert(&mut self, k: Key, v: Value) -> Option<Value> {
+        match self.get_index_of(&k) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),
+            None => {
+                self.push(k, v);
+                None
+            }
+        }
+    }
+
+    /// Inserts `key` at position `at` (moving it there when present), returning the old value.
+    pub fn shift_insert(&mut self, at: usize, k: Key, v: Value) -> Option<Value> {
+        let old = self.shift_remove(&k);
+        let at = at.min(self.entries.len());
+        self.entries.insert(at, (k, v));
+        self.rebuild_index();
+        old
+    }
+
+    /// Removes the entry at position `i`, moving the last entry into its place.
+    fn swap_remove_at(&mut self, i: usize) -> (Key, Value) {
+        if let Some(ix) = &mut self.index {
+            let last = self.entries.len() - 1;
+            let h = hash(&self.entries[i].0);
+            if let Ok(e) = ix.find_entry(h, |&j| j == i) {
+                e.remove();
+            }
+            if i != last {
+                let hl = hash(&self.entries[last].0);
+                if let Some(p) = ix.find_mut(hl, |&j| j == last) {
+                    *p = i;
+                }
+            }
+        }
+        self.entries.swap_remove(i)
+    }
+
+    /// Removes the entry at position `i`, keeping the order of the others.
+    fn shift_remove_at(&mut self, i: usize) -> (Key, Value) {
+        if let Some(ix) = &mut self.index {
+            let h = hash(&self.entries[i].0);
+            if let Ok(e) = ix.find_entry(h, |&j| j == i) {
+                e.remove();
+            }
+            for j in ix.iter_mut() {
+                if *j > i {
+                    *j -= 1;
+                }
+            }
+        }
+        self.entries.remove(i)
+    }
+
+    /// Removes `key` as `serde_json::Map::remove` does with `preserve_order`: the last entry
+    /// takes its place. Use [`Map::shift_remove`] where the order of the rest matters.
+    #[inline]
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        self.swap_remove(key)
+    }
+
+    /// Removes `key` and returns its entry (swapping the last entry into its place).
+    pub fn remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
+        self.get_index_of(key).map(|i| self.swap_remove_at(i))
+    }
+
+    /// Removes `key`; the last entry takes its place.
+    #[inline]
+    pub fn swap_remove(&mut self, key: &str) -> Option<Value> {
+        self.get_index_of(key).map(|i| self.swap_remove_at(i).1)
+    }
+
+    /// Removes `key`, keeping the order of the other entries.
+    #[inline]
+    pub fn shift_remove(&mut self, key: &str) -> Option<Value> {
+        self.get_index_of(key).map(|i| self.shift_remove_at(i).1)
+    }
+
+    /// Removes `key` and returns its entry, keeping the order of the other entries.
+    pub fn shift_remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
+        self.get_index_of(key).map(|i| self.shift_remove_at(i))
+    }
+
+    /// Moves every entry of `other` into `self` (inserting each), leaving `other` empty.
+    pub fn append(&mut self, other: &mut Map) {
+        for (k, v) in std::mem::take(other) {
+            self.insert(k, v);
+        }
+    }
+
+    /// The entry of `key`, for in-place insertion.
+    pub fn entry(&mut self, key: impl Into<Key>) -> Entry<'_> {
+        let key = key.into();
+        match self.get_index_of(&key) {
+            Some(i) => Entry::Occupied(&mut self.entries[i].1),
+            None => Entry::Vacant(VacantEntry { map: self, key }),
+        }
+    }
+
+    /// Keeps the entries for which `f` returns true, in order.
+    pub fn retain(&mut self, mut f: impl FnMut(&Key, &mut Value) -> bool) {
+        let before = self.entries.len();
+        self.entries.retain_mut(|(k, v)| f(k, v));
+        if self.entries.len() != before && self.index.is_some() {
+            self.rebuild_index();
+        }
+    }
+
+    /// Sorts the entries by key (as `serde_json::Map::sort_keys`).
+    pub fn sort_keys(&mut self) {
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        if self.index.is_some() {
+            self.rebuild_index();
+        }
+    }
+
+    /// Entries in insertion order.
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(self.entries.iter())
+    }
+
+    /// Entries in insertion order, values mutable.
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        IterMut(self.entries.iter_mut())
+    }
+
+    /// Keys in insertion order.
+    #[inline]
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// Values in insertion order.
+    #[inline]
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// Values in insertion order, mutable.
+    #[inline]
+    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    /// The values, in insertion order, by value.
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+
+    /// The entries as a vector of pairs, in insertion order.
+    pub fn into_entries(self) -> Vec<(Key, Value)> {
+        self.entries
+    }
+}
+
+/// A place in a [`Map`] for one key (from [`Map::entry`]).
+pub enum Entry<'a> {
+    /// The key is absent.
+    Vacant(VacantEntry<'a>),
+    /// The key is present; its value.
+    Occupied(&'a mut Value),
+}
+
+/// An absent key of a [`Map`].
+pub struct VacantEntry<'a> {
+    map: &'a mut Map,
+    key: Key,
+}
+
+impl<'a> VacantEntry<'a> {
+    /// Inserts `v` under the key (last in order) and returns it.
+    pub fn insert(self, v: Value) -> &'a mut Value {
+        let map = self.map;
+        map.push(self.key, v);
+        let last = map.entries.len() - 1;
+        &mut map.entries[last].1
+    }
+}
+
+impl<'a> Entry<'a> {
+    /// The value, inserting `default` when the key is absent.
+    pub fn or_insert(self, default: Value) -> &'a mut Value {
+        match self {
+            Entry::Occupied(v) => v,
+            Entry::Vacant(e) => e.insert(default),
+        }
+    }
+
+    /// The value, inserting `f()` when the key is absent.
+    pub fn or_insert_with(self, f: impl FnOnce() -> Value) -> &'a mut Value {
+        match self {
+            Entry::Occupied(v) => v,
+            Entry::Vacant(e) => e.insert(f()),
+        }
+    }
+}
+
+impl PartialEq for Map {
+    /// Equal when both have the same keys with equal values; order is ignored (as for Python
+    /// dicts and `serde_json::Map`).
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl Eq for Map {}
+
+impl std::fmt::Debug for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl std::ops::Index<&str> for Map {
+    type Output = Value;
+    /// The value of a key; panics when it is absent (as `serde_json::Map`'s index does).
+    fn index(&self, key: &str) -> &Value {
+        self.get(key).expect("key not in map")
+    }
+}
+
+impl std::ops::IndexMut<&str> for Map {
+    fn index_mut(&mut self, key: &str) -> &mut Value {
+        self.get_mut(key).expect("key not in map")
+    }
+}
+
+impl FromIterator<(Key, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (Key, Value)>>(iter: I) -> Self {
+        let mut m = Map::new();
+        m.extend(iter);
+        m
+    }
+}
+
+impl Extend<(Key, Value)> for Map {
+    fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, iter: I) {
+        let iter = iter.into_iter();
+        self.entries.reserve(iter.size_hint().0);
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+/// Borrowing iterator over a [`Map`]'s entries.
+#[derive(Clone)]
+pub struct Iter<'a>(std::slice::Iter<'a, (Key, Value)>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a Key, &'a Value);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+impl ExactSizeIterator for Iter<'_> {}
+
+/// Iterator over a [`Map`]'s entries with mutable values.
+pub struct IterMut<'a>(std::slice::IterMut<'a, (Key, Value)>);
+
+impl<'a> Iterator for IterMut<'a> {
+    type Item = (&'a Key, &'a mut Value);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&*k, v))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+impl DoubleEndedIterator for IterMut<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&*k, v))
+    }
+}
+impl ExactSizeIterator for IterMut<'_> {}
+
+/// Owning iterator over a [`Map`]'s entries.
+pub struct IntoIter(std::vec::IntoIter<(Key, Value)>);
+
+impl Iterator for IntoIter {
+    type Item = (Key, Value);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+impl DoubleEndedIterator for IntoIter {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back()
+    }
+}
+impl ExactSizeIterator for IntoIter {}
+
+impl IntoIterator for Map {
+    type Item = (Key, Value);
+    type IntoIter = IntoIter;
+    #[inline]
+    fn into_iter(self) -> IntoIter {
+        IntoIter(self.entries.into_iter())
+    }
+}
+
+impl<'a> IntoIterator for &'a Map {
+    type Item = (&'a Key, &'a Value);
+    type IntoIter = Iter<'a>;
+    #[inline]
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Map {
+    type Item = (&'a Key, &'a mut Value);
+    type IntoIter = IterMut<'a>;
+    #[inline]
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(m: &Map) -> Vec<&str> {
+        m.keys().map(|k| k.as_str()).collect()
+    }
+
+    /// The same operations on a small (scanned) and a large (indexed) map, checked against a
+    /// plain vector model of a Python dict plus `serde_json`'s swap-remove.
+    #[test]
+    fn matches_a_vector_model_small_and_indexed() {
+        for n in [5usize, 40] {
+            let mut m = Map::new();
+            let mut model: Vec<(String, i64)> = Vec::new();
+            for i in 0..n as i64 {
+                assert_eq!(m.insert(format!("k{i}"), Value::from(i)), None);
+                model.push((format!("k{i}"), i));
+            }
+            assert_eq!(n > LINEAR_MAX, m.index.is_some());
+            // Re-insert keeps the position.
+            assert_eq!(m.insert("k1".into(), Value::from(100)), Some(Value::from(1)));
+            model[1].1 = 100;
+            // swap_remove: the last entry moves into the hole.
+            assert_eq!(m.swap_remove("k0"), Some(Value::from(0)));
+            let last = model.pop().unwrap();
+            model[0] = last;
+            // shift_remove keeps the order.
+            assert_eq!(m.shift_remove("k2"), Some(Value::from(2)));
+            model.remove(2);
+            assert_eq!(m.shift_remove("absent"), None);
+            let want: Vec<&str> = model.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(keys(&m), want);
+            for (k, v) in &model {
+                assert_eq!(m.get(k), Some(&Value::from(*v)), "{k} in map of {n}");
+            }
+            m.retain(|k, _| k != "k3");
+            model.retain(|(k, _)| k != "k3");
+            for (k, v) in &model {
+                assert_eq!(m.get(k), Some(&Value::from(*v)));
+            }
+            assert_eq!(m.get("k3"), None);
+            assert_eq!(m.len(), model.len());
+        }
+    }
+
+    #[test]
+    fn entry_and_equality_ignore_order() {
+        let mut a = Map::new();
+        a.entry("x").or_insert(Value::from(1));
+        *a.entry("x").or_insert(Value::from(2)) = Value::from(3);
+        a.insert("y".into(), Value::Null);
+        let b: Map = [("y".to_string(), Value::Null), ("x".to_string(), Value::from(3))].into_iter().collect();
+        assert_eq!(a, b);
+        assert_eq!(keys(&a), ["x", "y"]);
+        let mut c = a.clone();
+        c.shift_insert(0, "y".into(), Value::from(true));
+        assert_eq!(keys(&c), ["y", "x"]);
+        assert_eq!(format!("{:?}", b), r#"{"y": Null, "x": Number(3)}"#);
+    }
+}
