@@ -280,7 +280,8 @@ impl InstanceOperator for Task {
                 instance.swap_remove(k)
             }
         };
-        let mut out = Instance::with_capacity(9);
+        // Room for the fields the template, the format and finalization add later.
+        let mut out = Instance::with_capacity(16);
         out.insert("input_fields".into(), Value::Object(input_fields));
         out.insert("metrics".into(), Value::Array(self.metrics.clone()));
         out.insert("data_classification_policy".into(), take("data_classification_policy").unwrap_or(Value::Array(vec![])));

@@ -330,7 +330,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut m = Map::with_capacity(access.size_hint().unwrap_or(0).min(4096));
-        while let Some((k, v)) = access.next_entry::<String, Value>()? {
+        while let Some((k, v)) = access.next_entry::<super::Key, Value>()? {
             m.insert(k, v);
         }
         Ok(Value::Object(m))

@@ -22,7 +22,7 @@ use std::hash::BuildHasher;
 pub type Key = String;
 
 /// Above this many entries a map keeps a hash index; at or below it, lookups scan the entries.
-pub const LINEAR_MAX: usize = 12;
+pub const LINEAR_MAX: usize = 32;
 
 const SEED: u64 = 0x5851_f42d_4c95_7f2d;
 
@@ -492,7 +492,7 @@ mod tests {
     /// plain vector model of a Python dict plus `serde_json`'s swap-remove.
     #[test]
     fn matches_a_vector_model_small_and_indexed() {
-        for n in [5usize, 40] {
+        for n in [5usize, 80] {
             let mut m = Map::new();
             let mut model: Vec<(String, i64)> = Vec::new();
             for i in 0..n as i64 {
