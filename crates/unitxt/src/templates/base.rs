@@ -333,7 +333,8 @@ fn format_depth<A: FormatArgs + ?Sized>(
                 i = j + 1;
                 lit = i;
             }
-            _ => i += 1,
+            // Literal text: skip to the next brace.
+            _ => i = memchr::memchr2(b'{', b'}', &b[i..]).map_or(b.len(), |k| i + k),
         }
     }
     out.push_str(&fmt[lit..]);
