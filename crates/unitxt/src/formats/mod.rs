@@ -65,10 +65,13 @@ fn field_or_empty(map: &Instance, name: &str, whole: &str) -> Result<Value> {
 /// Errors when one of these fields is `null`, or the demos are not a list of dicts.
 pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
     let turns = instance.get("__turns__").cloned();
+    // Moved out, not copied (on error the instance is dropped by the caller anyway).
     let mut take = |name: &str| -> Result<Value> {
-        let v = field_or_empty(instance, name, "instance")?;
-        instance.shift_remove(name);
-        Ok(v)
+        match instance.shift_remove(name) {
+            None => Ok(Value::String(String::new())),
+            Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the instance must not be None"))),
+            Some(v) => Ok(v),
+        }
     };
     let source = take("source")?;
     let instruction = take("instruction")?;

@@ -68,6 +68,12 @@ pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_f
     Ok((ms, pool))
 }
 
+/// The fields of a rendered demo that formats ([`crate::formats::take_fields`]) and
+/// finalization (`recipe/finalize.rs`) read; the rest of a pool demo's rendering is
+/// dropped.
+pub const RENDERED_DEMO_FIELDS: &[&str] =
+    &["source", "target", "target_prefix", "input_fields", "reference_fields", "data_classification_policy"];
+
 /// A recipe run's demos pool. Each demo a sampler picks is rendered by a template once: the
 /// rendering (Unitxt's template applied to the demo, on split `""`) depends only on the demo
 /// and the template, so it is kept, keyed by the demo's and the template's identity (pool
@@ -84,14 +90,18 @@ impl DemosPool {
         DemosPool { items, rendered: Mutex::new(HashMap::new()) }
     }
 
-    /// `demo` rendered by `template` (a copy of the kept rendering after the first time).
-    /// Errors as the template does; failures are not kept.
+    /// `demo` rendered by `template`, reduced to [`RENDERED_DEMO_FIELDS`] (a copy of the kept
+    /// rendering after the first time). Errors as the template does; failures are not kept.
     pub fn render(&self, demo: &Instance, template: &Art<dyn Template>) -> Result<Instance> {
         let key = (demo as *const Instance as usize, Arc::as_ptr(&template.inner) as *const () as usize);
         if let Some(r) = self.rendered.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
         }
-        let r = template.process_instance(demo.clone(), "")?;
+        let mut r = template.process_instance(demo.clone(), "")?;
+        // Only what is read of a demo downstream is kept (and copied into every instance that
+        // uses it): the format's `source`, `target` and `target_prefix`, and finalization's
+        // `input_fields`, `reference_fields` and `data_classification_policy`.
+        r.retain(|k, _| RENDERED_DEMO_FIELDS.contains(&k.as_str()));
         if let Ok(mut m) = self.rendered.lock() {
             m.insert(key, r.clone());
         }
