@@ -53,10 +53,15 @@ pub struct FormatFields {
 /// Reads field `name`: `""` when missing, an error when it holds `null` (Unitxt asserts
 /// non-None values).
 fn field_or_empty(map: &Instance, name: &str, whole: &str) -> Result<Value> {
-    match map.get(name) {
+    present_or_empty(map.get(name).cloned(), name, whole)
+}
+
+/// The value of field `name` as read or taken: `""` when missing, an error when `null`.
+fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> {
+    match v {
         None => Ok(Value::String(String::new())),
         Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the {whole} must not be None"))),
-        Some(v) => Ok(v.clone()),
+        Some(v) => Ok(v),
     }
 }
 
@@ -66,13 +71,7 @@ fn field_or_empty(map: &Instance, name: &str, whole: &str) -> Result<Value> {
 pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
     let turns = instance.get("__turns__").cloned();
     // Moved out, not copied (on error the instance is dropped by the caller anyway).
-    let mut take = |name: &str| -> Result<Value> {
-        match instance.shift_remove(name) {
-            None => Ok(Value::String(String::new())),
-            Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the instance must not be None"))),
-            Some(v) => Ok(v),
-        }
-    };
+    let mut take = |name: &str| present_or_empty(instance.shift_remove(name), name, "instance");
     let source = take("source")?;
     let instruction = take("instruction")?;
     let system_prompt = take("system_prompt")?;

@@ -6,10 +6,10 @@
 //! JSON object in a dataset or a catalog) gets a hash index of entry positions (`foldhash`), so
 //! lookups stay O(1) there.
 //!
-//! The API follows `serde_json::Map` with its `preserve_order` feature, which this type
-//! replaces, including its removal semantics: [`Map::remove`] is [`Map::swap_remove`] (the last
-//! entry takes the removed one's place) and [`Map::shift_remove`] keeps the order (Python's
-//! `del`/`pop`).
+//! The API is the part of `serde_json::Map` (with its `preserve_order` feature, which this type
+//! replaces) that the engine uses, with the same removal semantics: [`Map::remove`] is
+//! [`Map::swap_remove`] (the last entry takes the removed one's place) and
+//! [`Map::shift_remove`] keeps the order (Python's `del`/`pop`).
 //!
 //! [`Value::Object`]: super::Value::Object
 //! [`Instance`]: super::Instance
@@ -105,16 +105,6 @@ impl Map {
         self.get_index_of(key).map(|i| &mut self.entries[i].1)
     }
 
-    /// The stored key and value of `key`.
-    pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Value)> {
-        self.get_index_of(key).map(|i| (&self.entries[i].0, &self.entries[i].1))
-    }
-
-    /// The entry at position `i` in insertion order.
-    pub fn get_index(&self, i: usize) -> Option<(&Key, &Value)> {
-        self.entries.get(i).map(|(k, v)| (k, v))
-    }
-
     /// True when `key` is present.
     #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
@@ -151,15 +141,6 @@ impl Map {
                 None
             }
         }
-    }
-
-    /// Inserts `key` at position `at` (moving it there when present), returning the old value.
-    pub fn shift_insert(&mut self, at: usize, k: Key, v: Value) -> Option<Value> {
-        let old = self.shift_remove(&k);
-        let at = at.min(self.entries.len());
-        self.entries.insert(at, (k, v));
-        self.rebuild_index();
-        old
     }
 
     /// Removes the entry at position `i`, moving the last entry into its place.
@@ -203,11 +184,6 @@ impl Map {
         self.swap_remove(key)
     }
 
-    /// Removes `key` and returns its entry (swapping the last entry into its place).
-    pub fn remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
-        self.get_index_of(key).map(|i| self.swap_remove_at(i))
-    }
-
     /// Removes `key`; the last entry takes its place.
     #[inline]
     pub fn swap_remove(&mut self, key: &str) -> Option<Value> {
@@ -218,18 +194,6 @@ impl Map {
     #[inline]
     pub fn shift_remove(&mut self, key: &str) -> Option<Value> {
         self.get_index_of(key).map(|i| self.shift_remove_at(i).1)
-    }
-
-    /// Removes `key` and returns its entry, keeping the order of the other entries.
-    pub fn shift_remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
-        self.get_index_of(key).map(|i| self.shift_remove_at(i))
-    }
-
-    /// Moves every entry of `other` into `self` (inserting each), leaving `other` empty.
-    pub fn append(&mut self, other: &mut Map) {
-        for (k, v) in std::mem::take(other) {
-            self.insert(k, v);
-        }
     }
 
     /// The entry of `key`, for in-place insertion.
@@ -246,14 +210,6 @@ impl Map {
         let before = self.entries.len();
         self.entries.retain_mut(|(k, v)| f(k, v));
         if self.entries.len() != before && self.index.is_some() {
-            self.rebuild_index();
-        }
-    }
-
-    /// Sorts the entries by key (as `serde_json::Map::sort_keys`).
-    pub fn sort_keys(&mut self) {
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        if self.index.is_some() {
             self.rebuild_index();
         }
     }
@@ -286,16 +242,6 @@ impl Map {
     #[inline]
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
         self.entries.iter_mut().map(|(_, v)| v)
-    }
-
-    /// The values, in insertion order, by value.
-    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
-        self.entries.into_iter().map(|(_, v)| v)
-    }
-
-    /// The entries as a vector of pairs, in insertion order.
-    pub fn into_entries(self) -> Vec<(Key, Value)> {
-        self.entries
     }
 }
 
@@ -535,9 +481,6 @@ mod tests {
         let b: Map = [("y".to_string(), Value::Null), ("x".to_string(), Value::from(3))].into_iter().collect();
         assert_eq!(a, b);
         assert_eq!(keys(&a), ["x", "y"]);
-        let mut c = a.clone();
-        c.shift_insert(0, "y".into(), Value::from(true));
-        assert_eq!(keys(&c), ["y", "x"]);
         assert_eq!(format!("{:?}", b), r#"{"y": Null, "x": Number(3)}"#);
     }
 }
