@@ -42,10 +42,6 @@ impl Value {
     pub fn is_boolean(&self) -> bool {
         matches!(self, Value::Bool(_))
     }
-    /// True for a number.
-    pub fn is_number(&self) -> bool {
-        matches!(self, Value::Number(_))
-    }
     /// True for a string.
     pub fn is_string(&self) -> bool {
         matches!(self, Value::String(_))
@@ -69,10 +65,6 @@ impl Value {
     /// True for a float.
     pub fn is_f64(&self) -> bool {
         matches!(self, Value::Number(n) if n.is_f64())
-    }
-    /// `Some(())` for `null`.
-    pub fn as_null(&self) -> Option<()> {
-        self.is_null().then_some(())
     }
     /// The boolean, if this is one.
     pub fn as_bool(&self) -> Option<bool> {
