@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use unitxt::error::{Error, Result, ResultExt};
-use unitxt::recipe::{prepare as run_recipe, PrepareOptions};
-use unitxt::stream::Stream;
+use std::sync::Arc;
+
+use unitxt::recipe::{prepare as run_recipe, prepare_map, Finisher, PrepareOptions};
+use unitxt::stream::{MultiStream, Stream, StreamOf};
 
 fn bar(show: bool, split: &str) -> ProgressBar {
     if !show {
@@ -23,13 +25,9 @@ fn bar(show: bool, split: &str) -> ProgressBar {
     pb
 }
 
-fn write_stream(stream: Stream, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
+/// Writes a split's lines (serialized on the worker threads by [`prepare_lines`]) to `w`.
+fn write_lines(lines: StreamOf<Vec<u8>>, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
     let mut n = 0;
-    // Lines are serialized (and the instances dropped) on the worker threads, in order; this
-    // thread only writes the bytes.
-    let lines = unitxt::stream::par_map_with(stream, |_, inst| {
-        Ok(unitxt::json_lines::instance_line(&inst))
-    });
     for line in lines {
         w.write_all(&line?)?;
         n += 1;
@@ -39,6 +37,13 @@ fn write_stream(stream: Stream, w: &mut dyn Write, pb: &ProgressBar) -> Result<u
     }
     pb.set_position(n);
     Ok(n)
+}
+
+/// The recipe's splits as JSON Lines lines, each serialized (and its instance dropped) on the
+/// worker thread that prepared it.
+fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec<u8>>> {
+    let line: Finisher<Vec<u8>> = Arc::new(|inst| Ok(unitxt::json_lines::instance_line(&inst)));
+    prepare_map(recipe, &PrepareOptions { catalogs }, line)
 }
 
 fn tmp_path(path: &Path) -> PathBuf {
@@ -59,28 +64,34 @@ pub fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file() && !m.is_dir())
 }
 
-/// Writes `stream` into the opened file `f`: Parquet when `path` ends in `.parquet`, else JSON
-/// Lines.
-fn write_to(stream: Stream, f: File, path: &Path, pb: &ProgressBar) -> Result<u64> {
+/// One prepared split, in the shape its sink wants.
+enum Split {
+    /// JSON Lines lines (see [`prepare_lines`]).
+    Lines(StreamOf<Vec<u8>>),
+    /// Output instances, for the Parquet writer.
+    Instances(Stream),
+}
+
+/// Writes `split` into the opened file `f`.
+fn write_to(split: Split, f: File, pb: &ProgressBar) -> Result<u64> {
     let mut w = BufWriter::with_capacity(1 << 20, f);
-    let n = if is_parquet(path) {
-        unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?
-    } else {
-        write_stream(stream, &mut w, pb)?
+    let n = match split {
+        Split::Instances(stream) => unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?,
+        Split::Lines(lines) => write_lines(lines, &mut w, pb)?,
     };
     w.flush()?;
     Ok(n)
 }
 
-/// Writes `stream` to `path` (JSON Lines, or Parquet for a `.parquet` path) via a temporary
-/// file renamed on success; straight into `path` when it is a device or FIFO.
-fn write_file_atomic(stream: Stream, path: &Path, pb: &ProgressBar) -> Result<u64> {
+/// Writes `split` to `path` via a temporary file renamed on success; straight into `path`
+/// when it is a device or FIFO.
+fn write_file_atomic(split: Split, path: &Path, pb: &ProgressBar) -> Result<u64> {
     if is_special_file(path) {
         let f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
-        return write_to(stream, f, path, pb);
+        return write_to(split, f, pb);
     }
     let tmp = tmp_path(path);
-    let res = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display())).and_then(|f| write_to(stream, f, path, pb));
+    let res = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display())).and_then(|f| write_to(split, f, pb));
     match res {
         Ok(n) => {
             std::fs::rename(&tmp, path).with_ctx(|| format!("moving output into {}", path.display()))?;
@@ -95,19 +106,25 @@ fn write_file_atomic(stream: Stream, path: &Path, pb: &ProgressBar) -> Result<u6
 
 /// `unitxt-rs prepare`.
 pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalogs: Vec<PathBuf>, progress: bool) -> Result<()> {
-    let mut ms = run_recipe(recipe, &PrepareOptions { catalogs })?;
     match split {
         Some(s) => {
-            let stream = ms.take(s)?;
             let pb = bar(progress, s);
-            match output {
-                None => write_stream(stream, &mut BufWriter::new(std::io::stdout().lock()), &pb)?,
-                Some(p) if p.as_os_str() == "-" => write_stream(stream, &mut BufWriter::new(std::io::stdout().lock()), &pb)?,
-                Some(p) => write_file_atomic(stream, p, &pb)?,
+            match output.filter(|p| p.as_os_str() != "-") {
+                Some(p) => {
+                    // A `.parquet` path is written as Parquet, with the schema of Unitxt's datasets.
+                    let split = if is_parquet(p) {
+                        Split::Instances(run_recipe(recipe, &PrepareOptions { catalogs })?.take(s)?)
+                    } else {
+                        Split::Lines(prepare_lines(recipe, catalogs)?.take(s)?)
+                    };
+                    write_file_atomic(split, p, &pb)?
+                }
+                None => write_lines(prepare_lines(recipe, catalogs)?.take(s)?, &mut BufWriter::new(std::io::stdout().lock()), &pb)?,
             };
             pb.finish_and_clear();
         }
         None => {
+            let mut ms = prepare_lines(recipe, catalogs)?;
             let dir = output.ok_or_else(|| Error::invalid("without --split, --output must name a directory"))?;
             std::fs::create_dir_all(dir).with_ctx(|| format!("creating {}", dir.display()))?;
             // Write every split to temporary files first; rename all only when all succeeded.
@@ -121,7 +138,7 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
                 let res = (|| {
                     let f = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display()))?;
                     let mut w = BufWriter::with_capacity(1 << 20, f);
-                    write_stream(stream, &mut w, &pb)?;
+                    write_lines(stream, &mut w, &pb)?;
                     w.flush()?;
                     Ok::<_, Error>(())
                 })();

@@ -13,10 +13,19 @@ use crate::value::Instance;
 /// A lazy stream of instances. Errors travel inside the stream and stop its consumer.
 pub type Stream = Box<dyn Iterator<Item = Result<Instance>> + Send>;
 
-/// Named streams (splits), in order.
-#[derive(Default)]
-pub struct MultiStream {
-    pub streams: IndexMap<String, Stream>,
+/// A lazy stream of items of any type (for example a split's instances already serialized as
+/// JSON Lines by [`crate::recipe::prepare_map`]).
+pub type StreamOf<T> = Box<dyn Iterator<Item = Result<T>> + Send>;
+
+/// Named streams (splits), in order; by default streams of instances.
+pub struct MultiStream<T = Instance> {
+    pub streams: IndexMap<String, StreamOf<T>>,
+}
+
+impl<T> Default for MultiStream<T> {
+    fn default() -> Self {
+        MultiStream { streams: IndexMap::new() }
+    }
 }
 
 impl MultiStream {
@@ -33,14 +42,16 @@ impl MultiStream {
             .collect();
         MultiStream { streams }
     }
+}
 
+impl<T> MultiStream<T> {
     /// Split names, in order.
     pub fn names(&self) -> Vec<String> {
         self.streams.keys().cloned().collect()
     }
 
     /// Takes one split out, erroring (with the available names) if it does not exist.
-    pub fn take(&mut self, name: &str) -> Result<Stream> {
+    pub fn take(&mut self, name: &str) -> Result<StreamOf<T>> {
         let names = self.names();
         self.streams.shift_remove(name).ok_or_else(|| {
             Error::not_found(format!("split {name:?} does not exist; available splits: {names:?}"))
@@ -48,7 +59,7 @@ impl MultiStream {
     }
 
     /// Applies `f` to every stream, keeping names and order.
-    pub fn map_streams(self, mut f: impl FnMut(&str, Stream) -> Stream) -> Self {
+    pub fn map_streams<U>(self, mut f: impl FnMut(&str, StreamOf<T>) -> StreamOf<U>) -> MultiStream<U> {
         let streams = self.streams.into_iter().map(|(k, s)| {
             let s2 = f(&k, s);
             (k, s2)
@@ -64,7 +75,7 @@ pub fn collect(stream: Stream) -> Result<Vec<Instance>> {
 
 /// Wraps a stream so that each error names the split and the 0-based index of the instance in
 /// that stream (as it reached this point of the pipeline).
-pub fn locate_errors(split: &str, stream: Stream) -> Stream {
+pub fn locate_errors<T: 'static>(split: &str, stream: StreamOf<T>) -> StreamOf<T> {
     let split = split.to_string();
     Box::new(stream.enumerate().map(move |(i, r)| {
         r.map_err(|e| {

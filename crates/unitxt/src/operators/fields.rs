@@ -633,6 +633,10 @@ impl InstanceOperator for AddId {
         instance.insert(self.id_field_name.clone(), Value::String(format!("{n:032x}")));
         Ok(instance)
     }
+
+    fn needs_stream_order(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -39,12 +39,26 @@ pub trait Operator: Send + Sync {
     /// Transforms the multi-stream. Errors found while setting up are returned here; errors
     /// of individual instances travel inside the streams.
     fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream>;
+
+    /// The per-instance operator this operator is, when it is one ([`InstanceOp`]): a recipe
+    /// then runs it on the worker threads together with the steps after it, instead of on
+    /// the thread that reads the data. `None` (the default) for every other operator.
+    fn as_instance_op(&self) -> Option<&InstanceOp> {
+        None
+    }
 }
 
 /// A per-instance operator.
 pub trait InstanceOperator: Send + Sync {
     /// Transforms one instance of split `split`.
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
+
+    /// Whether the result depends on the order in which instances are processed (a counter
+    /// shared by all instances, as in [`fields::AddId`]): such an operator runs on the reading
+    /// thread, in stream order, never on the worker threads. `false` by default.
+    fn needs_stream_order(&self) -> bool {
+        false
+    }
 }
 
 /// A per-split operator.
@@ -72,14 +86,24 @@ impl StreamScope {
 }
 
 /// Adapts an [`InstanceOperator`] to an [`Operator`], lazily, for the splits in `scope`.
-pub struct InstanceOp<T: ?Sized> {
+pub struct InstanceOp {
     /// `__type__` (or catalog name) for error messages.
     pub name: String,
     pub scope: StreamScope,
-    pub op: Arc<T>,
+    pub op: Arc<dyn InstanceOperator>,
 }
 
-impl<T: InstanceOperator + ?Sized + 'static> Operator for InstanceOp<T> {
+impl InstanceOp {
+    /// Runs the operator on instance `i` (0-based position in its input stream) of `split`;
+    /// an error names the operator, the split and the position.
+    pub fn apply(&self, inst: Instance, split: &str, i: usize) -> Result<Instance> {
+        self.op.process_instance(inst, split).map_err(|e| {
+            e.context(format!("in operator `{}`", self.name)).context(format!("split {split:?}, instance {i}"))
+        })
+    }
+}
+
+impl Operator for InstanceOp {
     fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
         Ok(ms.map_streams(|split, stream| {
             if !self.scope.applies(split) {
@@ -87,14 +111,12 @@ impl<T: InstanceOperator + ?Sized + 'static> Operator for InstanceOp<T> {
             }
             let me = self.clone();
             let split = split.to_string();
-            Box::new(stream.enumerate().map(move |(i, r)| {
-                let inst = r?;
-                me.op.process_instance(inst, &split).map_err(|e| {
-                    e.context(format!("in operator `{}`", me.name))
-                        .context(format!("split {split:?}, instance {i}"))
-                })
-            }))
+            Box::new(stream.enumerate().map(move |(i, r)| me.apply(r?, &split, i)))
         }))
+    }
+
+    fn as_instance_op(&self) -> Option<&InstanceOp> {
+        Some(self)
     }
 }
 

@@ -305,11 +305,19 @@ impl Recipe {
     /// Runs the pipeline and returns the finished splits (lazy streams of output instances,
     /// each with exactly [`OUTPUT_FIELDS`]).
     pub fn run(self: &Arc<Self>) -> Result<MultiStream> {
-        let me = self.clone();
-        self.catalog.clone().scope(move || me.run_in_scope())
+        self.run_map(Arc::new(Ok))
     }
 
-    fn run_in_scope(self: &Arc<Self>) -> Result<MultiStream> {
+    /// Runs the pipeline and applies `finish` to every output instance on the worker thread
+    /// that produced it (for example serializing it as a JSON Lines line), so that only the
+    /// results travel back to the consuming thread. Streams keep the instances' order; an
+    /// error of `finish` is located (split and position) as the pipeline's own errors are.
+    pub fn run_map<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
+        let me = self.clone();
+        self.catalog.clone().scope(move || me.run_in_scope(finish))
+    }
+
+    fn run_in_scope<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
         // Loading.
         let mut ms = self.card.loader.load(self.loader_limit).ctx("in the card's loader")?;
         if let Some(l) = self.loader_limit {
@@ -332,41 +340,58 @@ impl Recipe {
                 Ok(inst)
             })) as Stream
         });
-        // Standardization.
+        // Standardization. The per-instance steps at the end of the card's preprocess steps
+        // (after its last stream-level step) are deferred: they run on the worker threads,
+        // fused with the task, augmentors and verbalization that follow them.
+        let mut deferred: Vec<Step> = Vec::new();
         if let Some(steps) = &self.card.preprocess_steps {
-            ms = apply_all(steps, ms).ctx("in the card's preprocess_steps")?;
+            let keep = steps
+                .iter()
+                .rposition(|op| op.inner.as_instance_op().is_none_or(|i| i.op.needs_stream_order()))
+                .map_or(0, |p| p + 1);
+            ms = apply_all(&steps[..keep], ms).ctx("in the card's preprocess_steps")?;
+            deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.inner.clone())));
         }
         // Processing: task, augmentors.
-        ms = map_instances(ms, "task", self.card.task.inner.clone() as Arc<dyn InstanceOperator>, &self.catalog);
+        deferred.push(Step::Named("task".into(), self.card.task.inner.clone() as Arc<dyn InstanceOperator>));
         for (i, aug) in self.augmentors.iter().enumerate() {
-            ms = map_instances(ms, &format!("augmentor {i}"), aug.clone(), &self.catalog);
+            deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
-        // Demos pool.
+        // Demos pool: built from processed instances, so the deferred steps run first.
         let pool = match self.demos_pool_size {
             Some(size) => {
+                ms = run_steps(ms, std::mem::take(&mut deferred), &self.catalog);
                 let (ms2, pool) = demos::create_demos_pool(ms, &self.demos_taken_from, size, self.demos_removed_from_data)?;
                 ms = ms2;
                 Some(Arc::new(demos::DemosPool::new(pool)))
             }
             None => None,
         };
-        // Refiners.
+        // Refiners. Taking the first n instances commutes with the per-instance steps, so the
+        // deferred ones can run after it.
         let maxes = self.max_instances.clone();
         ms = ms.map_streams(|name, s| match maxes.get(name) {
             Some(&n) => Box::new(s.take(n)) as Stream,
             None => s,
         });
-        // Verbalization and finalization, per instance.
+        // Deferred steps, verbalization and finalization, per instance, on the thread pool.
         let me = self.clone();
+        let deferred = Arc::new(deferred);
         let ms = ms.map_streams(|split, s| {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
+            let steps = Steps::for_split(&deferred, &split);
+            let finish = finish.clone();
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
-            crate::stream::par_map(s, move |i, inst| {
-                me.catalog
-                    .scope(|| me.verbalize_and_finalize(inst, &split, pool.as_deref()))
-                    .map_err(|e| e.context(format!("split {split:?}, instance {i}")))
+            crate::stream::par_map_with(s, move |i, inst| {
+                me.catalog.scope(|| {
+                    let inst = steps.apply(inst, &split, i)?;
+                    let out = me
+                        .verbalize_and_finalize(inst, &split, pool.as_deref())
+                        .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
+                    finish(out)
+                })
             })
         });
         // Errors raised before verbalization get located too (by output position).
@@ -450,18 +475,65 @@ impl Recipe {
     }
 }
 
-/// Applies an instance operator to every split, on the thread pool (see
+/// What [`Recipe::run_map`] applies to each finished instance, on the worker threads.
+pub type Finisher<T> = Arc<dyn Fn(Instance) -> Result<T> + Send + Sync>;
+
+/// A per-instance step whose run the recipe defers to its worker threads.
+#[derive(Clone)]
+enum Step {
+    /// One of the card's preprocess steps (an [`crate::operators::InstanceOp`]), limited to
+    /// the splits of its scope.
+    Card(Arc<dyn Operator>),
+    /// The task or an augmentor, on every split; errors say `in {name}`.
+    Named(String, Arc<dyn InstanceOperator>),
+}
+
+/// The deferred steps that apply to one split, in order.
+struct Steps(Vec<Step>);
+
+impl Steps {
+    fn for_split(steps: &[Step], split: &str) -> Steps {
+        Steps(
+            steps
+                .iter()
+                .filter(|s| match s {
+                    Step::Card(op) => op.as_instance_op().is_some_and(|i| i.scope.applies(split)),
+                    Step::Named(..) => true,
+                })
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Runs the steps on instance `i` of `split`; errors carry the same context as when each
+    /// step runs as its own stage (the step, then the split and position).
+    fn apply(&self, mut inst: Instance, split: &str, i: usize) -> Result<Instance> {
+        for step in &self.0 {
+            inst = match step {
+                Step::Card(op) => match op.as_instance_op() {
+                    Some(op) => op.apply(inst, split, i)?,
+                    None => inst,
+                },
+                Step::Named(name, op) => op
+                    .process_instance(inst, split)
+                    .map_err(|e| e.context(format!("in {name}")).context(format!("split {split:?}, instance {i}")))?,
+            };
+        }
+        Ok(inst)
+    }
+}
+
+/// Runs `steps` on every split as one stage on the thread pool (see
 /// [`crate::stream::par_map`]), with `catalog` as the scope names resolve in.
-fn map_instances(ms: MultiStream, name: &str, op: Arc<dyn InstanceOperator>, catalog: &Arc<Catalog>) -> MultiStream {
-    let name = name.to_string();
+fn run_steps(ms: MultiStream, steps: Vec<Step>, catalog: &Arc<Catalog>) -> MultiStream {
     ms.map_streams(|split, s| {
-        let op = op.clone();
+        let steps = Steps::for_split(&steps, split);
+        if steps.0.is_empty() {
+            return s;
+        }
         let split = split.to_string();
-        let name = name.clone();
         let catalog = catalog.clone();
-        crate::stream::par_map(s, move |_, inst| {
-            catalog.scope(|| op.process_instance(inst, &split)).with_ctx(|| format!("in {name}"))
-        })
+        crate::stream::par_map(s, move |i, inst| catalog.scope(|| steps.apply(inst, &split, i)))
     })
 }
 
@@ -478,6 +550,15 @@ pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
     let args = RecipeArgs::parse(query, &catalog)?;
     let recipe = Arc::new(Recipe::build(&args, catalog)?);
     recipe.run()
+}
+
+/// Like [`prepare`], with `finish` applied to every output instance on the worker threads
+/// (see [`Recipe::run_map`]); the CLI serializes instances there.
+pub fn prepare_map<T: Send + 'static>(query: &str, opts: &PrepareOptions, finish: Finisher<T>) -> Result<MultiStream<T>> {
+    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
+    let args = RecipeArgs::parse(query, &catalog)?;
+    let recipe = Arc::new(Recipe::build(&args, catalog)?);
+    recipe.run_map(finish)
 }
 
 /// Like [`prepare`], with recipe arguments given as values (as Unitxt's `load_dataset` takes
