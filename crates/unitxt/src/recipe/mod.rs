@@ -357,10 +357,11 @@ impl Recipe {
         for (i, aug) in self.augmentors.iter().enumerate() {
             deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
-        // Demos pool: built from processed instances, so the deferred steps run first.
+        // Demos pool: built from processed instances, so the deferred steps run first on the
+        // split it is taken from (the other splits keep them deferred).
         let pool = match self.demos_pool_size {
             Some(size) => {
-                ms = run_steps(ms, std::mem::take(&mut deferred), &self.catalog);
+                ms = run_steps(ms, &self.demos_taken_from, &deferred, &self.catalog);
                 let (ms2, pool) = demos::create_demos_pool(ms, &self.demos_taken_from, size, self.demos_removed_from_data)?;
                 ms = ms2;
                 Some(Arc::new(demos::DemosPool::new(pool)))
@@ -381,7 +382,10 @@ impl Recipe {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
-            let steps = Steps::for_split(&deferred, &split);
+            let steps = match pool {
+                Some(_) if split == me.demos_taken_from => Steps(Vec::new()),
+                _ => Steps::for_split(&deferred, &split),
+            };
             let finish = finish.clone();
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
             crate::stream::par_map_with(s, move |i, inst| {
@@ -523,18 +527,17 @@ impl Steps {
     }
 }
 
-/// Runs `steps` on every split as one stage on the thread pool (see
+/// Runs `steps` on split `split` as one stage on the thread pool (see
 /// [`crate::stream::par_map`]), with `catalog` as the scope names resolve in.
-fn run_steps(ms: MultiStream, steps: Vec<Step>, catalog: &Arc<Catalog>) -> MultiStream {
-    ms.map_streams(|split, s| {
-        let steps = Steps::for_split(&steps, split);
-        if steps.0.is_empty() {
-            return s;
-        }
+fn run_steps(mut ms: MultiStream, split: &str, steps: &[Step], catalog: &Arc<Catalog>) -> MultiStream {
+    let steps = Steps::for_split(steps, split);
+    if let Some(s) = ms.streams.get_mut(split) {
+        let stream = std::mem::replace(s, Box::new(std::iter::empty()));
         let split = split.to_string();
         let catalog = catalog.clone();
-        crate::stream::par_map(s, move |i, inst| catalog.scope(|| steps.apply(inst, &split, i)))
-    })
+        *s = crate::stream::par_map(stream, move |i, inst| catalog.scope(|| steps.apply(inst, &split, i)));
+    }
+    ms
 }
 
 /// Options of [`prepare`].
