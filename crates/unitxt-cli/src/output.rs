@@ -42,7 +42,7 @@ fn write_lines(lines: StreamOf<Vec<u8>>, w: &mut dyn Write, pb: &ProgressBar) ->
 /// The recipe's splits as JSON Lines lines, each serialized (and its instance dropped) on the
 /// worker thread that prepared it.
 fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec<u8>>> {
-    let line: Finisher<Vec<u8>> = Arc::new(|inst| Ok(unitxt::json_lines::instance_line(&inst)));
+    let line: Finisher<Vec<u8>> = Arc::new(|inst| Ok(inst.json_line()));
     prepare_map(recipe, &PrepareOptions { catalogs }, line)
 }
 

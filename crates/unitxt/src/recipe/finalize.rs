@@ -107,7 +107,7 @@ impl Parts {
 /// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
 /// matters). `task_data` is written straight from the instance's parts when its keys are
 /// distinct and no `group_by` needs it as a map.
-pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeMeta) -> Result<Instance> {
+pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeMeta) -> Result<OutputInstance> {
     let parts = Parts::take(&mut inst)?;
     let demos = match inst.swap_remove("demos") {
         Some(Value::Array(demos)) => {
@@ -157,25 +157,99 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeM
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
-    let mut task_data = Some(task_data);
-    let mut groups = Some(groups);
-    let mut out = Instance::with_capacity(OUTPUT_FIELDS.len());
-    for f in OUTPUT_FIELDS {
-        let v = match *f {
-            "task_data" => Value::String(task_data.take().unwrap_or_default()),
-            "groups" => Value::Array(groups.take().unwrap_or_default()),
-            "subset" => Value::Array(vec![]),
-            "media" => {
-                let mut m = Instance::with_capacity(2);
-                m.insert("images".into(), media.swap_remove("images").unwrap_or(Value::Array(vec![])));
-                m.insert("audios".into(), media.swap_remove("audios").unwrap_or(Value::Array(vec![])));
-                Value::Object(m)
-            }
-            other => inst.swap_remove(other).ok_or_else(|| Error::invalid(format!("the finished instance has no {other:?} field")))?,
-        };
-        out.insert(f.to_string(), v);
+    let mut field = |k: &str| inst.swap_remove(k).ok_or_else(|| Error::invalid(format!("the finished instance has no {k:?} field")));
+    Ok(OutputInstance {
+        source: field("source")?,
+        target: field("target")?,
+        references: field("references")?,
+        metrics: field("metrics")?,
+        groups,
+        images: media.swap_remove("images").unwrap_or(Value::Array(vec![])),
+        audios: media.swap_remove("audios").unwrap_or(Value::Array(vec![])),
+        postprocessors: field("postprocessors")?,
+        task_data,
+        data_classification_policy: field("data_classification_policy")?,
+    })
+}
+
+/// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is always empty, `media` is
+/// `{"images": ..., "audios": ...}`). It becomes a map ([`OutputInstance::into_instance`]) or
+/// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
+#[derive(Debug, Clone)]
+pub struct OutputInstance {
+    pub source: Value,
+    pub target: Value,
+    pub references: Value,
+    pub metrics: Value,
+    /// Each group as the JSON text of its dict (empty without `group_by`).
+    pub groups: Vec<Value>,
+    pub images: Value,
+    pub audios: Value,
+    pub postprocessors: Value,
+    /// The `task_data` dict as Python's `json.dumps` writes it.
+    pub task_data: String,
+    pub data_classification_policy: Value,
+}
+
+impl OutputInstance {
+    /// The instance as a map with exactly [`OUTPUT_FIELDS`], in that order.
+    pub fn into_instance(self) -> Instance {
+        let mut out = Instance::with_capacity(OUTPUT_FIELDS.len());
+        let mut media = Instance::with_capacity(2);
+        media.insert("images".into(), self.images);
+        media.insert("audios".into(), self.audios);
+        out.insert("source".into(), self.source);
+        out.insert("target".into(), self.target);
+        out.insert("references".into(), self.references);
+        out.insert("metrics".into(), self.metrics);
+        out.insert("groups".into(), Value::Array(self.groups));
+        out.insert("subset".into(), Value::Array(vec![]));
+        out.insert("media".into(), Value::Object(media));
+        out.insert("postprocessors".into(), self.postprocessors);
+        out.insert("task_data".into(), Value::String(self.task_data));
+        out.insert("data_classification_policy".into(), self.data_classification_policy);
+        out
     }
-    Ok(out)
+
+    /// Appends the instance as compact JSON, the same bytes as
+    /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        use crate::json_lines::{write_str, write_value};
+        out.extend_from_slice(b"{\"source\":");
+        write_value(&self.source, out);
+        out.extend_from_slice(b",\"target\":");
+        write_value(&self.target, out);
+        out.extend_from_slice(b",\"references\":");
+        write_value(&self.references, out);
+        out.extend_from_slice(b",\"metrics\":");
+        write_value(&self.metrics, out);
+        out.extend_from_slice(b",\"groups\":[");
+        for (i, g) in self.groups.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_value(g, out);
+        }
+        out.extend_from_slice(b"],\"subset\":[],\"media\":{\"images\":");
+        write_value(&self.images, out);
+        out.extend_from_slice(b",\"audios\":");
+        write_value(&self.audios, out);
+        out.extend_from_slice(b"},\"postprocessors\":");
+        write_value(&self.postprocessors, out);
+        out.extend_from_slice(b",\"task_data\":");
+        write_str(&self.task_data, out);
+        out.extend_from_slice(b",\"data_classification_policy\":");
+        write_value(&self.data_classification_policy, out);
+        out.push(b'}');
+    }
+
+    /// The instance as one JSON Lines line (its JSON and `\n`).
+    pub fn json_line(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1024);
+        self.write_json(&mut out);
+        out.push(b'\n');
+        out
+    }
 }
 
 #[cfg(test)]
@@ -199,7 +273,7 @@ mod tests {
     }
 
     fn task_data(inst: Instance) -> String {
-        finalize_instance(inst, &[], meta()).unwrap()["task_data"].as_str().unwrap().to_string()
+        finalize_instance(inst, &[], meta()).unwrap().task_data
     }
 
     #[test]
@@ -226,5 +300,19 @@ mod tests {
             task_data(inst),
             r#"{"metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "b": 2, "c": 4}"#
         );
+    }
+
+    #[test]
+    fn json_line_is_the_map_written_as_json() {
+        let mut inst = verbalized(json!({"q": "x \"quoted\"\n"}), json!({"a": "y"}), None);
+        inst.insert("source".into(), json!("line one\nline \"two\" \u{1}"));
+        inst.insert("media".into(), json!({"images": ["i.png"]}));
+        let out = finalize_instance(inst, &[json!("q")], meta()).unwrap();
+        assert_eq!(out.groups, vec![json!(r#"{"q": "x \"quoted\"\n"}"#)]);
+        let line = out.json_line();
+        let mut expected = Vec::new();
+        crate::json_lines::write_object(&out.into_instance(), &mut expected);
+        expected.push(b'\n');
+        assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(expected).unwrap());
     }
 }

@@ -25,7 +25,7 @@ use crate::task::Task;
 use crate::templates::Template;
 use crate::value::{Instance, Value};
 
-pub use finalize::{finalize_instance, RecipeMeta, OUTPUT_FIELDS};
+pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -305,7 +305,7 @@ impl Recipe {
     /// Runs the pipeline and returns the finished splits (lazy streams of output instances,
     /// each with exactly [`OUTPUT_FIELDS`]).
     pub fn run(self: &Arc<Self>) -> Result<MultiStream> {
-        self.run_map(Arc::new(Ok))
+        self.run_map(Arc::new(|o: OutputInstance| Ok(o.into_instance())))
     }
 
     /// Runs the pipeline and applies `finish` to every output instance on the worker thread
@@ -402,7 +402,7 @@ impl Recipe {
         Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
     }
 
-    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<Instance> {
+    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
         // What `task_data.metadata` reports of the recipe, handed straight to finalization.
@@ -480,7 +480,7 @@ impl Recipe {
 }
 
 /// What [`Recipe::run_map`] applies to each finished instance, on the worker threads.
-pub type Finisher<T> = Arc<dyn Fn(Instance) -> Result<T> + Send + Sync>;
+pub type Finisher<T> = Arc<dyn Fn(OutputInstance) -> Result<T> + Send + Sync>;
 
 /// A per-instance step whose run the recipe defers to its worker threads.
 #[derive(Clone)]
