@@ -262,12 +262,14 @@ impl Task {
 
 impl InstanceOperator for Task {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        // `{**defaults, **instance}`: only the values matter here (fields are picked by name),
+        // so defaults are added only where the instance lacks the field.
         if let Some(d) = &self.defaults {
-            let mut merged = d.clone();
-            for (k, v) in std::mem::take(&mut instance) {
-                merged.insert(k, v);
+            for (k, v) in d {
+                if !instance.contains_key(k) {
+                    instance.insert(k.clone(), v.clone());
+                }
             }
-            instance = merged;
         }
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).

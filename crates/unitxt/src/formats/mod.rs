@@ -130,11 +130,13 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 /// ends in `\N` is dropped; then every other run ending in one or more `\N`s becomes one
 /// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
 /// before it (Unitxt's pattern uses a character class that contains them).
-pub fn apply_capital_new_line_notation(text: &str) -> String {
+/// The text is returned as is (not copied) when it holds no `\\N`.
+pub fn apply_capital_new_line_notation(text: String) -> String {
     let finder = memchr::memmem::Finder::new(b"\\N");
     if finder.find(text.as_bytes()).is_none() {
-        return text.to_string();
+        return text;
     }
+    let text = text.as_str();
     // All characters involved are ASCII: scan bytes, copy unchanged stretches as slices.
     let is_bn = |b: &[u8], i: usize| i + 1 < b.len() && b[i] == b'\\' && b[i + 1] == b'N';
     // Leading part: (\n | \N)* that ends with \N, longest such prefix.
@@ -201,7 +203,7 @@ mod tests {
             ("\n\\N\n\\Nq\\", "q\\"),
         ];
         for (inp, exp) in cases {
-            assert_eq!(apply_capital_new_line_notation(inp), exp, "input {inp:?}");
+            assert_eq!(apply_capital_new_line_notation(inp.to_string()), exp, "input {inp:?}");
         }
     }
 }

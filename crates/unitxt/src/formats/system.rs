@@ -85,8 +85,8 @@ impl InstanceOperator for SystemFormat {
         if !self.scope.applies(split) {
             return Ok(instance);
         }
-        let f = take_fields(&mut instance, self.demos_field.as_deref())?;
-        let mut source = f.source.clone();
+        let mut f = take_fields(&mut instance, self.demos_field.as_deref())?;
+        let mut source = std::mem::take(&mut f.source);
         if let Some(turns) = &f.turns {
             if !truthy(&source) {
                 source = Value::String(crate::py::json::dumps(turns, Default::default()));
@@ -113,7 +113,7 @@ impl InstanceOperator for SystemFormat {
         ];
         let args = self.kwargs(fixed, "model_input_format")?;
         let out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
-        instance.insert("source".to_string(), Value::String(apply_capital_new_line_notation(&out)));
+        instance.insert("source".to_string(), Value::String(apply_capital_new_line_notation(out)));
         Ok(instance)
     }
 }

@@ -257,8 +257,140 @@ impl FormatArgs for [(&str, &Value)] {
 /// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
 pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
     let mut out = String::with_capacity(fmt.len() + 64);
-    format_depth(fmt, data, 2, &mut out)?;
+    match compiled(fmt) {
+        // A well-formed string: its parse is reused; only the fields are looked up.
+        Some(pieces) => {
+            for p in pieces.iter() {
+                match p {
+                    Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
+                    Piece::Field { name, conversion, spec } => {
+                        let value = lookup(&fmt[name.clone()], data)?;
+                        emit_value(&value, *conversion, &fmt[spec.clone()], &mut out)?
+                    }
+                }
+            }
+        }
+        // Malformed, or a spec with nested fields: the full parse, with Python's errors.
+        None => format_depth(fmt, data, 2, &mut out)?,
+    }
     Ok(out)
+}
+
+/// A piece of a parsed format string, as byte ranges into it.
+enum Piece {
+    /// Literal text (a `{{` or `}}` escape is a one-byte literal).
+    Lit(std::ops::Range<usize>),
+    /// A replacement field without nested fields in its spec.
+    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize> },
+}
+
+/// Format strings parsed so far on this thread (template and format strings repeat for every
+/// instance); `None` for strings that need the full parse. Bounded: cleared when full.
+type FormatCache = std::collections::HashMap<Box<str>, Option<std::rc::Rc<[Piece]>>, foldhash::fast::FixedState>;
+
+thread_local! {
+    static FORMATS: std::cell::RefCell<FormatCache> = std::cell::RefCell::new(FormatCache::default());
+}
+
+const FORMAT_CACHE_MAX: usize = 256;
+
+fn compiled(fmt: &str) -> Option<std::rc::Rc<[Piece]>> {
+    FORMATS.with(|c| {
+        if let Some(p) = c.borrow().get(fmt) {
+            return p.clone();
+        }
+        let p: Option<std::rc::Rc<[Piece]>> = compile(fmt).map(Into::into);
+        let mut c = c.borrow_mut();
+        if c.len() >= FORMAT_CACHE_MAX {
+            c.clear();
+        }
+        c.insert(fmt.into(), p.clone());
+        p
+    })
+}
+
+/// Parses `fmt` into pieces; `None` when it is malformed or a spec holds nested fields (then
+/// [`format_depth`] formats it and reports the error Python would).
+fn compile(fmt: &str) -> Option<Vec<Piece>> {
+    let b = fmt.as_bytes();
+    let mut pieces = Vec::new();
+    let mut lit = 0;
+    let mut i = 0;
+    let push_lit = |pieces: &mut Vec<Piece>, r: std::ops::Range<usize>| {
+        if !r.is_empty() {
+            pieces.push(Piece::Lit(r));
+        }
+    };
+    while i < b.len() {
+        match b[i] {
+            b'}' => {
+                if b.get(i + 1) != Some(&b'}') {
+                    return None;
+                }
+                push_lit(&mut pieces, lit..i + 1);
+                i += 2;
+                lit = i;
+            }
+            b'{' => {
+                push_lit(&mut pieces, lit..i);
+                if b.get(i + 1) == Some(&b'{') {
+                    push_lit(&mut pieces, i..i + 1);
+                    i += 2;
+                    lit = i;
+                    continue;
+                }
+                let start = i + 1;
+                let end = start + field_end(&b[start..]).ok()??;
+                let (name, conversion, spec) = parse_field(&fmt[start..end]).ok()?;
+                let (name, spec) = (start + name.start..start + name.end, start + spec.start..start + spec.end);
+                if fmt[spec.clone()].contains('{') {
+                    return None;
+                }
+                pieces.push(Piece::Field { name, conversion, spec });
+                i = end + 1;
+                lit = i;
+            }
+            _ => i = memchr::memchr2(b'{', b'}', &b[i..]).map_or(b.len(), |k| i + k),
+        }
+    }
+    push_lit(&mut pieces, lit..b.len());
+    Some(pieces)
+}
+
+/// The length of a replacement field's text (after its `{`, up to its matching `}`): `Ok(None)`
+/// when the string ends first, an error on a `{` in the field name.
+fn field_end(b: &[u8]) -> std::result::Result<Option<usize>, FormatError> {
+    let mut j = 0;
+    let mut count = 1;
+    let mut in_spec = false;
+    while j < b.len() {
+        match b[j] {
+            b'[' if !in_spec => {
+                while j < b.len() && b[j] != b']' {
+                    j += 1;
+                }
+                if j >= b.len() {
+                    return Ok(None);
+                }
+            }
+            b':' if !in_spec => in_spec = true,
+            b'{' => {
+                if !in_spec {
+                    return other("unexpected '{' in field name");
+                }
+                count += 1;
+            }
+            b'}' => {
+                count -= 1;
+                if count == 0 {
+                    return Ok(Some(j));
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    Ok(None)
 }
 
 /// Appends `fmt` formatted with `data` to `out`. All delimiters are ASCII, so the scan works on
@@ -296,39 +428,10 @@ fn format_depth<A: FormatArgs + ?Sized>(
                 }
                 // a replacement field: find its closing brace
                 let start = i + 1;
-                let mut j = start;
-                let mut count = 1;
-                let mut in_spec = false;
-                while j < b.len() {
-                    match b[j] {
-                        b'[' if !in_spec => {
-                            while j < b.len() && b[j] != b']' {
-                                j += 1;
-                            }
-                            if j >= b.len() {
-                                break;
-                            }
-                        }
-                        b':' if !in_spec => in_spec = true,
-                        b'{' => {
-                            if !in_spec {
-                                return other("unexpected '{' in field name");
-                            }
-                            count += 1;
-                        }
-                        b'}' => {
-                            count -= 1;
-                            if count == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                if j >= b.len() {
+                let Some(len) = field_end(&b[start..])? else {
                     return other("expected '}' before end of string");
-                }
+                };
+                let j = start + len;
                 render_field(&fmt[start..j], data, depth, out)?;
                 i = j + 1;
                 lit = i;
@@ -347,7 +450,21 @@ fn render_field<A: FormatArgs + ?Sized>(
     depth: u32,
     out: &mut String,
 ) -> std::result::Result<(), FormatError> {
-    // split name / conversion / spec, skipping [...] in the name
+    let (name, conversion, spec) = parse_field(field)?;
+    // Python looks the field up first, then formats a nested spec.
+    let value = lookup(&field[name], data)?;
+    let spec = &field[spec];
+    if spec.contains('{') {
+        let mut nested = String::new();
+        format_depth(spec, data, depth - 1, &mut nested)?;
+        return emit_value(&value, conversion, &nested, out);
+    }
+    emit_value(&value, conversion, spec, out)
+}
+
+/// Splits a replacement field's text into its name, conversion (`!x`) and spec (after `:`),
+/// as byte ranges (a `[...]` in the name may hold `!` or `:`).
+fn parse_field(field: &str) -> std::result::Result<(std::ops::Range<usize>, Option<char>, std::ops::Range<usize>), FormatError> {
     let b = field.as_bytes();
     let mut k = 0;
     while k < b.len() && b[k] != b'!' && b[k] != b':' {
@@ -361,9 +478,9 @@ fn render_field<A: FormatArgs + ?Sized>(
         }
         k += 1;
     }
-    let name = &field[..k.min(b.len())];
+    let name = 0..k.min(b.len());
     let mut conversion = None;
-    let mut spec = "";
+    let mut spec = b.len()..b.len();
     if k < b.len() {
         if b[k] == b'!' {
             let rest = &field[k + 1..];
@@ -372,37 +489,36 @@ fn render_field<A: FormatArgs + ?Sized>(
                 .next()
                 .ok_or(FormatError::Other("end of string while looking for conversion specifier".into()))?;
             conversion = Some(c);
-            let after = &rest[c.len_utf8()..];
-            if !after.is_empty() {
-                spec = after.strip_prefix(':').ok_or(FormatError::Other("expected ':' after conversion specifier".into()))?;
+            let after = k + 1 + c.len_utf8();
+            if after < b.len() {
+                if b[after] != b':' {
+                    return other("expected ':' after conversion specifier");
+                }
+                spec = after + 1..b.len();
             }
         } else {
-            spec = &field[k + 1..];
+            spec = k + 1..b.len();
         }
     }
-    let value = lookup(name, data)?;
-    let nested;
-    let spec = if spec.contains('{') {
-        let mut s = String::new();
-        format_depth(spec, data, depth - 1, &mut s)?;
-        nested = s;
-        nested.as_str()
-    } else {
-        spec
-    };
+    Ok((name, conversion, spec))
+}
+
+/// Converts a field's value and appends it formatted with `spec` (which holds no nested
+/// fields any more).
+fn emit_value(value: &Value, conversion: Option<char>, spec: &str, out: &mut String) -> std::result::Result<(), FormatError> {
     let converted;
     let v: &Value = match conversion {
-        None => &value,
+        None => value,
         Some('s') => {
-            converted = Value::String(py_str(&value));
+            converted = Value::String(py_str(value));
             &converted
         }
         Some('r') => {
-            converted = Value::String(repr(&value));
+            converted = Value::String(repr(value));
             &converted
         }
         Some('a') => {
-            converted = Value::String(ascii_escape(&repr(&value)));
+            converted = Value::String(ascii_escape(&repr(value)));
             &converted
         }
         Some(c) => return other(format!("Unknown conversion specifier {c}")),
@@ -436,7 +552,7 @@ fn ascii_escape(s: &str) -> String {
 }
 
 fn lookup<'a, A: FormatArgs + ?Sized>(name: &str, data: &'a A) -> std::result::Result<Cow<'a, Value>, FormatError> {
-    let first_end = name.find(['.', '[']).unwrap_or(name.len());
+    let first_end = name.bytes().position(|c| c == b'.' || c == b'[').unwrap_or(name.len());
     let first = &name[..first_end];
     if first.is_empty() || first.bytes().all(|c| c.is_ascii_digit()) {
         return other("Replacement index 0 out of range for positional args tuple");
@@ -812,6 +928,25 @@ mod tests {
         assert!(matches!(py_format("{}", &data), Err(FormatError::Other(_))));
         assert!(matches!(py_format("a } b", &data), Err(FormatError::Other(_))));
         assert!(matches!(py_format("{a", &data), Err(FormatError::Other(_))));
+    }
+
+    /// The parsed (cached) path and the full parse agree, results and errors, on well-formed
+    /// and malformed strings; a string is parsed once and reused.
+    #[test]
+    fn parsed_formats_match_the_full_parse() {
+        let data = d(json!({"a": "xyz", "b": "q", "w": 4, "m": {"x:y": "1", "k": "v"}, "l": ["p", "q"]}));
+        let cases = [
+            "", "plain", "{a}", "x{a}y{b}z", "{{{a}}}", "}}{{", "{a!r}", "{a!s:>6}", "{w:03}", "{m[x:y]}{l[1]}",
+            "{b:{w}}", "{a!x}", "{a!r;}", "{nope}", "{a", "a}", "{}", "{0}", "{a[}", "{l[5]}", "{m.k}", "{w:q}",
+            "{\u{e9}}", "é{a}ü",
+        ];
+        for f in cases {
+            let mut slow = String::new();
+            let slow = format_depth(f, &data, 2, &mut slow).map(|_| slow);
+            assert_eq!(py_format(f, &data), slow, "format {f:?}");
+            assert_eq!(py_format(f, &data), slow, "format {f:?}, cached");
+        }
+        assert!(compiled("x{a}y").is_some() && compiled("{b:{w}}").is_none() && compiled("a}").is_none());
     }
 
     #[test]
