@@ -74,6 +74,21 @@ pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_f
 pub const RENDERED_DEMO_FIELDS: &[&str] =
     &["source", "target", "target_prefix", "input_fields", "reference_fields", "data_classification_policy"];
 
+/// The fields of a rendered demo that formats read ([`crate::formats::take_fields`]).
+const FORMAT_DEMO_FIELDS: &[&str] = &["source", "target", "target_prefix"];
+
+/// A pool demo rendered by a template, kept for every instance that uses it.
+pub struct RenderedDemo {
+    /// The rendering reduced to [`RENDERED_DEMO_FIELDS`].
+    pub fields: Instance,
+    /// The rendering reduced to what formats read (`source`, `target`, `target_prefix`): the
+    /// copy that goes into an instance's `demos` field.
+    pub format_view: Instance,
+    /// The demo's `task_data` dict as `json.dumps` writes it, when it can be written
+    /// directly (see `finalize.rs`); finalization then copies this text.
+    pub task_data: Option<String>,
+}
+
 /// A recipe run's demos pool. Each demo a sampler picks is rendered by a template once: the
 /// rendering (Unitxt's template applied to the demo, on split `""`) depends only on the demo
 /// and the template, so it is kept, keyed by the demo's and the template's identity (pool
@@ -81,7 +96,7 @@ pub const RENDERED_DEMO_FIELDS: &[&str] =
 pub struct DemosPool {
     /// The pool's instances, in the order [`create_demos_pool`] took them.
     pub items: Vec<Instance>,
-    rendered: Mutex<HashMap<(usize, usize), Instance>>,
+    rendered: Mutex<HashMap<(usize, usize), Arc<RenderedDemo>>>,
 }
 
 impl DemosPool {
@@ -90,18 +105,22 @@ impl DemosPool {
         DemosPool { items, rendered: Mutex::new(HashMap::new()) }
     }
 
-    /// `demo` rendered by `template`, reduced to [`RENDERED_DEMO_FIELDS`] (a copy of the kept
-    /// rendering after the first time). Errors as the template does; failures are not kept.
-    pub fn render(&self, demo: &Instance, template: &Art<dyn Template>) -> Result<Instance> {
+    /// `demo` rendered by `template` (shared after the first time). Errors as the template
+    /// does; failures are not kept.
+    pub fn render(&self, demo: &Instance, template: &Art<dyn Template>) -> Result<Arc<RenderedDemo>> {
         let key = (demo as *const Instance as usize, Arc::as_ptr(&template.inner) as *const () as usize);
         if let Some(r) = self.rendered.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
         }
-        let mut r = template.process_instance(demo.clone(), "")?;
-        // Only what is read of a demo downstream is kept (and copied into every instance that
-        // uses it): the format's `source`, `target` and `target_prefix`, and finalization's
-        // `input_fields`, `reference_fields` and `data_classification_policy`.
-        r.retain(|k, _| RENDERED_DEMO_FIELDS.contains(&k.as_str()));
+        let mut fields = template.process_instance(demo.clone(), "")?;
+        // Only what is read of a demo downstream is kept: the format's `source`, `target` and
+        // `target_prefix`, and finalization's `input_fields`, `reference_fields` and
+        // `data_classification_policy`.
+        fields.retain(|k, _| RENDERED_DEMO_FIELDS.contains(&k.as_str()));
+        let mut format_view = fields.clone();
+        format_view.retain(|k, _| FORMAT_DEMO_FIELDS.contains(&k.as_str()));
+        let task_data = super::finalize::demo_task_data(&fields);
+        let r = Arc::new(RenderedDemo { fields, format_view, task_data });
         if let Ok(mut m) = self.rendered.lock() {
             m.insert(key, r.clone());
         }

@@ -48,17 +48,23 @@ impl Parts {
         })
     }
 
-    /// Whether the dict's keys are all distinct (no reference field named like an input field,
-    /// `metadata`, or `extra`), so that it can be written item by item in this order.
-    fn distinct_keys(&self, extra: Option<&str>) -> bool {
+    /// Whether the dict can be written item by item: no input or reference field is named
+    /// `metadata` or `extra` (whose merge would move the recipe's metadata). A reference field
+    /// named like an input field is fine: [`Parts::write`] puts its value at the input field's
+    /// place, as the dict merge does.
+    fn direct(&self, extra: Option<&str>) -> bool {
         let reserved = |k: &str| k == "metadata" || extra == Some(k);
-        !self.input.keys().any(|k| reserved(k)) && !self.refs.keys().any(|k| reserved(k) || self.input.contains_key(k))
+        !self.input.keys().any(|k| reserved(k)) && !self.refs.keys().any(|k| reserved(k))
     }
 
-    /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end).
-    fn write(&self, recipe: Option<&RecipeMeta>, demos: Option<&[Parts]>, out: &mut String) {
+    /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end), as
+    /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
+    /// reference field that is also an input field takes the input field's place.
+    fn write(&self, recipe: Option<&RecipeMeta>, demos: DemoDicts<'_>, out: &mut String) {
         let mut w = DictWriter::begin(out);
-        w.items(&self.input);
+        for (k, v) in &self.input {
+            w.item(k, self.refs.get(k).unwrap_or(v));
+        }
         let meta = w.key("metadata");
         let mut m = DictWriter::begin(meta);
         m.item("data_classification_policy", &self.policy);
@@ -68,15 +74,28 @@ impl Parts {
             m.item("template", &r.template);
         }
         m.end();
-        w.items(&self.refs);
-        if let Some(demos) = demos {
+        for (k, v) in &self.refs {
+            if !self.input.contains_key(k) {
+                w.item(k, v);
+            }
+        }
+        let n = match demos {
+            DemoDicts::None => None,
+            DemoDicts::Parts(d) => Some(d.len()),
+            DemoDicts::Written(d) => Some(d.len()),
+        };
+        if let Some(n) = n {
             let out = w.key("demos");
             out.push('[');
-            for (i, d) in demos.iter().enumerate() {
+            for i in 0..n {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                d.write(None, None, out);
+                match demos {
+                    DemoDicts::Parts(d) => d[i].write(None, DemoDicts::None, out),
+                    DemoDicts::Written(d) => out.push_str(d[i]),
+                    DemoDicts::None => {}
+                }
             }
             out.push(']');
         }
@@ -103,13 +122,53 @@ impl Parts {
     }
 }
 
+/// The `demos` list of a `task_data` dict: none, the demos' parts, or their dicts already
+/// written.
+#[derive(Clone, Copy)]
+enum DemoDicts<'a> {
+    None,
+    Parts(&'a [Parts]),
+    Written(&'a [&'a str]),
+}
+
+/// The `task_data` dict of a rendered pool demo (its `input_fields`, `data_classification_policy`
+/// and `reference_fields`), written as `json.dumps` writes it; `None` when it cannot be
+/// written item by item (see [`Parts::direct`]) or lacks a part.
+pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
+    let parts = Parts::take(&mut rendered.clone()).ok()?;
+    if !parts.direct(None) {
+        return None;
+    }
+    let mut s = String::with_capacity(256);
+    parts.write(None, DemoDicts::None, &mut s);
+    Some(s)
+}
+
 /// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
 /// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
 /// matters). `task_data` is written straight from the instance's parts when its keys are
 /// distinct and no `group_by` needs it as a map.
-pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeMeta) -> Result<OutputInstance> {
+///
+/// `pool_demos`, when given, are the instance's demos as rendered by the demos pool (its
+/// `demos` field then holds only what formats read): their `task_data` dicts are copied from
+/// the pool's text when the instance's dict is written directly.
+pub fn finalize_instance(
+    mut inst: Instance,
+    group_by: &[Value],
+    recipe: RecipeMeta,
+    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
+) -> Result<OutputInstance> {
     let parts = Parts::take(&mut inst)?;
-    let demos = match inst.swap_remove("demos") {
+    let in_field = inst.swap_remove("demos");
+    if let Some(pool) = pool_demos {
+        let written: Option<Vec<&str>> = pool.iter().map(|d| d.task_data.as_deref()).collect();
+        if let Some(written) = written.filter(|_| group_by.is_empty() && parts.direct(Some("demos"))) {
+            let mut s = String::with_capacity(512 + written.iter().map(|w| w.len() + 2).sum::<usize>());
+            parts.write(Some(&recipe), DemoDicts::Written(&written), &mut s);
+            return output_instance(inst, s, Vec::new());
+        }
+    }
+    let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
         Some(Value::Array(demos)) => {
             let mut out = Vec::with_capacity(demos.len());
             for d in demos {
@@ -121,12 +180,12 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeM
         _ => None,
     };
     let direct = group_by.is_empty()
-        && parts.distinct_keys(demos.as_ref().map(|_| "demos"))
-        && demos.iter().flatten().all(|d| d.distinct_keys(None));
+        && parts.direct(demos.as_ref().map(|_| "demos"))
+        && demos.iter().flatten().all(|d| d.direct(None));
     let mut groups = Vec::new();
     let task_data = if direct {
         let mut s = String::with_capacity(512);
-        parts.write(Some(&recipe), demos.as_deref(), &mut s);
+        parts.write(Some(&recipe), demos.as_deref().map_or(DemoDicts::None, DemoDicts::Parts), &mut s);
         s
     } else {
         let td = parts.into_map(Some(&recipe), demos);
@@ -153,6 +212,11 @@ pub fn finalize_instance(mut inst: Instance, group_by: &[Value], recipe: RecipeM
         }
         dumps(&Value::Object(td), DumpOptions::default())
     };
+    output_instance(inst, task_data, groups)
+}
+
+/// The output instance from what is left of the verbalized instance.
+fn output_instance(mut inst: Instance, task_data: String, groups: Vec<Value>) -> Result<OutputInstance> {
     let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
@@ -273,7 +337,7 @@ mod tests {
     }
 
     fn task_data(inst: Instance) -> String {
-        finalize_instance(inst, &[], meta()).unwrap().task_data
+        finalize_instance(inst, &[], meta(), None).unwrap().task_data
     }
 
     #[test]
@@ -307,12 +371,34 @@ mod tests {
         let mut inst = verbalized(json!({"q": "x \"quoted\"\n"}), json!({"a": "y"}), None);
         inst.insert("source".into(), json!("line one\nline \"two\" \u{1}"));
         inst.insert("media".into(), json!({"images": ["i.png"]}));
-        let out = finalize_instance(inst, &[json!("q")], meta()).unwrap();
+        let out = finalize_instance(inst, &[json!("q")], meta(), None).unwrap();
         assert_eq!(out.groups, vec![json!(r#"{"q": "x \"quoted\"\n"}"#)]);
         let line = out.json_line();
         let mut expected = Vec::new();
         crate::json_lines::write_object(&out.into_instance(), &mut expected);
         expected.push(b'\n');
         assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(expected).unwrap());
+    }
+
+    /// Demos handed over by the pool give the same `task_data` (and groups) as the same demos
+    /// in the instance's `demos` field, on the direct path and on the map path (`group_by`).
+    #[test]
+    fn pool_demos_match_demos_in_the_instance() {
+        let demo = json!({"input_fields": {"q": "d \"x\"", "c": [1]}, "reference_fields": {"a": "e", "c": [2]},
+                          "data_classification_policy": ["p"], "source": "ds", "target": "dt", "target_prefix": ""});
+        let fields = demo.as_object().unwrap().clone();
+        let rendered = std::sync::Arc::new(super::super::demos::RenderedDemo {
+            task_data: demo_task_data(&fields),
+            format_view: Instance::new(),
+            fields,
+        });
+        assert!(rendered.task_data.is_some());
+        for group_by in [vec![], vec![json!("q")]] {
+            let with_field = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([demo.clone(), demo.clone()])));
+            let with_pool = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([{}, {}])));
+            let a = finalize_instance(with_field, &group_by, meta(), None).unwrap();
+            let b = finalize_instance(with_pool, &group_by, meta(), Some(&[rendered.clone(), rendered.clone()])).unwrap();
+            assert_eq!((a.task_data, a.groups), (b.task_data, b.groups), "group_by {group_by:?}");
+        }
     }
 }

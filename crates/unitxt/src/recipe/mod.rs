@@ -438,14 +438,21 @@ impl Recipe {
             }
         };
         let tname = template.display_name();
+        // Demos rendered by the pool, handed to finalization (their `task_data` dicts are
+        // written once per pool demo).
+        let mut pool_demos = None;
         if use_demos {
             let in_demo = || format!("in template `{tname}` (a demo)");
             let out = match (sampled, pool) {
                 (Some(picked), Some(pool)) => {
                     let mut out = Vec::with_capacity(picked.len());
+                    let mut rendered = Vec::with_capacity(picked.len());
                     for d in picked {
-                        out.push(Value::Object(pool.render(d, &template).with_ctx(in_demo)?));
+                        let r = pool.render(d, &template).with_ctx(in_demo)?;
+                        out.push(Value::Object(r.format_view.clone()));
+                        rendered.push(r);
                     }
+                    pool_demos = Some(rendered);
                     out
                 }
                 _ => match inst.shift_remove("demos") {
@@ -475,7 +482,7 @@ impl Recipe {
         if let Some(m) = &self.metrics {
             inst.insert("metrics".into(), Value::Array(m.clone()));
         }
-        finalize_instance(inst, &self.group_by, meta)
+        finalize_instance(inst, &self.group_by, meta, pool_demos.as_deref())
     }
 }
 
