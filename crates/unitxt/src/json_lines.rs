@@ -48,10 +48,16 @@ pub(crate) fn next_escape(b: &[u8], from: usize, ensure_ascii: bool) -> usize {
 
 /// Appends `s` as a JSON string (with its quotes), escaped as `serde_json` does.
 pub fn write_str(s: &str, out: &mut Vec<u8>) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    write_str_contents(s, out);
+    out.push(b'"');
+}
+
+/// Appends `s` escaped as the inside of a JSON string (no quotes), as [`write_str`] does.
+pub fn write_str_contents(s: &str, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.push(b'"');
     let mut i = 0;
     loop {
         let j = next_escape(b, i, false);
@@ -71,7 +77,6 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
         }
         i = j + 1;
     }
-    out.push(b'"');
 }
 
 /// Appends `v` as compact JSON (no spaces), keys in map order.

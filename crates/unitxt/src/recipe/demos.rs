@@ -78,6 +78,7 @@ pub const RENDERED_DEMO_FIELDS: &[&str] =
 const FORMAT_DEMO_FIELDS: &[&str] = &["source", "target", "target_prefix"];
 
 /// A pool demo rendered by a template, kept for every instance that uses it.
+#[derive(Debug)]
 pub struct RenderedDemo {
     /// The rendering reduced to [`RENDERED_DEMO_FIELDS`].
     pub fields: Instance,
@@ -86,7 +87,24 @@ pub struct RenderedDemo {
     pub format_view: Instance,
     /// The demo's `task_data` dict as `json.dumps` writes it, when it can be written
     /// directly (see `finalize.rs`); finalization then copies this text.
-    pub task_data: Option<String>,
+    pub task_data: Option<DemoJson>,
+}
+
+/// A demo's `task_data` dict, as text and as the inside of a JSON string (what a JSON Lines
+/// line holds of it inside the instance's `task_data` string).
+#[derive(Debug)]
+pub struct DemoJson {
+    pub text: String,
+    pub escaped: Vec<u8>,
+}
+
+impl DemoJson {
+    /// The text and its escaped form.
+    pub fn new(text: String) -> DemoJson {
+        let mut escaped = Vec::with_capacity(text.len() + text.len() / 4);
+        crate::json_lines::write_str_contents(&text, &mut escaped);
+        DemoJson { text, escaped }
+    }
 }
 
 /// A recipe run's demos pool. Each demo a sampler picks is rendered by a template once: the
@@ -119,7 +137,7 @@ impl DemosPool {
         fields.retain(|k, _| RENDERED_DEMO_FIELDS.contains(&k.as_str()));
         let mut format_view = fields.clone();
         format_view.retain(|k, _| FORMAT_DEMO_FIELDS.contains(&k.as_str()));
-        let task_data = super::finalize::demo_task_data(&fields);
+        let task_data = super::finalize::demo_task_data(&fields).map(DemoJson::new);
         let r = Arc::new(RenderedDemo { fields, format_view, task_data });
         if let Ok(mut m) = self.rendered.lock() {
             m.insert(key, r.clone());

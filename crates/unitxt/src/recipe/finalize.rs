@@ -60,7 +60,7 @@ impl Parts {
     /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end), as
     /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
     /// reference field that is also an input field takes the input field's place.
-    fn write(&self, recipe: Option<&RecipeMeta>, demos: DemoDicts<'_>, out: &mut String) {
+    fn write(&self, recipe: Option<&RecipeMeta>, mut demos: DemoDicts<'_>, out: &mut String) {
         let mut w = DictWriter::begin(out);
         for (k, v) in &self.input {
             w.item(k, self.refs.get(k).unwrap_or(v));
@@ -79,10 +79,10 @@ impl Parts {
                 w.item(k, v);
             }
         }
-        let n = match demos {
+        let n = match &demos {
             DemoDicts::None => None,
             DemoDicts::Parts(d) => Some(d.len()),
-            DemoDicts::Written(d) => Some(d.len()),
+            DemoDicts::Written(d, _) => Some(d.len()),
         };
         if let Some(n) = n {
             let out = w.key("demos");
@@ -91,9 +91,12 @@ impl Parts {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                match demos {
+                match &mut demos {
                     DemoDicts::Parts(d) => d[i].write(None, DemoDicts::None, out),
-                    DemoDicts::Written(d) => out.push_str(d[i]),
+                    DemoDicts::Written(d, at) => {
+                        at.push(out.len());
+                        out.push_str(d[i]);
+                    }
                     DemoDicts::None => {}
                 }
             }
@@ -124,11 +127,11 @@ impl Parts {
 
 /// The `demos` list of a `task_data` dict: none, the demos' parts, or their dicts already
 /// written.
-#[derive(Clone, Copy)]
 enum DemoDicts<'a> {
     None,
     Parts(&'a [Parts]),
-    Written(&'a [&'a str]),
+    /// The dicts' texts; the byte offset where each lands in the output is recorded.
+    Written(&'a [&'a str], &'a mut Vec<usize>),
 }
 
 /// The `task_data` dict of a rendered pool demo (its `input_fields`, `data_classification_policy`
@@ -161,11 +164,14 @@ pub fn finalize_instance(
     let parts = Parts::take(&mut inst)?;
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
-        let written: Option<Vec<&str>> = pool.iter().map(|d| d.task_data.as_deref()).collect();
+        let written: Option<Vec<&str>> = pool.iter().map(|d| d.task_data.as_ref().map(|j| j.text.as_str())).collect();
         if let Some(written) = written.filter(|_| group_by.is_empty() && parts.direct(Some("demos"))) {
             let mut s = String::with_capacity(512 + written.iter().map(|w| w.len() + 2).sum::<usize>());
-            parts.write(Some(&recipe), DemoDicts::Written(&written), &mut s);
-            return output_instance(inst, s, Vec::new());
+            let mut at = Vec::with_capacity(written.len());
+            parts.write(Some(&recipe), DemoDicts::Written(&written, &mut at), &mut s);
+            let mut out = output_instance(inst, s, Vec::new())?;
+            out.demos_at = at.into_iter().zip(pool.iter().cloned()).collect();
+            return Ok(out);
         }
     }
     let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
@@ -233,6 +239,7 @@ fn output_instance(mut inst: Instance, task_data: String, groups: Vec<Value>) ->
         postprocessors: field("postprocessors")?,
         task_data,
         data_classification_policy: field("data_classification_policy")?,
+        demos_at: Vec::new(),
     })
 }
 
@@ -253,6 +260,9 @@ pub struct OutputInstance {
     /// The `task_data` dict as Python's `json.dumps` writes it.
     pub task_data: String,
     pub data_classification_policy: Value,
+    /// Pool demos whose dict text `task_data` holds at these byte offsets: a JSON Lines line
+    /// copies their escaped form instead of escaping them again.
+    demos_at: Vec<(usize, std::sync::Arc<super::demos::RenderedDemo>)>,
 }
 
 impl OutputInstance {
@@ -278,7 +288,7 @@ impl OutputInstance {
     /// Appends the instance as compact JSON, the same bytes as
     /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::json_lines::{write_str, write_value};
+        use crate::json_lines::{write_str_contents, write_value};
         out.extend_from_slice(b"{\"source\":");
         write_value(&self.source, out);
         out.extend_from_slice(b",\"target\":");
@@ -300,8 +310,17 @@ impl OutputInstance {
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
         write_value(&self.postprocessors, out);
-        out.extend_from_slice(b",\"task_data\":");
-        write_str(&self.task_data, out);
+        out.extend_from_slice(b",\"task_data\":\"");
+        let mut done = 0;
+        for (at, demo) in &self.demos_at {
+            if let Some(j) = &demo.task_data {
+                write_str_contents(&self.task_data[done..*at], out);
+                out.extend_from_slice(&j.escaped);
+                done = at + j.text.len();
+            }
+        }
+        write_str_contents(&self.task_data[done..], out);
+        out.push(b'"');
         out.extend_from_slice(b",\"data_classification_policy\":");
         write_value(&self.data_classification_policy, out);
         out.push(b'}');
@@ -384,11 +403,11 @@ mod tests {
     /// in the instance's `demos` field, on the direct path and on the map path (`group_by`).
     #[test]
     fn pool_demos_match_demos_in_the_instance() {
-        let demo = json!({"input_fields": {"q": "d \"x\"", "c": [1]}, "reference_fields": {"a": "e", "c": [2]},
+        let demo = json!({"input_fields": {"q": "d \"x\" \\ é\n", "c": [1]}, "reference_fields": {"a": "e", "c": [2]},
                           "data_classification_policy": ["p"], "source": "ds", "target": "dt", "target_prefix": ""});
         let fields = demo.as_object().unwrap().clone();
         let rendered = std::sync::Arc::new(super::super::demos::RenderedDemo {
-            task_data: demo_task_data(&fields),
+            task_data: demo_task_data(&fields).map(super::super::demos::DemoJson::new),
             format_view: Instance::new(),
             fields,
         });
@@ -398,6 +417,9 @@ mod tests {
             let with_pool = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([{}, {}])));
             let a = finalize_instance(with_field, &group_by, meta(), None).unwrap();
             let b = finalize_instance(with_pool, &group_by, meta(), Some(&[rendered.clone(), rendered.clone()])).unwrap();
+            // The line copies the pool's escaped text of each demo dict.
+            assert_eq!(a.json_line(), b.json_line(), "group_by {group_by:?}");
+            assert_eq!(b.demos_at.len(), if group_by.is_empty() { 2 } else { 0 });
             assert_eq!((a.task_data, a.groups), (b.task_data, b.groups), "group_by {group_by:?}");
         }
     }
