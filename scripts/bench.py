@@ -11,11 +11,11 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
 - prepare: the seven acceptance recipes (the first seven of tests/oracle_recipes.tsv), SST-2
   train without demos, and MMLU `all` with 5 demos (a bench-only card in scripts/bench_catalog).
   Unitxt: `load_dataset(recipe, split=..., use_cache=False)`; unitxt-rs: `prepare RECIPE --split
-  ... --output /dev/null`, run three times, the median kept (these runs take milliseconds).
+  ... --output /dev/null`, run five times, the median kept (these runs take milliseconds).
 - floor: the SST-2 train parquet read through our loader and written as JSON Lines with no
-  processing (`unitxt-rs io-floor`), compared with unitxt-rs's SST-2 train prepare per instance.
+  processing (`unitxt-rs io-floor`, median of five runs), compared with unitxt-rs's SST-2 train prepare per instance.
 - onecore: SST-2 train prepared by unitxt-rs on one thread (`RAYON_NUM_THREADS=1`, median of
-  three runs), against Unitxt's time from the prepare case.
+  five runs), against Unitxt's time from the prepare case.
 - memory: unitxt-rs's peak RSS preparing 10k, 100k and 1M instances without demos, from local
   parquet files made by repeating SST-2 train rows (a card without SST-2's split mixing,
   written into the work folder); the growth from 10k to 1M is reported.
@@ -269,7 +269,7 @@ def main():
         big.append(("test", MMLU_ALL + (",max_test_instances=2000" if a.quick else "")))
         for split, recipe in first_recipes(7) + big:
             u = unitxt(py, env, "prepare", recipe, split)
-            r = rust(a.bin, env, "prepare", recipe, "--split", split, "--output", "/dev/null", repeat=3)
+            r = rust(a.bin, env, "prepare", recipe, "--split", split, "--output", "/dev/null", repeat=5)
             report(f"prepare {split} {short(recipe)}", u["n"], u, r)
             if recipe.startswith(SST2_TRAIN):
                 sst2_prepare = (u["n"], r)
@@ -278,7 +278,7 @@ def main():
         import glob
 
         pq = glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))
-        r = rust(a.bin, env, "io-floor", *pq[:1], "--output", "/dev/null")
+        r = rust(a.bin, env, "io-floor", *pq[:1], "--output", "/dev/null", repeat=5)
         n = int(r["err"].split()[0])
         report("floor: sst2 train parquet -> JSON Lines, no processing", n, None, r)
         if "prepare" in cases and sst2_prepare[0]:
@@ -290,7 +290,7 @@ def main():
     if "onecore" in cases:
         recipe = SST2_TRAIN + (",max_train_instances=5000" if a.quick else "")
         one = dict(env, RAYON_NUM_THREADS="1")
-        r = rust(a.bin, one, "prepare", recipe, "--split", "train", "--output", "/dev/null", repeat=3)
+        r = rust(a.bin, one, "prepare", recipe, "--split", "train", "--output", "/dev/null", repeat=5)
         u = next((u for case, _, u, _ in rows if case.startswith("prepare train") and u), None)
         n = u["n"] if u else 0
         report("prepare train sst2, one thread (RAYON_NUM_THREADS=1)", n, u, r)
