@@ -289,14 +289,16 @@ impl OutputInstance {
     /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
         use crate::json_lines::{write_str_contents, write_value};
-        out.extend_from_slice(b"{\"source\":");
-        write_value(&self.source, out);
-        out.extend_from_slice(b",\"target\":");
-        write_value(&self.target, out);
-        out.extend_from_slice(b",\"references\":");
-        write_value(&self.references, out);
-        out.extend_from_slice(b",\"metrics\":");
-        write_value(&self.metrics, out);
+        let head: [(&[u8], &Value); 4] = [
+            (b"{\"source\":", &self.source),
+            (b",\"target\":", &self.target),
+            (b",\"references\":", &self.references),
+            (b",\"metrics\":", &self.metrics),
+        ];
+        for (key, v) in head {
+            out.extend_from_slice(key);
+            write_value(v, out);
+        }
         out.extend_from_slice(b",\"groups\":[");
         for (i, g) in self.groups.iter().enumerate() {
             if i > 0 {
