@@ -149,8 +149,8 @@ pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
 
 /// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
 /// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
-/// matters). `task_data` is written straight from the instance's parts when its keys are
-/// distinct and no `group_by` needs it as a map.
+/// matters). `task_data` is written straight from the instance's parts unless a field named
+/// `metadata` (or `demos`) takes part in the dict merge or a `group_by` needs it as a map.
 ///
 /// `pool_demos`, when given, are the instance's demos as rendered by the demos pool (its
 /// `demos` field then holds only what formats read): their `task_data` dicts are copied from
@@ -315,10 +315,16 @@ impl OutputInstance {
         out.extend_from_slice(b",\"task_data\":\"");
         let mut done = 0;
         for (at, demo) in &self.demos_at {
-            if let Some(j) = &demo.task_data {
-                write_str_contents(&self.task_data[done..*at], out);
-                out.extend_from_slice(&j.escaped);
-                done = at + j.text.len();
+            // Only where `task_data` (a public field) still holds the demo's text there.
+            let end = at + demo.task_data.as_ref().map_or(0, |j| j.text.len());
+            if let (Some(j), Some(before), Some(text)) =
+                (&demo.task_data, self.task_data.get(done..*at), self.task_data.get(*at..end))
+            {
+                if text == j.text {
+                    write_str_contents(before, out);
+                    out.extend_from_slice(&j.escaped);
+                    done = end;
+                }
             }
         }
         write_str_contents(&self.task_data[done..], out);
@@ -424,5 +430,25 @@ mod tests {
             assert_eq!(b.demos_at.len(), if group_by.is_empty() { 2 } else { 0 });
             assert_eq!((a.task_data, a.groups), (b.task_data, b.groups), "group_by {group_by:?}");
         }
+    }
+
+    /// A line stays right when `task_data` was changed after finalization (the demos' escaped
+    /// text is copied only where `task_data` still holds the demo's text).
+    #[test]
+    fn json_line_after_task_data_changes() {
+        let demo = json!({"input_fields": {"q": "é \"d\""}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
+        let fields = demo.as_object().unwrap().clone();
+        let rendered = std::sync::Arc::new(super::super::demos::RenderedDemo {
+            task_data: demo_task_data(&fields).map(super::super::demos::DemoJson::new),
+            format_view: Instance::new(),
+            fields,
+        });
+        let inst = verbalized(json!({"q": "x"}), json!({"a": "y"}), Some(json!([{}])));
+        let mut out = finalize_instance(inst, &[], meta(), Some(&[rendered])).unwrap();
+        out.task_data = format!("é{}", out.task_data);
+        let mut expected = Vec::new();
+        crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
+        expected.push(b'\n');
+        assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap());
     }
 }
