@@ -94,7 +94,10 @@ pub struct RenderedDemo {
 /// line holds of it inside the instance's `task_data` string).
 #[derive(Debug)]
 pub struct DemoJson {
+    /// The dict as `json.dumps` writes it.
     pub text: String,
+    /// `text` escaped as the inside of a JSON string, as [`crate::json_lines::write_str`]
+    /// escapes it (without the quotes).
     pub escaped: Vec<u8>,
 }
 

@@ -248,17 +248,25 @@ fn output_instance(mut inst: Instance, task_data: String, groups: Vec<Value>) ->
 /// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
 #[derive(Debug, Clone)]
 pub struct OutputInstance {
+    /// The model input the format built (a string).
     pub source: Value,
+    /// The rendered target (a string).
     pub target: Value,
+    /// The rendered references (a list of strings).
     pub references: Value,
+    /// The metric names (a list).
     pub metrics: Value,
     /// Each group as the JSON text of its dict (empty without `group_by`).
     pub groups: Vec<Value>,
+    /// `media.images` (a list, empty when the instance has none).
     pub images: Value,
+    /// `media.audios` (a list, empty when the instance has none).
     pub audios: Value,
+    /// The postprocessor names (a list).
     pub postprocessors: Value,
     /// The `task_data` dict as Python's `json.dumps` writes it.
     pub task_data: String,
+    /// The instance's data classification policy (a list, or `null`).
     pub data_classification_policy: Value,
     /// Pool demos whose dict text `task_data` holds at these byte offsets: a JSON Lines line
     /// copies their escaped form instead of escaping them again.
