@@ -194,13 +194,6 @@ impl<'o> DictWriter<'o> {
         write_value(v, &DumpOptions::default(), 0, out);
     }
 
-    /// Writes every item of `map`, in order.
-    pub fn items(&mut self, map: &crate::value::Map) {
-        for (k, v) in map {
-            self.item(k, v);
-        }
-    }
-
     /// Closes the dict.
     pub fn end(self) {
         self.out.push('}');
