@@ -11,39 +11,90 @@ use std::io::Write;
 
 use crate::value::{Instance, Value};
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Whether some byte of `w` is zero (exact as a yes/no test).
-#[inline]
-fn has_zero(w: u64) -> bool {
-    w.wrapping_sub(LO) & !w & HI != 0
+/// Bit `k` set when byte `k` of the 16 at `chunk` must be escaped: `"`, `\\`, a byte below 0x20,
+/// and with `ensure_ascii` also DEL and every non-ASCII byte (Python's `json.dumps`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86_64 baseline; the load is unaligned and reads exactly
+    // the 16 bytes of `chunk`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+        let low = _mm_set1_epi8(0x1f);
+        let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let mut m = _mm_or_si128(ctrl, _mm_or_si128(quote, slash));
+        if ensure_ascii {
+            m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f)));
+            m = _mm_or_si128(m, v);
+        }
+        _mm_movemask_epi8(m) as u32
+    }
 }
 
-/// The index of the first byte at or after `from` that a JSON string must escape: `"`, `\`, a
-/// byte below 0x20, and with `ensure_ascii` also DEL and every non-ASCII byte (Python's
-/// `json.dumps`); `b.len()` when there is none.
-pub(crate) fn next_escape(b: &[u8], from: usize, ensure_ascii: bool) -> usize {
-    let special = |c: u8| c < 0x20 || c == b'"' || c == b'\\' || (ensure_ascii && c >= 0x7f);
-    let mut i = from;
-    while i + 8 <= b.len() {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(&b[i..i + 8]);
-        let w = u64::from_le_bytes(a);
-        // A byte below 0x20: (w - 0x20..) & !w has its high bit set (exact as a yes/no test).
-        let mut hit = w.wrapping_sub(0x20 * LO) & !w & HI != 0 || has_zero(w ^ (b'"' as u64 * LO)) || has_zero(w ^ (b'\\' as u64 * LO));
-        if ensure_ascii {
-            hit = hit || w & HI != 0 || has_zero(w ^ (0x7f * LO));
+/// Portable form of the x86_64 mask above.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
+    let mut m = 0;
+    for (k, &c) in chunk.iter().enumerate() {
+        if c < 0x20 || c == b'"' || c == b'\\' || (ensure_ascii && c >= 0x7f) {
+            m |= 1 << k;
         }
-        if hit {
-            break;
+    }
+    m
+}
+
+/// Walks `b` sixteen bytes at a time and calls `on_escape(plain_from, at)` for each byte that
+/// JSON must escape (see [`escape_mask`]), in order: the bytes `plain_from..at` are plain and
+/// not yet written, `at` is the byte to escape. `on_escape` writes both and returns the index
+/// after what it consumed (more than `at + 1` for a multi-byte character); bytes below that
+/// index are not reported again. Returns where the final plain run starts; the caller writes
+/// `b[returned..]`.
+#[inline(always)]
+pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, mut on_escape: impl FnMut(usize, usize) -> usize) -> usize {
+    let mut done = 0;
+    let mut pos = 0;
+    let mut tail = [b' '; 16];
+    while pos < b.len() {
+        let chunk: &[u8; 16] = match b.get(pos..pos + 16) {
+            Some(c) => c.try_into().expect("16 bytes"),
+            None => {
+                // The last partial chunk, padded with spaces (never escaped).
+                let n = b.len() - pos;
+                tail[..n].copy_from_slice(&b[pos..]);
+                &tail
+            }
+        };
+        let mut m = escape_mask(chunk, ensure_ascii);
+        while m != 0 {
+            let at = pos + m.trailing_zeros() as usize;
+            m &= m - 1;
+            if at >= done {
+                done = on_escape(done, at);
+            }
         }
-        i += 8;
+        pos += 16;
     }
-    while i < b.len() && !special(b[i]) {
-        i += 1;
+    done
+}
+
+/// Appends the JSON escape of the single byte `c` (one that [`escape_mask`] flags, below 0x80).
+#[inline(always)]
+fn push_byte_escape(c: u8, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        0x08 => out.extend_from_slice(b"\\b"),
+        0x0c => out.extend_from_slice(b"\\f"),
+        c => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]]),
     }
-    i
 }
 
 /// Appends `s` as a JSON string (with its quotes), escaped as `serde_json` does.
@@ -56,27 +107,14 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
 
 /// Appends `s` escaped as the inside of a JSON string (no quotes), as [`write_str`] does.
 pub fn write_str_contents(s: &str, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
-    let mut i = 0;
-    loop {
-        let j = next_escape(b, i, false);
-        out.extend_from_slice(&b[i..j]);
-        if j == b.len() {
-            break;
-        }
-        match b[j] {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            c => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]]),
-        }
-        i = j + 1;
-    }
+    out.reserve(b.len());
+    let rest = scan_escapes(b, false, |from, at| {
+        out.extend_from_slice(&b[from..at]);
+        push_byte_escape(b[at], out);
+        at + 1
+    });
+    out.extend_from_slice(&b[rest..]);
 }
 
 /// Appends `v` as compact JSON (no spaces), keys in map order.
@@ -146,18 +184,39 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&v).unwrap());
     }
 
+    /// The offsets `scan_escapes` reports for `s`.
+    fn escapes(s: &str, ensure_ascii: bool) -> Vec<usize> {
+        let mut found = Vec::new();
+        scan_escapes(s.as_bytes(), ensure_ascii, |_, at| {
+            found.push(at);
+            at + 1
+        });
+        found
+    }
+
     #[test]
     fn escape_found_at_every_offset() {
         for special in ['"', '\\', '\n', '\u{1f}', '\u{7f}', 'é'] {
-            for pos in 0..20 {
-                let mut s: String = "x".repeat(20);
-                s.replace_range(pos..pos + 1, &special.to_string());
-                let plain_in_json = matches!(special, '\u{7f}' | 'é');
-                let expect = if plain_in_json { s.len() } else { pos };
-                assert_eq!(next_escape(s.as_bytes(), 0, false), expect, "{special:?} at {pos}");
-                assert_eq!(next_escape(s.as_bytes(), 0, true), pos, "{special:?} at {pos} (ascii)");
+            for len in [1, 15, 16, 17, 20, 33] {
+                for pos in 0..len {
+                    let mut s: String = "x".repeat(len);
+                    s.replace_range(pos..pos + 1, &special.to_string());
+                    let plain_in_json = matches!(special, '\u{7f}' | 'é');
+                    let expect: Vec<usize> = if plain_in_json { vec![] } else { vec![pos] };
+                    assert_eq!(escapes(&s, false), expect, "{special:?} at {pos} of {len}");
+                    let ascii: Vec<usize> = (pos..pos + special.len_utf8()).collect();
+                    assert_eq!(escapes(&s, true), ascii, "{special:?} at {pos} of {len} (ascii)");
+                }
             }
         }
-        assert_eq!(next_escape(b"ab\"cd", 3, false), 5);
+        // Escapes in a run, across a chunk boundary, and a handler that consumes ahead.
+        let s = format!("{}\"\"\"{}\\", "a".repeat(14), "b".repeat(20));
+        assert_eq!(escapes(&s, false), vec![14, 15, 16, 37]);
+        let mut seen = Vec::new();
+        scan_escapes(s.as_bytes(), false, |_, at| {
+            seen.push(at);
+            at + 3
+        });
+        assert_eq!(seen, vec![14, 37]);
     }
 }

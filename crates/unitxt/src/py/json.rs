@@ -43,17 +43,13 @@ pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
 /// escaped by name, other control characters as `\u00XX`, and with `ensure_ascii` every
 /// character outside space..`~` as `\uXXXX` UTF-16 units. Runs of plain bytes are copied whole.
 fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    let b = s.as_bytes();
-    let mut copied = 0;
-    let mut i = 0;
-    loop {
-        i = crate::json_lines::next_escape(b, i, ensure_ascii);
-        if i == b.len() {
-            break;
-        }
-        let c = b[i];
-        out.push_str(&s[copied..i]);
+    // Every flagged byte is ASCII or, with `ensure_ascii`, the first byte of a character that
+    // the handler consumes whole, so `from` and `at` fall on character boundaries.
+    let rest = crate::json_lines::scan_escapes(s.as_bytes(), ensure_ascii, |from, at| {
+        out.push_str(&s[from..at]);
+        let c = s.as_bytes()[at];
         if c < 0x80 {
             match c {
                 b'"' => out.push_str("\\\""),
@@ -65,18 +61,17 @@ fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
                 0x0c => out.push_str("\\f"),
                 other => push_escape("u", other as u32, 4, out),
             }
-            i += 1;
+            at + 1
         } else {
-            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+            let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
             let mut units = [0u16; 2];
             for u in ch.encode_utf16(&mut units) {
                 push_escape("u", *u as u32, 4, out);
             }
-            i += ch.len_utf8();
+            at + ch.len_utf8()
         }
-        copied = i;
-    }
-    out.push_str(&s[copied..]);
+    });
+    out.push_str(&s[rest..]);
     out.push('"');
 }
 
