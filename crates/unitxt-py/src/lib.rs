@@ -49,7 +49,7 @@ fn parse_args(args_json: Option<&str>) -> unitxt::error::Result<IndexMap<String,
     match args_json {
         None => Ok(IndexMap::new()),
         Some(s) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(m)) => Ok(m.into_iter().collect()),
+            Ok(Value::Object(m)) => Ok(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()),
             Ok(_) => Err(Error::invalid("recipe arguments must be a dict")),
             Err(e) => Err(Error::invalid(format!("recipe arguments are not JSON-like: {e}"))),
         },

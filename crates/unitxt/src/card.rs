@@ -31,7 +31,7 @@ impl Templates {
             Value::Object(m) if !m.contains_key("__type__") => {
                 let mut out = IndexMap::new();
                 for (k, t) in m {
-                    out.insert(k.clone(), resolve::<dyn Template>(t).with_ctx(|| format!("template {k:?}"))?);
+                    out.insert(k.to_string(), resolve::<dyn Template>(t).with_ctx(|| format!("template {k:?}"))?);
                 }
                 Ok(Templates::Dict(out))
             }

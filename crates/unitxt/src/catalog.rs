@@ -244,7 +244,7 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
                 let mut json = (*json).clone();
                 if let (Some(ov), Value::Object(m)) = (overwrites, &mut json) {
                     for (k, val) in ov {
-                        m.insert(k, val);
+                        m.insert(k.into(), val);
                     }
                 }
                 let mut a = crate::registry::build(&json).with_ctx(|| format!("in artifact `{name}`"))?;

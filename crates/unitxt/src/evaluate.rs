@@ -308,7 +308,7 @@ fn set_path(tree: &mut Instance, path: &[String], leaf: Value) {
             _ => return,
         };
     }
-    node.insert(last.clone(), leaf);
+    node.insert(last.as_str().into(), leaf);
 }
 
 /// `JoinSubsetsAndGroups.recursive_mean`: nodes without `score` get the NaN-omitting mean of
@@ -722,7 +722,7 @@ fn pipeline_scores(steps: &[Art<dyn crate::operators::Operator>], st: &mut Score
         }
         let part = |name: &str| -> Result<ScoreMap> {
             match inst.get("score").and_then(|s| s.get(name)) {
-                Some(Value::Object(o)) => Ok(o.iter().map(|(k, v)| (k.clone(), tree_score(v))).collect()),
+                Some(Value::Object(o)) => Ok(o.iter().map(|(k, v)| (k.to_string(), tree_score(v))).collect()),
                 _ => Err(Error::invalid(format!("the postprocess steps left no `score/{name}` dict"))),
             }
         };

@@ -144,7 +144,7 @@ fn parse_fields(v: &Option<Value>) -> Result<IndexMap<String, Type>> {
         Some(Value::Object(m)) => {
             for (k, t) in m {
                 let ts = t.as_str().ok_or_else(|| Error::invalid(format!("type of task field {k:?} must be a type string")))?;
-                out.insert(k.clone(), Type::parse(ts)?);
+                out.insert(k.to_string(), Type::parse(ts)?);
             }
         }
         Some(other) => return Err(Error::invalid(format!("task fields must be a list or a dict, got {other}"))),
@@ -254,7 +254,7 @@ impl Task {
                     crate::artifact::short(&v)
                 )));
             }
-            out.insert(name.clone(), v);
+            out.insert(name.as_str().into(), v);
         }
         Ok(out)
     }

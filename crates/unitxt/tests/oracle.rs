@@ -64,8 +64,8 @@ fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> 
     }
     for (i, (o, e)) in ours.iter().zip(&expected).enumerate() {
         let e = e.as_object().ok_or("golden row is not an object")?;
-        let ok: Vec<&String> = o.keys().collect();
-        let mut ek: Vec<&String> = e.keys().collect();
+        let ok: Vec<&str> = o.keys().map(|k| k.as_str()).collect();
+        let mut ek: Vec<&str> = e.keys().map(|k| k.as_str()).collect();
         let mut ok_sorted = ok.clone();
         ok_sorted.sort();
         ek.sort();

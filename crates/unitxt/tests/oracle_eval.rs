@@ -60,7 +60,7 @@ fn same(name: &str, ours: &ScoreValue, theirs: &Value) -> Result<(), String> {
 fn compare(what: &str, ours: &ScoreMap, theirs: &Value) -> Result<(), String> {
     let theirs = theirs.as_object().ok_or_else(|| format!("{what}: golden scores are not an object"))?;
     let mut ok: Vec<&String> = ours.keys().collect();
-    let mut tk: Vec<&String> = theirs.keys().collect();
+    let mut tk: Vec<&str> = theirs.keys().map(|k| k.as_str()).collect();
     ok.sort();
     tk.sort();
     if ok != tk {
@@ -83,8 +83,8 @@ fn compare(what: &str, ours: &ScoreMap, theirs: &Value) -> Result<(), String> {
 fn compare_tree(path: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String>) {
     match (ours, theirs) {
         (Value::Object(o), Value::Object(t)) => {
-            let mut ok: Vec<&String> = o.keys().collect();
-            let mut tk: Vec<&String> = t.keys().collect();
+            let mut ok: Vec<&str> = o.keys().map(|k| k.as_str()).collect();
+            let mut tk: Vec<&str> = t.keys().map(|k| k.as_str()).collect();
             ok.sort();
             tk.sort();
             if ok != tk {

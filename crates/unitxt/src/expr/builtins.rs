@@ -1226,7 +1226,7 @@ fn json_value(v: &PyVal) -> EResult<Value> {
                     PyVal::Float(f) => float_repr(*f),
                     o => return Err(err(format!("keys must be str, int, float, bool or None, not {}", o.type_name()))),
                 };
-                m.insert(key, json_value(v)?);
+                m.insert(key.into(), json_value(v)?);
             }
             Ok(Value::Object(m))
         }

@@ -483,7 +483,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
         PyVal::Dict(d) => {
             let mut m = crate::value::Map::with_capacity(d.len());
             for (k, v) in d.values() {
-                m.insert(to_str(k), to_value(v)?);
+                m.insert(to_str(k).into(), to_value(v)?);
             }
             Value::Object(m)
         }

@@ -113,7 +113,7 @@ impl InstanceOperator for SystemFormat {
         ];
         let args = self.kwargs(fixed, "model_input_format")?;
         let out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
-        instance.insert("source".to_string(), Value::String(apply_capital_new_line_notation(out)));
+        instance.insert("source".into(), Value::String(apply_capital_new_line_notation(out)));
         Ok(instance)
     }
 }

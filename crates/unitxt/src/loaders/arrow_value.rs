@@ -46,7 +46,7 @@ pub fn cell(array: &dyn Array, row: usize, name: &str) -> Result<Value> {
             let s = array.as_struct();
             let mut m = Instance::with_capacity(fields.len());
             for (i, f) in fields.iter().enumerate() {
-                m.insert(f.name().clone(), cell(s.column(i).as_ref(), row, f.name())?);
+                m.insert(f.name().as_str().into(), cell(s.column(i).as_ref(), row, f.name())?);
             }
             Value::Object(m)
         }
@@ -76,7 +76,7 @@ pub fn batch_rows(batch: &RecordBatch) -> Result<Vec<Instance>> {
         // Room for the fields a recipe adds (policy, metadata, task fields).
         let mut inst = Instance::with_capacity(schema.fields().len() + 8);
         for (c, f) in schema.fields().iter().enumerate() {
-            inst.insert(f.name().clone(), cell(batch.column(c).as_ref(), r, f.name())?);
+            inst.insert(f.name().as_str().into(), cell(batch.column(c).as_ref(), r, f.name())?);
         }
         rows.push(inst);
     }

@@ -205,7 +205,7 @@ pub fn read_json(path: &Path, field: Option<&str>, typing: Typing) -> Result<Vec
 /// Gives every row the same columns (first-seen order, missing as `None`) and types numeric
 /// columns by `typing`.
 pub fn unify_columns(rows: Vec<Instance>, typing: Typing) -> Vec<Instance> {
-    let mut cols: indexmap::IndexSet<String> = indexmap::IndexSet::new();
+    let mut cols: indexmap::IndexSet<crate::value::Key> = indexmap::IndexSet::new();
     for r in &rows {
         for k in r.keys() {
             if !cols.contains(k) {
@@ -242,7 +242,7 @@ pub fn unify_columns(rows: Vec<Instance>, typing: Typing) -> Vec<Instance> {
                     Value::Number(n) if *f => n.as_f64().map(super::float_value).unwrap_or(Value::Null),
                     other => other,
                 };
-                out.insert(c.clone(), v);
+                out.insert(c.as_str().into(), v);
             }
             out
         })
@@ -405,7 +405,7 @@ pub fn read_csv(path: &Path, opts: &CsvOptions, typing: Typing) -> Result<Vec<In
                     (Some(s), ColType::Bool) => parse_bool(&s).map(Value::Bool).unwrap_or(Value::Null),
                     (Some(s), ColType::Str) => Value::String(s),
                 };
-                m.insert(header[c].clone(), v);
+                m.insert(header[c].as_str().into(), v);
             }
             m
         })

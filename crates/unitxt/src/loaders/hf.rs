@@ -244,7 +244,7 @@ pub fn normalize_data_files(v: &Value) -> Result<IndexMap<String, Vec<String>>> 
         }
         Value::Object(m) => {
             for (split, p) in m {
-                out.entry(split.clone()).or_default().extend(patterns(p, "data_files")?);
+                out.entry(split.to_string()).or_default().extend(patterns(p, "data_files")?);
             }
         }
         other => return Err(Error::invalid(format!("invalid data_files: {other}"))),
@@ -590,7 +590,7 @@ impl LoadHF {
                         Err(e) => Some(Err(e)),
                         Ok(inst) => {
                             let mut vars = Instance::new();
-                            vars.insert(f.0.clone(), Value::Object(inst));
+                            vars.insert(f.0.as_str().into(), Value::Object(inst));
                             match f.1.eval(&vars) {
                                 Err(e) => Some(Err(e.context("in filtering_lambda"))),
                                 Ok(v) if truthy(&v) => match vars.shift_remove(&f.0) {
@@ -677,7 +677,7 @@ mod tests {
             rows[10569]["answers"].to_string(),
             r#"{"text":["sthène","sthène","sthène","sthène","sthène"],"answer_start":[665,665,665,665,665]}"#
         );
-        let keys: Vec<&String> = rows[0].keys().collect();
+        let keys: Vec<&str> = rows[0].keys().map(|k| k.as_str()).collect();
         assert_eq!(keys, vec!["id", "title", "context", "question", "answers", "data_classification_policy"]);
     }
 

@@ -76,7 +76,7 @@ pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
         let value = value.clone();
         Box::new(s.map(move |r| {
             r.map(|mut inst: Instance| {
-                inst.insert("data_classification_policy".to_string(), value.clone());
+                inst.insert("data_classification_policy".into(), value.clone());
                 inst
             })
         }))

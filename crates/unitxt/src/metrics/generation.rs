@@ -331,7 +331,7 @@ impl Ner {
         for (k, g) in record.get("groups").and_then(Value::as_object).ok_or_else(bad)? {
             let c = u64s(g, "ner counts")?;
             let [pn, pd, rn, rd] = c.as_slice() else { return Err(bad()) };
-            s.groups.insert(k.clone(), ner::GroupCounts { pn: *pn, pd: *pd, rn: *rn, rd: *rd });
+            s.groups.insert(k.to_string(), ner::GroupCounts { pn: *pn, pd: *pd, rn: *rn, rd: *rd });
         }
         for t in record.get("types").and_then(Value::as_array).ok_or_else(bad)? {
             s.reference_types.insert(t.as_str().ok_or_else(bad)?.to_string());

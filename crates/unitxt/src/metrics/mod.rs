@@ -202,7 +202,7 @@ pub fn record_scores(record: &Value) -> Result<Scores> {
         ))
     })?;
     obj.iter()
-        .map(|(k, v)| Ok((k.clone(), value_score(v)?)))
+        .map(|(k, v)| Ok((k.to_string(), value_score(v)?)))
         .collect()
 }
 

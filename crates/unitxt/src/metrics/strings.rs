@@ -136,7 +136,7 @@ impl InstanceScorer for StringContainmentRatio {
         let items: Vec<String> = match values {
             Value::Array(a) => a.iter().map(py_str).collect(),
             Value::String(s) => s.chars().map(|c| c.to_string()).collect(),
-            Value::Object(o) => o.keys().cloned().collect(),
+            Value::Object(o) => o.keys().map(|k| k.to_string()).collect(),
             other => {
                 return Err(Error::invalid(format!(
                     "string_containment_ratio: `{}` is not iterable: {}",

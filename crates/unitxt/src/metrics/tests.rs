@@ -46,8 +46,8 @@ fn close(a: f64, b: f64) -> bool {
 /// Checks scores equal `expected` (a JSON object; "NaN" strings for NaN), keys in order.
 fn check(got: &Scores, expected: Value) {
     let exp = expected.as_object().unwrap();
-    let got_keys: Vec<&String> = got.keys().collect();
-    let exp_keys: Vec<&String> = exp.keys().collect();
+    let got_keys: Vec<&str> = got.keys().map(|k| k.as_str()).collect();
+    let exp_keys: Vec<&str> = exp.keys().map(|k| k.as_str()).collect();
     assert_eq!(got_keys, exp_keys, "keys of {got:?}");
     for (k, v) in exp {
         let e = if v == "NaN" {
@@ -55,7 +55,7 @@ fn check(got: &Scores, expected: Value) {
         } else {
             v.as_f64().unwrap()
         };
-        assert!(close(got[k], e), "{k}: got {}, expected {e}", got[k]);
+        assert!(close(got[k.as_str()], e), "{k}: got {}, expected {e}", got[k.as_str()]);
     }
 }
 

@@ -21,7 +21,7 @@ impl FieldOperator for Dictify {
         let items = py_iter(&value)?;
         let mut m = Instance::new();
         for (k, v) in self.with_keys.iter().zip(items) {
-            m.insert(k.clone(), v);
+            m.insert(k.as_str().into(), v);
         }
         Ok(Value::Object(m))
     }
@@ -72,7 +72,7 @@ pub struct DictToTuplesList {}
 impl FieldOperator for DictToTuplesList {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         match value {
-            Value::Object(m) => Ok(Value::Array(m.into_iter().map(|(k, v)| Value::Array(vec![Value::String(k), v])).collect())),
+            Value::Object(m) => Ok(Value::Array(m.into_iter().map(|(k, v)| Value::Array(vec![Value::String(k.into()), v])).collect())),
             other => Err(Error::invalid(format!("'{}' object has no attribute 'items'", type_name(&other)))),
         }
     }
@@ -221,7 +221,7 @@ impl FieldOperator for Filter {
             Value::Object(m) => {
                 let mut out = Instance::new();
                 for (k, v) in m {
-                    if !py_contains(&values, &Value::String(k.clone()))? {
+                    if !py_contains(&values, &Value::String(k.to_string()))? {
                         out.insert(k, v);
                     }
                 }
@@ -255,7 +255,7 @@ impl FieldOperator for DictOfListsToPairs {
                 if !v.is_string() {
                     return Ok(Value::Array(vec![]));
                 }
-                let key = Value::String(k.clone());
+                let key = Value::String(k.to_string());
                 out.push(Value::Array(if self.position_key_before_value { vec![key, v] } else { vec![v, key] }));
             }
         }

@@ -73,7 +73,7 @@ impl InstanceOperator for Apply {
         let args = self.argv.iter().map(|a| get_top(&instance, a).cloned()).collect::<Result<Vec<_>>>()?;
         let v = crate::expr::call_function(&self.function, args)
             .map_err(|e| e.context(format!("calling {:?}", self.function)))?;
-        instance.insert(self.to_field.clone(), v);
+        instance.insert(self.to_field.as_str().into(), v);
         Ok(instance)
     }
 }

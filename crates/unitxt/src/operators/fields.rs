@@ -63,13 +63,13 @@ pub struct SelectFields {
 impl InstanceOperator for SelectFields {
     fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
         let mut out = Instance::new();
-        let keys: Vec<String> = instance.keys().cloned().collect();
+        let keys: Vec<crate::value::Key> = instance.keys().cloned().collect();
         let extra = ["data_classification_policy", "recipe_metadata"];
         for f in self.fields.iter().map(String::as_str).chain(extra) {
             let v = instance.get(f).ok_or_else(|| {
                 Error::not_found(format!("field {f:?} is missing; fields are {keys:?}"))
             })?;
-            out.insert(f.to_string(), v.clone());
+            out.insert(f.into(), v.clone());
         }
         Ok(out)
     }
@@ -317,7 +317,7 @@ impl InstanceOperator for Rename {
             if plain {
                 for (from, to) in pairs {
                     if let Some(v) = instance.shift_remove(from) {
-                        instance.insert(to.clone(), v);
+                        instance.insert(to.as_str().into(), v);
                     }
                 }
                 return Ok(instance);
@@ -382,7 +382,7 @@ impl InstanceOperator for IndexOf {
                 self.search_in
             ))
         })?;
-        instance.insert(self.to_field.clone(), Value::from(pos));
+        instance.insert(self.to_field.as_str().into(), Value::from(pos));
         Ok(instance)
     }
 }
@@ -400,7 +400,7 @@ pub struct TakeByField {
 impl InstanceOperator for TakeByField {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let v = py_getitem(dict_get(&instance, &self.field)?, dict_get(&instance, &self.index)?)?;
-        instance.insert(self.to_field.clone().unwrap_or_else(|| self.field.clone()), v);
+        instance.insert(self.to_field.as_deref().unwrap_or(&self.field).into(), v);
         Ok(instance)
     }
 }
@@ -606,7 +606,7 @@ impl InstanceOperator for InterleaveListsToDialogOperator {
                 out.push(Value::Array(vec![Value::String(self.assistant_role_label.clone()), t.clone()]));
             }
         }
-        instance.insert(self.to_field.clone(), Value::Array(out));
+        instance.insert(self.to_field.as_str().into(), Value::Array(out));
         Ok(instance)
     }
 }
@@ -630,7 +630,7 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 impl InstanceOperator for AddId {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        instance.insert(self.id_field_name.clone(), Value::String(format!("{n:032x}")));
+        instance.insert(self.id_field_name.as_str().into(), Value::String(format!("{n:032x}")));
         Ok(instance)
     }
 
@@ -647,7 +647,7 @@ mod tests {
     fn rename(spec: Value, input: Value) -> Vec<(String, Value)> {
         let op: Rename = crate::value::from_value(spec).unwrap();
         let out = op.process_instance(input.as_object().unwrap().clone(), "train").unwrap();
-        out.into_iter().collect()
+        out.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
 
     #[test]

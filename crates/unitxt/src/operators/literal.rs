@@ -204,7 +204,7 @@ impl Parser {
         loop {
             self.i += 1; // ':'
             let v = self.value()?;
-            m.insert(key_string(&key)?, v);
+            m.insert(key_string(&key)?.into(), v);
             self.ws(true);
             match self.peek() {
                 Some(',') => {

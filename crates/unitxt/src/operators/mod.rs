@@ -177,7 +177,7 @@ impl FieldSpec {
                     Value::Object(m) => {
                         for (k, v) in m {
                             let t = v.as_str().ok_or_else(|| Error::invalid("field_to_field values must be strings"))?;
-                            out.push((k.clone(), t.to_string()));
+                            out.push((k.to_string(), t.to_string()));
                         }
                     }
                     Value::Array(a) => {

@@ -64,7 +64,7 @@ pub fn py_iter(v: &Value) -> Result<Vec<Value>> {
     match v {
         Value::Array(a) => Ok(a.clone()),
         Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
-        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.clone())).collect()),
+        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.to_string())).collect()),
         other => Err(Error::invalid(format!("'{}' object is not iterable", type_name(other)))),
     }
 }
@@ -360,19 +360,19 @@ pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()>
     // Fast paths (no component list) for `key` and `dict/key` paths, the common cases, where
     // the general walk below does the same.
     if plain_key(key) {
-        instance.insert(key.to_string(), value);
+        instance.insert(key.into(), value);
         return Ok(());
     }
     if let Some((outer, inner)) = key.split_once('/').filter(|(o, i)| plain_key(o) && plain_key(i)) {
         match instance.get_mut(outer) {
             Some(Value::Object(m)) => {
-                m.insert(inner.to_string(), value);
+                m.insert(inner.into(), value);
                 return Ok(());
             }
             None => {
                 let mut m = Instance::new();
-                m.insert(inner.to_string(), value);
-                instance.insert(outer.to_string(), Value::Object(m));
+                m.insert(inner.into(), value);
+                instance.insert(outer.into(), Value::Object(m));
                 return Ok(());
             }
             Some(_) => {}
@@ -384,7 +384,7 @@ pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()>
         return Ok(());
     }
     if comps.len() == 1 {
-        instance.insert(comps[0].to_string(), value);
+        instance.insert(comps[0].into(), value);
         return Ok(());
     }
     if let Some(slot) = instance.get_mut(comps[0]) {
@@ -392,7 +392,7 @@ pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()>
     } else {
         let mut fresh = Value::Null;
         if set_in(&mut fresh, &comps[1..], value) {
-            instance.insert(comps[0].to_string(), fresh);
+            instance.insert(comps[0].into(), fresh);
         }
     }
     Ok(())
@@ -428,7 +428,7 @@ fn set_in(cur: &mut Value, comps: &[&str], value: Value) -> bool {
         }
         let Value::Object(m) = cur else { return false };
         if comps.len() == 1 {
-            m.insert(c.to_string(), value);
+            m.insert((*c).into(), value);
             return true;
         }
         match m.get_mut(c) {
@@ -437,7 +437,7 @@ fn set_in(cur: &mut Value, comps: &[&str], value: Value) -> bool {
                 let mut fresh = Value::Null;
                 let ok = set_in(&mut fresh, &comps[1..], value);
                 if ok {
-                    m.insert(c.to_string(), fresh);
+                    m.insert((*c).into(), fresh);
                 }
                 ok
             }

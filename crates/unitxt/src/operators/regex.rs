@@ -24,7 +24,7 @@ impl Call {
     fn eval(&self, args: &[(&str, Value)]) -> Result<Value> {
         let mut vars = Instance::new();
         for (k, v) in args {
-            vars.insert(k.to_string(), v.clone());
+            vars.insert((*k).into(), v.clone());
         }
         self.parsed.eval(&vars).map_err(|e| e.context(format!("evaluating {}", self.src)))
     }

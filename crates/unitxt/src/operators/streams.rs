@@ -574,7 +574,7 @@ impl StreamOperator for AddIncrementalId {
         let me = self.clone();
         Ok(Box::new(stream.enumerate().map(move |(i, r)| {
             let mut inst = r?;
-            inst.insert(me.to_field.clone(), Value::from(i as u64));
+            inst.insert(me.to_field.as_str().into(), Value::from(i as u64));
             Ok(inst)
         })))
     }
@@ -606,7 +606,7 @@ impl StreamOperator for DuplicateInstances {
                     .map(|k| {
                         let mut d = inst.clone();
                         if let Some(f) = me.duplication_index_field.as_deref().filter(|f| !f.is_empty()) {
-                            d.insert(f.to_string(), Value::from(k));
+                            d.insert(f.into(), Value::from(k));
                         }
                         Ok(d)
                     })
@@ -833,7 +833,7 @@ impl Operator for MergeStreams {
                 let field = self.origin_stream_name_field_name.clone();
                 parts.push(Box::new(s.map(move |r| {
                     let mut inst = r?;
-                    inst.insert(field.clone(), Value::String(name.clone()));
+                    inst.insert(field.as_str().into(), Value::String(name.clone()));
                     Ok(inst)
                 })));
             } else {
@@ -911,7 +911,7 @@ fn frame(items: &[Instance]) -> Frame {
     let mut cols: IndexMap<String, ()> = IndexMap::new();
     for i in items {
         for k in i.keys() {
-            cols.entry(k.clone()).or_insert(());
+            cols.entry(k.to_string()).or_insert(());
         }
     }
     let cols: Vec<String> = cols.into_keys().collect();
@@ -1193,7 +1193,7 @@ mod tests {
         ];
         for (values, cond, expected) in cases {
             let op = FilterByCondition {
-                values: values.as_object().cloned().unwrap_or_default().into_iter().collect(),
+                values: values.as_object().cloned().unwrap_or_default().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
                 condition: cond.into(),
                 error_on_filtered_all: false,
             };

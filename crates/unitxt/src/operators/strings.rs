@@ -148,7 +148,7 @@ pub struct FormatText {
 impl InstanceOperator for FormatText {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let s = python_format(&self.text, &instance)?;
-        instance.insert(self.to_field.clone(), Value::String(s));
+        instance.insert(self.to_field.as_str().into(), Value::String(s));
         Ok(instance)
     }
 }

@@ -41,7 +41,7 @@ pub(crate) fn eval_py(src: &'static str, vars: &[(&str, Value)]) -> Result<Value
     })?;
     let mut inst = Instance::new();
     for (k, v) in vars {
-        inst.insert(k.to_string(), v.clone());
+        inst.insert(crate::value::Key::from(&**k), v.clone());
     }
     expr.eval(&inst)
 }

@@ -48,7 +48,7 @@ fn build_with(raw: &Value, set: &[(&str, Value)]) -> Result<Art<dyn Operator>> {
     let mut v = raw.clone();
     let m = v.as_object_mut().ok_or_else(|| Error::invalid("post_process `operator` must be an artifact object"))?;
     for (k, x) in set {
-        m.insert(k.to_string(), x.clone());
+        m.insert(crate::value::Key::from(&**k), x.clone());
     }
     match crate::registry::build(&v)? {
         Artifact::Operator(a) => Ok(a),

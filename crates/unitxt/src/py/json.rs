@@ -140,7 +140,7 @@ fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
                 write_value(v, opts, level + 1, out);
             };
             if opts.sort_keys {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                let mut entries: Vec<(&crate::value::Key, &Value)> = map.iter().collect();
                 // UTF-8 byte order equals code point order, which is how Python sorts str keys.
                 entries.sort_by(|a, b| a.0.cmp(b.0));
                 for (i, (k, v)) in entries.into_iter().enumerate() {

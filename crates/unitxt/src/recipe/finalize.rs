@@ -211,7 +211,7 @@ pub fn finalize_instance(
                 let mut group = Instance::new();
                 for a in attrs {
                     let v = dict_get(&data, &a)?.clone();
-                    group.insert(a, v);
+                    group.insert(a.into(), v);
                 }
                 groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default())));
             }

@@ -67,7 +67,7 @@ impl RecipeArgs {
         if crate::query::is_legal_catalog_name(q) && catalog.contains(q) {
             let v = catalog.get_json(q)?;
             let m = v.as_object().ok_or_else(|| Error::invalid(format!("artifact {q} is not a recipe")))?;
-            return RecipeArgs::from_map(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+            return RecipeArgs::from_map(m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect());
         }
         let args = crate::query::parse_key_values(q).ctx("in the recipe string")?;
         RecipeArgs::from_map(args)

@@ -560,7 +560,7 @@ mod tests {
         let mut o = crate::value::Map::new();
         for (k, s) in out.streams {
             let v: Vec<Value> = s.map(|r| r.unwrap()["id"].clone()).collect();
-            o.insert(k, Value::Array(v));
+            o.insert(k.into(), Value::Array(v));
         }
         Value::Object(o)
     }

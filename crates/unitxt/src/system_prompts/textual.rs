@@ -26,7 +26,7 @@ fn set_system_prompt(
     if !scope.applies(split) || (skip_rendered_instance && instance.contains_key(SYSTEM_PROMPT_FIELD)) {
         return Ok(instance);
     }
-    instance.insert(SYSTEM_PROMPT_FIELD.to_string(), Value::String(text.to_string()));
+    instance.insert(SYSTEM_PROMPT_FIELD.into(), Value::String(text.to_string()));
     Ok(instance)
 }
 

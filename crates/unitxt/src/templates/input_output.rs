@@ -105,7 +105,7 @@ impl TemplateKind for JsonOutputTemplate {
             if self.wrap_with_list_fields.contains(field) {
                 v = Value::Array(vec![v]);
             }
-            data.insert(target_field.clone(), v);
+            data.insert(target_field.as_str().into(), v);
         }
         let t = dumps(&Value::Object(data), DumpOptions { ensure_ascii: false, ..DumpOptions::default() });
         Ok((t.clone(), vec![t]))
@@ -152,7 +152,7 @@ fn serialize_multi_reference(
             let items: Vec<Value> = match v {
                 Value::Array(a) => std::mem::take(a),
                 Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
-                Value::Object(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
+                Value::Object(m) => m.keys().map(|k| Value::String(k.to_string())).collect(),
                 other => {
                     return Err(Error::invalid(format!(
                         "references field {k:?} must be a list, got {}",
@@ -362,7 +362,7 @@ impl LabelsSettings {
             texts.push(self.empty_label.clone());
         }
         let mut out = Fields::new();
-        out.insert(self.labels_field.clone(), Value::String(texts.join(&self.labels_separator)));
+        out.insert(self.labels_field.as_str().into(), Value::String(texts.join(&self.labels_separator)));
         Ok(out)
     }
 }

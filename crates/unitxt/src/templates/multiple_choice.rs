@@ -303,9 +303,9 @@ impl TemplateKind for MultipleChoiceTemplate {
             .iter()
             .position(|c| py_eq(c, &original))
             .ok_or_else(|| Error::invalid("the correct choice is not among the input choices"))?;
-        input.insert(self.choices_field.clone(), Value::Array(choices.clone()));
-        refs.insert(self.choices_field.clone(), Value::Array(choices));
-        refs.insert(self.target_field.clone(), Value::from(new_index));
+        input.insert(self.choices_field.as_str().into(), Value::Array(choices.clone()));
+        refs.insert(self.choices_field.as_str().into(), Value::Array(choices));
+        refs.insert(self.target_field.as_str().into(), Value::from(new_index));
         Ok(())
     }
 
@@ -317,7 +317,7 @@ impl TemplateKind for MultipleChoiceTemplate {
         for (k, v) in input.iter() {
             out.insert(k.clone(), v.clone());
         }
-        out.insert(self.choices_field.clone(), Value::String(choices.join(&self.choices_separator)));
+        out.insert(self.choices_field.as_str().into(), Value::String(choices.join(&self.choices_separator)));
         Ok(Some(out))
     }
 
@@ -328,7 +328,7 @@ impl TemplateKind for MultipleChoiceTemplate {
             Error::invalid(format!("MultipleChoiceTemplate cannot find index number {index} in choices: {choices:?}"))
         })?;
         let mut out = Fields::new();
-        out.insert(self.target_field.clone(), Value::String(target));
+        out.insert(self.target_field.as_str().into(), Value::String(target));
         Ok(out)
     }
 

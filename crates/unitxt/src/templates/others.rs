@@ -207,7 +207,7 @@ impl TemplateKind for PairwiseChoiceTemplate {
                 )))
             }
         };
-        refs.insert(self.answer_field.clone(), Value::String(label.clone()));
+        refs.insert(self.answer_field.as_str().into(), Value::String(label.clone()));
         if self.shuffle {
             return Err(unseeded_shuffle());
         }

@@ -370,7 +370,7 @@ impl From<serde_json::Value> for Value {
             serde_json::Value::Object(o) => {
                 let mut m = Map::with_capacity(o.len());
                 for (k, v) in o {
-                    m.insert(k, Value::from(v));
+                    m.insert(k.into(), Value::from(v));
                 }
                 Value::Object(m)
             }
@@ -389,7 +389,7 @@ impl From<Value> for serde_json::Value {
             Value::Object(o) => {
                 let mut m = serde_json::Map::with_capacity(o.len());
                 for (k, v) in o {
-                    m.insert(k, serde_json::Value::from(v));
+                    m.insert(k.to_string(), serde_json::Value::from(v));
                 }
                 serde_json::Value::Object(m)
             }

@@ -19,7 +19,7 @@ use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
 /// Map keys. A type alias so that the key representation can change in one place.
-pub type Key = String;
+pub type Key = compact_str::CompactString;
 
 /// Above this many entries a map keeps a hash index; at or below it, lookups scan the entries.
 pub const LINEAR_MAX: usize = 32;
@@ -31,10 +31,34 @@ fn hash(key: &str) -> u64 {
     foldhash::fast::FixedState::with_seed(SEED).hash_one(key)
 }
 
+/// A key's length (capped at 255) in the top byte and its first seven bytes (zero-padded,
+/// little-endian) below: equal tags mean equal keys when the key is shorter than eight bytes,
+/// and unequal tags always mean unequal keys. Scanning tags keeps a lookup from comparing
+/// strings except on a likely match.
+#[inline]
+fn tag(key: &str) -> u64 {
+    let b = key.as_bytes();
+    let n = b.len();
+    let low = if n >= 8 {
+        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")) & 0x00ff_ffff_ffff_ffff
+    } else if n >= 4 {
+        // Two overlapping four-byte reads cover bytes 0..n; the overlap holds the same bytes.
+        let lo = u32::from_le_bytes(b[..4].try_into().expect("4 bytes")) as u64;
+        let hi = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes")) as u64;
+        lo | hi << ((n - 4) * 8)
+    } else if n > 0 {
+        b[0] as u64 | (b[n / 2] as u64) << (n / 2 * 8) | (b[n - 1] as u64) << ((n - 1) * 8)
+    } else {
+        0
+    };
+    low | (n.min(255) as u64) << 56
+}
+
 /// An insertion-ordered map from strings to [`Value`]s (a Python dict with string keys).
 #[derive(Clone, Default)]
 pub struct Map {
-    entries: Vec<(Key, Value)>,
+    /// Entries in insertion order, each with the [`tag`] of its key.
+    entries: Vec<(Key, Value, u64)>,
     /// Positions in `entries`, hashed by key; present only when there are more than
     /// [`LINEAR_MAX`] entries.
     index: Option<Box<HashTable<usize>>>,
@@ -75,7 +99,11 @@ impl Map {
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
         match &self.index {
-            None => self.entries.iter().position(|(k, _)| k.as_str() == key),
+            None => {
+                let t = tag(key);
+                // Equal tags are equal keys up to seven bytes; longer keys compare in full.
+                self.entries.iter().position(|e| e.2 == t && (key.len() < 8 || e.0.as_str() == key))
+            }
             Some(ix) => ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied(),
         }
     }
@@ -86,7 +114,7 @@ impl Map {
             return;
         }
         let mut t = HashTable::with_capacity(self.entries.len());
-        for (i, (k, _)) in self.entries.iter().enumerate() {
+        for (i, (k, _, _)) in self.entries.iter().enumerate() {
             let entries = &self.entries;
             t.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
         }
@@ -119,10 +147,12 @@ impl Map {
             Some(ix) => {
                 let entries = &self.entries;
                 ix.insert_unique(hash(&k), i, |&j| hash(&entries[j].0));
-                self.entries.push((k, v));
+                let t = tag(&k);
+                self.entries.push((k, v, t));
             }
             None => {
-                self.entries.push((k, v));
+                let t = tag(&k);
+                self.entries.push((k, v, t));
                 if self.entries.len() > LINEAR_MAX {
                     self.rebuild_index();
                 }
@@ -158,7 +188,8 @@ impl Map {
                 }
             }
         }
-        self.entries.swap_remove(i)
+        let (k, v, _) = self.entries.swap_remove(i);
+        (k, v)
     }
 
     /// Removes the entry at position `i`, keeping the order of the others.
@@ -174,7 +205,8 @@ impl Map {
                 }
             }
         }
-        self.entries.remove(i)
+        let (k, v, _) = self.entries.remove(i);
+        (k, v)
     }
 
     /// Removes `key` as `serde_json::Map::remove` does with `preserve_order`: the last entry
@@ -208,7 +240,7 @@ impl Map {
     /// Keeps the entries for which `f` returns true, in order.
     pub fn retain(&mut self, mut f: impl FnMut(&Key, &mut Value) -> bool) {
         let before = self.entries.len();
-        self.entries.retain_mut(|(k, v)| f(k, v));
+        self.entries.retain_mut(|(k, v, _)| f(k, v));
         if self.entries.len() != before && self.index.is_some() {
             self.rebuild_index();
         }
@@ -229,19 +261,19 @@ impl Map {
     /// Keys in insertion order.
     #[inline]
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(k, _)| k)
+        self.entries.iter().map(|(k, _, _)| k)
     }
 
     /// Values in insertion order.
     #[inline]
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(_, v)| v)
+        self.entries.iter().map(|(_, v, _)| v)
     }
 
     /// Values in insertion order, mutable.
     #[inline]
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
+        self.entries.iter_mut().map(|(_, v, _)| v)
     }
 }
 
@@ -325,6 +357,12 @@ impl FromIterator<(Key, Value)> for Map {
     }
 }
 
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        iter.into_iter().map(|(k, v)| (Key::from(k), v)).collect()
+    }
+}
+
 impl Extend<(Key, Value)> for Map {
     fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, iter: I) {
         let iter = iter.into_iter();
@@ -337,13 +375,13 @@ impl Extend<(Key, Value)> for Map {
 
 /// Borrowing iterator over a [`Map`]'s entries.
 #[derive(Clone)]
-pub struct Iter<'a>(std::slice::Iter<'a, (Key, Value)>);
+pub struct Iter<'a>(std::slice::Iter<'a, (Key, Value, u64)>);
 
 impl<'a> Iterator for Iter<'a> {
     type Item = (&'a Key, &'a Value);
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(|(k, v)| (k, v))
+        self.0.next().map(|(k, v, _)| (k, v))
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -352,19 +390,19 @@ impl<'a> Iterator for Iter<'a> {
 }
 impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back().map(|(k, v)| (k, v))
+        self.0.next_back().map(|(k, v, _)| (k, v))
     }
 }
 impl ExactSizeIterator for Iter<'_> {}
 
 /// Iterator over a [`Map`]'s entries with mutable values.
-pub struct IterMut<'a>(std::slice::IterMut<'a, (Key, Value)>);
+pub struct IterMut<'a>(std::slice::IterMut<'a, (Key, Value, u64)>);
 
 impl<'a> Iterator for IterMut<'a> {
     type Item = (&'a Key, &'a mut Value);
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(|(k, v)| (&*k, v))
+        self.0.next().map(|(k, v, _)| (&*k, v))
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -373,19 +411,19 @@ impl<'a> Iterator for IterMut<'a> {
 }
 impl DoubleEndedIterator for IterMut<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back().map(|(k, v)| (&*k, v))
+        self.0.next_back().map(|(k, v, _)| (&*k, v))
     }
 }
 impl ExactSizeIterator for IterMut<'_> {}
 
 /// Owning iterator over a [`Map`]'s entries.
-pub struct IntoIter(std::vec::IntoIter<(Key, Value)>);
+pub struct IntoIter(std::vec::IntoIter<(Key, Value, u64)>);
 
 impl Iterator for IntoIter {
     type Item = (Key, Value);
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next()
+        self.0.next().map(|(k, v, _)| (k, v))
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -394,7 +432,7 @@ impl Iterator for IntoIter {
 }
 impl DoubleEndedIterator for IntoIter {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back()
+        self.0.next_back().map(|(k, v, _)| (k, v))
     }
 }
 impl ExactSizeIterator for IntoIter {}
@@ -434,6 +472,26 @@ mod tests {
         m.keys().map(|k| k.as_str()).collect()
     }
 
+    #[test]
+    fn tag_is_length_and_first_seven_bytes() {
+        let text = "abcdefghijklmnopqrstu";
+        for n in 0..=text.len() {
+            let key = &text[..n];
+            let mut low = [0u8; 8];
+            low[..n.min(7)].copy_from_slice(&key.as_bytes()[..n.min(7)]);
+            low[7] = n as u8;
+            assert_eq!(tag(key), u64::from_le_bytes(low), "{key:?}");
+        }
+        assert_eq!(tag(&"x".repeat(300)) >> 56, 255);
+        // Keys that share a tag: long keys with the same length and first seven bytes.
+        let mut m = Map::new();
+        m.insert("input_fields".into(), Value::from(1));
+        m.insert("input_fieldz".into(), Value::from(2));
+        assert_eq!(m.get("input_fieldz"), Some(&Value::from(2)));
+        assert_eq!(m.get("input_fields"), Some(&Value::from(1)));
+        assert_eq!(m.get("input_field"), None);
+    }
+
     /// The same operations on a small (scanned) and a large (indexed) map, checked against a
     /// plain vector model of a Python dict plus `serde_json`'s swap-remove.
     #[test]
@@ -442,7 +500,7 @@ mod tests {
             let mut m = Map::new();
             let mut model: Vec<(String, i64)> = Vec::new();
             for i in 0..n as i64 {
-                assert_eq!(m.insert(format!("k{i}"), Value::from(i)), None);
+                assert_eq!(m.insert(format!("k{i}").into(), Value::from(i)), None);
                 model.push((format!("k{i}"), i));
             }
             assert_eq!(n > LINEAR_MAX, m.index.is_some());
