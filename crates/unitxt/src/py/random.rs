@@ -35,7 +35,9 @@ pub fn set_global_seed(seed: u64) {
 /// A CPython-compatible `random.Random`.
 #[derive(Clone)]
 pub struct PyRandom {
+    /// MT19937's state; words below `index` are already twisted for the current round.
     state: [u32; N],
+    /// Words drawn in the current round (N: the round is over and the next draw starts one).
     index: usize,
 }
 
@@ -65,26 +67,40 @@ impl PyRandom {
     /// `init_by_array`, which `random.seed(int)` uses with the int's absolute value.
     pub fn from_key(key: &[u32]) -> Self {
         let key: &[u32] = if key.is_empty() { &[0] } else { key };
-        let mut r = PyRandom { state: INIT_BY_ARRAY_START, index: N };
+        let mut r = PyRandom { state: INIT_BY_ARRAY_START, index: 0 };
         let mt = &mut r.state;
+        let klen = key.len();
         let (mut i, mut j) = (1usize, 0usize);
-        for _ in 0..N.max(key.len()) {
-            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_664_525))
-                .wrapping_add(key[j])
-                .wrapping_add(j as u32);
-            i += 1;
-            j += 1;
+        // Runs of steps between wrap-arounds (of `i` past N, of `j` past the key's end), so that
+        // the step itself has no wrap test.
+        let mut left = N.max(klen);
+        while left > 0 {
+            let run = left.min(N - i).min(klen - j);
+            for (d, &kw) in key[j..j + run].iter().enumerate() {
+                let (p, c) = (i + d - 1, i + d);
+                mt[c] = (mt[c] ^ (mt[p] ^ (mt[p] >> 30)).wrapping_mul(1_664_525))
+                    .wrapping_add(kw)
+                    .wrapping_add((j + d) as u32);
+            }
+            i += run;
+            j += run;
+            left -= run;
             if i >= N {
                 mt[0] = mt[N - 1];
                 i = 1;
             }
-            if j >= key.len() {
+            if j >= klen {
                 j = 0;
             }
         }
-        for _ in 0..N - 1 {
-            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
-            i += 1;
+        let mut left = N - 1;
+        while left > 0 {
+            let run = left.min(N - i);
+            for c in i..i + run {
+                mt[c] = (mt[c] ^ (mt[c - 1] ^ (mt[c - 1] >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(c as u32);
+            }
+            i += run;
+            left -= run;
             if i >= N {
                 mt[0] = mt[N - 1];
                 i = 1;
@@ -122,22 +138,18 @@ impl PyRandom {
 
     fn genrand_u32(&mut self) -> u32 {
         if self.index >= N {
-            let mt = &mut self.state;
-            // The twist, in MT19937's three ranges so that no index wraps.
-            let mix = |a: u32, b: u32, c: u32| {
-                let y = (a & UPPER_MASK) | (b & LOWER_MASK);
-                c ^ (y >> 1) ^ if y & 1 == 1 { MATRIX_A } else { 0 }
-            };
-            for kk in 0..N - M {
-                mt[kk] = mix(mt[kk], mt[kk + 1], mt[kk + M]);
-            }
-            for kk in N - M..N - 1 {
-                mt[kk] = mix(mt[kk], mt[kk + 1], mt[kk + M - N]);
-            }
-            mt[N - 1] = mix(mt[N - 1], mt[0], mt[M - 1]);
             self.index = 0;
         }
-        let mut y = self.state[self.index];
+        let k = self.index;
+        // The twist, one word at a time as outputs are drawn: word `k` of the next state mixes
+        // words `k` and `k + 1` of the current state with word `k + M` (all mod N). Done in
+        // increasing `k`, each word reads exactly the values the whole-array twist would
+        // (later words still old, earlier ones already new), so the outputs are the same, and
+        // a generator that draws a few numbers does not twist all 624 words.
+        let mt = &mut self.state;
+        let y = (mt[k] & UPPER_MASK) | (mt[(k + 1) % N] & LOWER_MASK);
+        let mut y = mt[(k + M) % N] ^ (y >> 1) ^ if y & 1 == 1 { MATRIX_A } else { 0 };
+        mt[k] = y;
         self.index += 1;
         y ^= y >> 11;
         y ^= (y << 7) & 0x9d2c_5680;
