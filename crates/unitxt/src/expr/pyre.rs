@@ -39,6 +39,92 @@ pub struct Pattern {
     /// Group index by name.
     names: Vec<(String, usize)>,
     groups: usize,
+    /// A faster equivalent of the pattern for searches, when it has the shape it covers.
+    lazy_ahead: Option<LazyAhead>,
+}
+
+/// A pattern `L.*?(?=B)`: a literal `L`, a lazy `.*`, and a lookahead `B` without groups
+/// (human_eval's `assert.*?(?=\n\s*assert|$)`). The backtracking matcher steps the lazy `.*`
+/// one character at a time and tries `B` at each step; the same match is found directly: at
+/// the next occurrence `s` of `L` (ending at `e`), the match is `s..p` for the leftmost `p >= e`
+/// where `B` matches, provided `.` can cross `e..p` (always with DOTALL, otherwise only up to
+/// the next newline); failing that, the next occurrence of `L` is tried, as Python does.
+#[derive(Debug)]
+struct LazyAhead {
+    literal: String,
+    dotall: bool,
+    /// `B` alone, searched unanchored from `e` (its leftmost match start is `p`).
+    ahead: Regex,
+}
+
+impl LazyAhead {
+    /// Recognises the shape in `src`; `None` for anything else (the general matcher runs).
+    fn new(src: &str, flags: i64, prefix: Option<&str>) -> Option<LazyAhead> {
+        let literal = prefix?;
+        let body = src.strip_prefix(literal)?.strip_prefix(".*?(?=")?.strip_suffix(')')?;
+        if flags & (IGNORECASE | VERBOSE) != 0 || body.is_empty() {
+            return None;
+        }
+        // `B` may use escapes, classes and `|`, but no groups, and `$` only at the end of a
+        // branch. Inside a lookahead only where `B` starts matters, so a branch-final `$`
+        // (Python: end, or before a final newline) can consume that newline: `\n?\z`.
+        let multiline = flags & MULTILINE != 0;
+        let b = body.as_bytes();
+        let mut out = String::with_capacity(body.len() + 8);
+        let mut i = 0;
+        let mut in_class = false;
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'\\' => {
+                    let n = *b.get(i + 1)?;
+                    if n.is_ascii_digit() || n == b'Z' && !in_class {
+                        // A back-reference, or `\Z` (left to the general translation).
+                        return None;
+                    }
+                    out.push_str(body.get(i..i + 2)?);
+                    i += 2;
+                    continue;
+                }
+                b'[' if !in_class => in_class = true,
+                b']' if in_class => in_class = false,
+                b'(' | b')' if !in_class => return None,
+                b'[' | b'&' | b'~' if in_class => return None,
+                b'$' if !in_class && !multiline => {
+                    if !matches!(b.get(i + 1), None | Some(b'|')) {
+                        return None;
+                    }
+                    out.push_str("\\n?\\z");
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(c as char);
+            i += 1;
+        }
+        if in_class || !body.is_ascii() {
+            return None;
+        }
+        let ahead = build(&out, flags).ok()?;
+        Some(LazyAhead { literal: literal.to_string(), dotall: flags & DOTALL != 0, ahead })
+    }
+
+    /// The span of the leftmost match at or after byte `pos`.
+    fn search(&self, text: &str, mut pos: usize) -> EResult<Option<(usize, usize)>> {
+        while let Some(i) = text[pos..].find(self.literal.as_str()) {
+            let s = pos + i;
+            let e = s + self.literal.len();
+            let limit = if self.dotall { text.len() } else { text[e..].find('\n').map_or(text.len(), |k| e + k) };
+            match self.ahead.find_from_pos(text, e).map_err(|x| err(format!("regex failed: {x}")))? {
+                Some(m) if m.start() <= limit => return Ok(Some((s, m.start()))),
+                // With DOTALL every later start ends its search inside this one: no match.
+                None if self.dotall => return Ok(None),
+                _ => pos = s + text[s..].chars().next().map_or(1, char::len_utf8),
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// The result of a successful match (`re.Match`).
@@ -208,6 +294,8 @@ pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
         }
     }
     let groups = search.captures_len().saturating_sub(1);
+    let prefix = literal_prefix(src, flags);
+    let lazy_ahead = if groups == 0 { LazyAhead::new(src, flags, prefix.as_deref()) } else { None };
     let p = Rc::new(Pattern {
         source: src.into(),
         flags,
@@ -215,9 +303,10 @@ pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
         translated,
         anchored: OnceCell::new(),
         full: OnceCell::new(),
-        prefix: literal_prefix(src, flags),
+        prefix,
         names,
         groups,
+        lazy_ahead,
     });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
@@ -256,6 +345,13 @@ impl Pattern {
 
     /// The leftmost match at or after byte `pos`, skipping ahead to the literal prefix.
     fn search_from(&self, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+        if let Some(la) = &self.lazy_ahead {
+            return Ok(la.search(text, pos)?.map(|span| MatchObj {
+                text: text.clone(),
+                spans: vec![Some(span)],
+                names: Vec::new(),
+            }));
+        }
         let pos = match &self.prefix {
             Some(p) => match text[pos..].find(p.as_str()) {
                 Some(i) => pos + i,
@@ -515,6 +611,58 @@ mod tests {
         assert_eq!(literal_prefix(r"\d+", 0), None);
         assert_eq!(literal_prefix("é?x", 0), None);
         assert_eq!(literal_prefix("éx?", 0).as_deref(), Some("é"));
+    }
+
+    /// Spans of all matches by the general matcher (the fast path switched off).
+    fn general_spans(src: &str, flags: i64, text: &Rc<str>) -> Vec<(usize, usize)> {
+        let p = compile(src, flags).unwrap();
+        let slow = Pattern {
+            source: p.source.clone(),
+            flags,
+            search: build(&p.translated, flags).unwrap(),
+            translated: p.translated.clone(),
+            anchored: OnceCell::new(),
+            full: OnceCell::new(),
+            prefix: p.prefix.clone(),
+            names: Vec::new(),
+            groups: 0,
+            lazy_ahead: None,
+        };
+        slow.all(text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect()
+    }
+
+    #[test]
+    fn lazy_lookahead_shape_matches_the_general_matcher() {
+        let shaped = [
+            (r"assert.*?(?=\n\s*assert|$)", DOTALL),
+            (r"assert.*?(?=\n\s*assert|$)", 0),
+            (r"ab.*?(?=[;,]|$)", 0),
+            (r"ab.*?(?=c\d)", DOTALL),
+            (r"ab.*?(?=c.d)", DOTALL),
+            (r"ab.*?(?=c.d)", 0),
+            (r"x.*?(?=$|y)", MULTILINE),
+        ];
+        let texts = [
+            "x assert a == 1\n  assert b\nassertion",
+            "assert f(1)\n\n    assert g(2) == 'é'\n",
+            "assert x\nmore\nassert y\n\n",
+            "abab;ab\nxx,ab c1 ab\nc2",
+            "ab c\nd ab cxd\nab\nc\nd",
+            "x1\ny2 x3y x\n",
+            "",
+            "no match here",
+        ];
+        for (src, flags) in shaped {
+            assert!(compile(src, flags).unwrap().lazy_ahead.is_some(), "{src}");
+            for t in texts {
+                let text: Rc<str> = t.into();
+                let fast: Vec<_> = compile(src, flags).unwrap().all(&text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+                assert_eq!(fast, general_spans(src, flags, &text), "{src} on {t:?}");
+            }
+        }
+        for (src, flags) in [(r"a.*?(?=(b))", 0), (r"a.*?(?=b$c)", 0), (r"a.*?(?=b)x", 0), (r"a.*(?=b)", 0), ("a.*?(?=b)", IGNORECASE)] {
+            assert!(compile(src, flags).unwrap().lazy_ahead.is_none(), "{src}");
+        }
     }
 
     #[test]
