@@ -76,11 +76,10 @@ impl PyRandom {
         let mut left = N.max(klen);
         while left > 0 {
             let run = left.min(N - i).min(klen - j);
-            for (d, &kw) in key[j..j + run].iter().enumerate() {
-                let (p, c) = (i + d - 1, i + d);
-                mt[c] = (mt[c] ^ (mt[p] ^ (mt[p] >> 30)).wrapping_mul(1_664_525))
-                    .wrapping_add(kw)
-                    .wrapping_add((j + d) as u32);
+            let mut prev = mt[i - 1];
+            for (jj, (m, &kw)) in (j as u32..).zip(mt[i..i + run].iter_mut().zip(&key[j..j + run])) {
+                prev = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(kw).wrapping_add(jj);
+                *m = prev;
             }
             i += run;
             j += run;
@@ -96,8 +95,10 @@ impl PyRandom {
         let mut left = N - 1;
         while left > 0 {
             let run = left.min(N - i);
-            for c in i..i + run {
-                mt[c] = (mt[c] ^ (mt[c - 1] ^ (mt[c - 1] >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(c as u32);
+            let mut prev = mt[i - 1];
+            for (c, m) in (i as u32..).zip(mt[i..i + run].iter_mut()) {
+                prev = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(c);
+                *m = prev;
             }
             i += run;
             left -= run;
