@@ -184,6 +184,9 @@ pub struct Task {
     pub augmentable_inputs: Vec<String>,
     pub defaults: Option<Instance>,
     pub default_template: Option<Art<dyn Template>>,
+    /// For each input field, in order, whether it is also a reference field (then the first
+    /// pick clones it instead of moving it). Derived from the two field maps.
+    shared: Vec<bool>,
 }
 
 impl Task {
@@ -217,7 +220,9 @@ impl Task {
                 return Err(Error::invalid(format!("task: augmentable input {a:?} is not an input field")));
             }
         }
+        let shared = input_fields.keys().map(|k| reference_fields.contains_key(k)).collect();
         Ok(Task {
+            shared,
             input_fields,
             reference_fields,
             metrics,
@@ -229,16 +234,11 @@ impl Task {
     }
 
     /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
-    /// `instance`, except those that `keep` also names (they are cloned, for the second pick).
-    fn pick(
-        &self,
-        fields: &IndexMap<String, Type>,
-        instance: &mut Instance,
-        keep: Option<&IndexMap<String, Type>>,
-    ) -> Result<Instance> {
+    /// `instance`, except those flagged in `shared` (by position; they are cloned, for the second pick).
+    fn pick(&self, fields: &IndexMap<String, Type>, instance: &mut Instance, shared: Option<&[bool]>) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
-        for (name, ty) in fields {
-            let keep_it = keep.is_some_and(|k| k.contains_key(name));
+        for (i, (name, ty)) in fields.iter().enumerate() {
+            let keep_it = shared.is_some_and(|s| s[i]);
             // One lookup: a moved value is taken out right away (the instance is dropped on
             // error anyway), a kept one is cloned.
             let v = if keep_it { instance.get(name).cloned() } else { instance.swap_remove(name) };
@@ -254,7 +254,8 @@ impl Task {
                     crate::artifact::short(&v)
                 )));
             }
-            out.insert(name.as_str().into(), v);
+            // Field names are distinct (they are the keys of `fields`).
+            out.push_new(name.as_str().into(), v);
         }
         Ok(out)
     }
@@ -273,7 +274,7 @@ impl InstanceOperator for Task {
         }
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.reference_fields))?;
+        let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.shared))?;
         let refs = &self.reference_fields;
         let mut take = |k: &str| -> Option<Value> {
             if refs.contains_key(k) {
@@ -283,19 +284,20 @@ impl InstanceOperator for Task {
             }
         };
         // Room for the fields the template, the format and finalization add later.
+        // The keys below are distinct literals.
         let mut out = Instance::with_capacity(16);
-        out.insert("input_fields".into(), Value::Object(input_fields));
-        out.insert("metrics".into(), Value::Array(self.metrics.clone()));
-        out.insert("data_classification_policy".into(), take("data_classification_policy").unwrap_or(Value::Array(vec![])));
-        out.insert("media".into(), take("media").unwrap_or(Value::Object(Instance::new())));
-        out.insert("recipe_metadata".into(), take("recipe_metadata").unwrap_or(Value::Object(Instance::new())));
+        out.push_new("input_fields".into(), Value::Object(input_fields));
+        out.push_new("metrics".into(), Value::Array(self.metrics.clone()));
+        out.push_new("data_classification_policy".into(), take("data_classification_policy").unwrap_or(Value::Array(vec![])));
+        out.push_new("media".into(), take("media").unwrap_or(Value::Object(Instance::new())));
+        out.push_new("recipe_metadata".into(), take("recipe_metadata").unwrap_or(Value::Object(Instance::new())));
         for k in ["demos", "instruction", "system_prompt"] {
             if let Some(v) = take(k) {
-                out.insert(k.into(), v);
+                out.push_new(k.into(), v);
             }
         }
         let reference_fields = self.pick(&self.reference_fields, &mut instance, None)?;
-        out.insert("reference_fields".into(), Value::Object(reference_fields));
+        out.push_new("reference_fields".into(), Value::Object(reference_fields));
         Ok(out)
     }
 }

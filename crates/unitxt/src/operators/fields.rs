@@ -20,12 +20,23 @@ pub struct Set {
     pub fields: Instance,
     #[serde(default)]
     pub use_deepcopy: bool,
+    /// Per entry of `fields`, whether its path is one plain key (see [`plain_key`]); worked out
+    /// on first use.
+    #[serde(skip)]
+    plain: std::sync::OnceLock<Vec<bool>>,
 }
 
 impl InstanceOperator for Set {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        for (path, value) in &self.fields {
-            dict_set(&mut instance, path, value.clone()).with_ctx(|| format!("setting field {path:?}"))?;
+        let plain = self.plain.get_or_init(|| self.fields.keys().map(|k| plain_key(k)).collect());
+        for ((path, value), &plain) in self.fields.iter().zip(plain) {
+            if plain {
+                // `dict_set` on a plain key replaces the value in place or appends it: what
+                // `insert` does, with one lookup.
+                instance.insert(path.clone(), value.clone());
+            } else {
+                dict_set(&mut instance, path, value.clone()).with_ctx(|| format!("setting field {path:?}"))?;
+            }
         }
         Ok(instance)
     }

@@ -92,7 +92,8 @@ pub trait TemplateKind: Send + Sync {
         let ser = self.serializer();
         let mut out = Fields::with_capacity(data.len());
         for (k, v) in data.iter_mut() {
-            out.insert(k.clone(), Value::String(serialize_with(&*ser, v, instance)?));
+            // `data`'s keys are distinct.
+            out.push_new(k.clone(), Value::String(serialize_with(&*ser, v, instance)?));
         }
         Ok(out)
     }

@@ -135,7 +135,7 @@ pub struct MultiReferenceTemplate {
 fn plain_multi_type() -> Arc<dyn Serializer> {
     static PLAIN: std::sync::OnceLock<Arc<dyn Serializer>> = std::sync::OnceLock::new();
     PLAIN
-        .get_or_init(|| Arc::new(MultiTypeSerializer { serializers: default_multi_type_serializers() }))
+        .get_or_init(|| Arc::new(MultiTypeSerializer::new(default_multi_type_serializers())))
         .clone()
 }
 

@@ -38,6 +38,12 @@ pub trait Serializer: Send + Sync {
     fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
         self.serialize(value, instance)
     }
+
+    /// True when this serializer answers `None` for every string (it handles only lists,
+    /// dicts or numbers), so that a multi-type serializer can pass strings by without asking.
+    fn skips_strings(&self) -> bool {
+        false
+    }
 }
 
 /// Placeholder type so the registry can name this module before it has artifacts.

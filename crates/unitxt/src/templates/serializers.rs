@@ -38,19 +38,17 @@ pub fn default_template_serializer() -> Arc<dyn Serializer> {
 }
 
 fn build_default_template_serializer() -> Arc<dyn Serializer> {
-    Arc::new(MultiTypeSerializer {
-        serializers: vec![
-            art(Arc::new(ImageSerializer {}), "image_serializer"),
-            art(Arc::new(VideoSerializer {}), "video_serializer"),
-            art(Arc::new(TableSerializer {}), "table_serializer"),
-            art(Arc::new(ToolCallSerializer {}), "tool_call_serializer"),
-            art(Arc::new(ToolsSerializer {}), "tools_serializer"),
-            art(Arc::new(DialogSerializer {}), "dialog_serializer"),
-            art(Arc::new(ConversationSerializer {}), "conversation_serializer"),
-            art(Arc::new(ListSerializer {}), "list_serializer"),
-            art(Arc::new(SqlDatabaseAsSchemaSerializer {}), "sql_database_as_schema_serializer"),
-        ],
-    })
+    Arc::new(MultiTypeSerializer::new(vec![
+        art(Arc::new(ImageSerializer {}), "image_serializer"),
+        art(Arc::new(VideoSerializer {}), "video_serializer"),
+        art(Arc::new(TableSerializer {}), "table_serializer"),
+        art(Arc::new(ToolCallSerializer {}), "tool_call_serializer"),
+        art(Arc::new(ToolsSerializer {}), "tools_serializer"),
+        art(Arc::new(DialogSerializer {}), "dialog_serializer"),
+        art(Arc::new(ConversationSerializer {}), "conversation_serializer"),
+        art(Arc::new(ListSerializer {}), "list_serializer"),
+        art(Arc::new(SqlDatabaseAsSchemaSerializer {}), "sql_database_as_schema_serializer"),
+    ]))
 }
 
 /// The serializers of a `multi_type_serializer` that names none (Unitxt's
@@ -202,6 +200,9 @@ impl Serializer for DefaultListSerializer {
 pub struct ListSerializer {}
 
 impl Serializer for ListSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(value.as_array().map(|a| join_str(a)))
     }
@@ -212,6 +213,9 @@ impl Serializer for ListSerializer {
 pub struct DictAsJsonSerializer {}
 
 impl Serializer for DictAsJsonSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(value.is_object().then(|| dumps(value, DumpOptions::default())))
     }
@@ -239,6 +243,9 @@ fn dialog_text(turns: &[Value]) -> String {
 pub struct DialogSerializer {}
 
 impl Serializer for DialogSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(match value {
             Value::Array(a) if is_dialog(value) => Some(dialog_text(a)),
@@ -252,6 +259,9 @@ impl Serializer for DialogSerializer {
 pub struct ConversationSerializer {}
 
 impl Serializer for ConversationSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_conversation(value) {
             return Ok(None);
@@ -265,6 +275,9 @@ impl Serializer for ConversationSerializer {
 pub struct NumberSerializer {}
 
 impl Serializer for NumberSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(match value {
             Value::Bool(_) => Some(py_str(value)),
@@ -327,6 +340,9 @@ impl NumberQuantizingSerializer {
 }
 
 impl Serializer for NumberQuantizingSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_number(value) {
             return Ok(None);
@@ -361,6 +377,9 @@ fn csv_row(row: &[Value]) -> String {
 pub struct TableSerializer {}
 
 impl Serializer for TableSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_table(value) {
             return Ok(None);
@@ -405,6 +424,9 @@ fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
 pub struct ImageSerializer {}
 
 impl Serializer for ImageSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_image(value) {
             return Ok(None);
@@ -424,6 +446,9 @@ impl Serializer for ImageSerializer {
 pub struct VideoSerializer {}
 
 impl Serializer for VideoSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         match value.as_array() {
             Some(a) if a.is_empty() => Ok(Some(String::new())),
@@ -458,6 +483,9 @@ fn document_text(v: &Value) -> String {
 }
 
 impl Serializer for DocumentSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(is_document(value).then(|| document_text(value)))
     }
@@ -468,6 +496,9 @@ impl Serializer for DocumentSerializer {
 pub struct MultiDocumentSerializer {}
 
 impl Serializer for MultiDocumentSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_multi_document(value) {
             return Ok(None);
@@ -483,6 +514,9 @@ impl Serializer for MultiDocumentSerializer {
 pub struct ToolsSerializer {}
 
 impl Serializer for ToolsSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_tools(value) {
             return Ok(None);
@@ -507,6 +541,9 @@ impl Serializer for ToolsSerializer {
 pub struct ToolCallSerializer {}
 
 impl Serializer for ToolCallSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(is_tool_call(value).then(|| dumps(value, DumpOptions::default())))
     }
@@ -518,6 +555,9 @@ impl Serializer for ToolCallSerializer {
 pub struct SqlDatabaseAsSchemaSerializer {}
 
 impl Serializer for SqlDatabaseAsSchemaSerializer {
+    fn skips_strings(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_sql_database(value) {
             return Ok(None);
@@ -532,10 +572,34 @@ impl Serializer for SqlDatabaseAsSchemaSerializer {
 pub struct MultiTypeSerializer {
     #[serde(default = "default_multi_type_serializers")]
     pub serializers: Vec<Art<dyn Serializer>>,
+    /// Whether every one of `serializers` skips strings (then a string is its own text, as
+    /// `str()` gives it); worked out on first use.
+    #[serde(skip)]
+    strings_pass: std::sync::OnceLock<bool>,
+}
+
+impl MultiTypeSerializer {
+    /// A multi-type serializer trying `serializers` in order.
+    pub fn new(serializers: Vec<Art<dyn Serializer>>) -> Self {
+        MultiTypeSerializer { serializers, strings_pass: std::sync::OnceLock::new() }
+    }
+
+    /// The text of a string value when no serializer can claim it.
+    fn passed_string(&self, value: &Value) -> Option<String> {
+        match value {
+            Value::String(s) if *self.strings_pass.get_or_init(|| self.serializers.iter().all(|x| x.skips_strings())) => {
+                Some(s.clone())
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Serializer for MultiTypeSerializer {
     fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
+        if let Some(text) = self.passed_string(value) {
+            return Ok(Some(text));
+        }
         for s in &self.serializers {
             if let Some(out) = s.serialize(value, instance)? {
                 return Ok(Some(out));
@@ -544,6 +608,9 @@ impl Serializer for MultiTypeSerializer {
         Ok(Some(py_str(value)))
     }
     fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        if let Some(text) = self.passed_string(value) {
+            return Ok(Some(text));
+        }
         for s in &self.serializers {
             if let Some(out) = s.serialize_mut(value, instance)? {
                 return Ok(Some(out));

@@ -173,6 +173,15 @@ impl Map {
         }
     }
 
+    /// Appends `k` without looking for it first: for callers that know the key is absent (a
+    /// fresh map filled from distinct names). A present key would be duplicated, so debug
+    /// builds check.
+    #[inline]
+    pub fn push_new(&mut self, k: Key, v: Value) {
+        debug_assert!(!self.contains_key(&k), "push_new: key {k:?} is already present");
+        self.push(k, v);
+    }
+
     /// Removes the entry at position `i`, moving the last entry into its place.
     fn swap_remove_at(&mut self, i: usize) -> (Key, Value) {
         if let Some(ix) = &mut self.index {
