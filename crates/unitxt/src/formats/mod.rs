@@ -70,12 +70,22 @@ fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> 
 /// Errors when one of these fields is `null`, or the demos are not a list of dicts.
 pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
     let turns = instance.get("__turns__").cloned();
-    // Moved out, not copied (on error the instance is dropped by the caller anyway).
-    let mut take = |name: &str| present_or_empty(instance.shift_remove(name), name, "instance");
-    let source = take("source")?;
-    let instruction = take("instruction")?;
-    let system_prompt = take("system_prompt")?;
-    let target_prefix = take("target_prefix")?;
+    // Moved out, not copied (on error the instance is dropped by the caller anyway), in one
+    // order-keeping pass over the instance.
+    const NAMES: [&str; 4] = ["source", "instruction", "system_prompt", "target_prefix"];
+    let mut got: [Option<Value>; 4] = Default::default();
+    instance.retain(|k, v| match NAMES.iter().position(|n| *n == k.as_str()) {
+        Some(i) => {
+            got[i] = Some(std::mem::take(v));
+            false
+        }
+        None => true,
+    });
+    let [source, instruction, system_prompt, target_prefix] = got;
+    let source = present_or_empty(source, NAMES[0], "instance")?;
+    let instruction = present_or_empty(instruction, NAMES[1], "instance")?;
+    let system_prompt = present_or_empty(system_prompt, NAMES[2], "instance")?;
+    let target_prefix = present_or_empty(target_prefix, NAMES[3], "instance")?;
     if let Some(Value::Null) = instance.get("media") {
         return Err(Error::invalid("field \"media\" of the instance must not be None"));
     }
@@ -132,7 +142,9 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 /// before it (Unitxt's pattern uses a character class that contains them).
 /// The text is returned as is (not copied) when it holds no `\\N`.
 pub fn apply_capital_new_line_notation(text: String) -> String {
-    let finder = memchr::memmem::Finder::new(b"\\N");
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\N"));
+    let finder: &memchr::memmem::Finder<'static> = &FINDER;
     if finder.find(text.as_bytes()).is_none() {
         return text;
     }
