@@ -264,7 +264,16 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
             for p in pieces.iter() {
                 match p {
                     Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
-                    Piece::Field { name, conversion, spec } => {
+                    // `{name}` of a string argument: its text.
+                    Piece::Field { name, conversion: None, spec, plain: true } if spec.is_empty() => {
+                        let name = &fmt[name.clone()];
+                        match data.arg(name) {
+                            Some(Value::String(text)) => out.push_str(text),
+                            Some(value) => emit_value(value, None, "", &mut out)?,
+                            None => return Err(FormatError::Key(name.to_string())),
+                        }
+                    }
+                    Piece::Field { name, conversion, spec, .. } => {
                         let value = lookup(&fmt[name.clone()], data)?;
                         emit_value(&value, *conversion, &fmt[spec.clone()], &mut out)?
                     }
@@ -281,8 +290,9 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
 enum Piece {
     /// Literal text (a `{{` or `}}` escape is a one-byte literal).
     Lit(std::ops::Range<usize>),
-    /// A replacement field without nested fields in its spec.
-    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize> },
+    /// A replacement field without nested fields in its spec; `plain` when the name is one
+    /// keyword argument (no `.`, `[`, not a position), which needs no [`lookup`].
+    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize>, plain: bool },
 }
 
 /// Format strings parsed so far on this thread (template and format strings repeat for every
@@ -347,7 +357,9 @@ fn compile(fmt: &str) -> Option<Vec<Piece>> {
                 if fmt[spec.clone()].contains('{') {
                     return None;
                 }
-                pieces.push(Piece::Field { name, conversion, spec });
+                let n = &fmt[name.clone()];
+                let plain = !n.is_empty() && !n.contains(['.', '[']) && !n.bytes().all(|c| c.is_ascii_digit());
+                pieces.push(Piece::Field { name, conversion, spec, plain });
                 i = end + 1;
                 lit = i;
             }
