@@ -1,5 +1,6 @@
 //! Compact JSON output, byte for byte what `serde_json::to_writer` writes for a [`Value`], but
-//! with a string escaper that skips plain text eight bytes at a time. Prepared instances are
+//! with a string escaper that tests sixteen bytes at a time (SSE2 on x86_64) and copies plain
+//! runs whole. Prepared instances are
 //! mostly long strings (`source`, `task_data`), so this is where writing JSON Lines spends its
 //! time.
 //!

@@ -2,9 +2,12 @@
 //!
 //! Python dicts keep insertion order, and Unitxt's outputs depend on it (`str()` seeds,
 //! `json.dumps`). An instance has a handful of fields, so the map is a vector of entries
-//! searched linearly; no key is hashed. A map that grows past [`LINEAR_MAX`] entries (a large
-//! JSON object in a dataset or a catalog) gets a hash index of entry positions (`foldhash`), so
-//! lookups stay O(1) there.
+//! searched linearly; no key is hashed. Each entry keeps a tag of its key (length and first
+//! seven bytes), so a scan compares one integer per entry and compares strings only when the
+//! tags agree. Keys are `compact_str` strings: field names up to 24 bytes live inline and are
+//! copied without allocating. A map that grows past [`LINEAR_MAX`] entries (a large JSON object
+//! in a dataset or a catalog) gets a hash index of entry positions (`foldhash`), so lookups
+//! stay O(1) there.
 //!
 //! The API is the part of `serde_json::Map` (with its `preserve_order` feature, which this type
 //! replaces) that the engine uses, with the same removal semantics: [`Map::remove`] is
@@ -18,7 +21,8 @@ use super::Value;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
-/// Map keys. A type alias so that the key representation can change in one place.
+/// Map keys: a string stored inline up to 24 bytes (`compact_str`), so cloning a field name does
+/// not allocate. A type alias so that the key representation can change in one place.
 pub type Key = compact_str::CompactString;
 
 /// Above this many entries a map keeps a hash index; at or below it, lookups scan the entries.
