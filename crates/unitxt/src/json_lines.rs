@@ -48,6 +48,40 @@ fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
     m
 }
 
+/// Bit `k` set when byte `k` of the 16 at `chunk` is not copied as is into Python's `repr` of
+/// a str quoted with `quote`: a byte outside printable ASCII (below 0x20, DEL, non-ASCII), `\\`,
+/// or `quote`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn repr_mask(chunk: &[u8; 16], quote: u8) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: as in `escape_mask`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+        let low = _mm_set1_epi8(0x1f);
+        let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(quote as i8));
+        let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // `v` itself has the high bit set on non-ASCII bytes.
+        let m = _mm_or_si128(_mm_or_si128(ctrl, del), _mm_or_si128(_mm_or_si128(q, slash), v));
+        _mm_movemask_epi8(m) as u32
+    }
+}
+
+/// Portable form of the x86_64 mask above.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(crate) fn repr_mask(chunk: &[u8; 16], quote: u8) -> u32 {
+    let mut m = 0;
+    for (k, &c) in chunk.iter().enumerate() {
+        if !(0x20..0x7f).contains(&c) || c == b'\\' || c == quote {
+            m |= 1 << k;
+        }
+    }
+    m
+}
+
 /// Walks `b` sixteen bytes at a time and calls `on_escape(plain_from, at)` for each byte that
 /// JSON must escape (see [`escape_mask`]), in order: the bytes `plain_from..at` are plain and
 /// not yet written, `at` is the byte to escape. `on_escape` writes both and returns the index
@@ -55,7 +89,18 @@ fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
 /// index are not reported again. Returns where the final plain run starts; the caller writes
 /// `b[returned..]`.
 #[inline(always)]
-pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, mut on_escape: impl FnMut(usize, usize) -> usize) -> usize {
+pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, on_escape: impl FnMut(usize, usize) -> usize) -> usize {
+    scan_with(b, |chunk| escape_mask(chunk, ensure_ascii), on_escape)
+}
+
+/// [`scan_escapes`] with any per-chunk mask (`mask` must leave the padding byte, a space,
+/// unflagged).
+#[inline(always)]
+pub(crate) fn scan_with(
+    b: &[u8],
+    mask: impl Fn(&[u8; 16]) -> u32,
+    mut on_escape: impl FnMut(usize, usize) -> usize,
+) -> usize {
     let mut done = 0;
     let mut pos = 0;
     let mut tail = [b' '; 16];
@@ -69,7 +114,7 @@ pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, mut on_escape: impl FnM
                 &tail
             }
         };
-        let mut m = escape_mask(chunk, ensure_ascii);
+        let mut m = mask(chunk);
         while m != 0 {
             let at = pos + m.trailing_zeros() as usize;
             m &= m - 1;

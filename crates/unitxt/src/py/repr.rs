@@ -158,45 +158,44 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     let quote = if has(b'\'') && !has(b'"') { b'"' } else { b'\'' };
     out.reserve(s.len() + 2);
     out.push(quote as char);
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if (0x20..0x7f).contains(&c) && c != b'\\' && c != quote {
-            i += 1;
-            continue;
-        }
-        out.push_str(&s[copied..i]);
-        if c < 0x80 {
-            match c {
-                b'\\' => out.push_str("\\\\"),
-                b'\t' => out.push_str("\\t"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                _ if c == quote => {
-                    out.push('\\');
-                    out.push(c as char);
+    // Every flagged byte is ASCII or the first byte of a character that the handler consumes
+    // whole, so `from` and `at` fall on character boundaries.
+    let rest = crate::json_lines::scan_with(
+        b,
+        |chunk| crate::json_lines::repr_mask(chunk, quote),
+        |from, at| {
+            out.push_str(&s[from..at]);
+            let c = b[at];
+            if c < 0x80 {
+                match c {
+                    b'\\' => out.push_str("\\\\"),
+                    b'\t' => out.push_str("\\t"),
+                    b'\n' => out.push_str("\\n"),
+                    b'\r' => out.push_str("\\r"),
+                    _ if c == quote => {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                    _ => push_escape("x", c as u32, 2, out),
                 }
-                _ => push_escape("x", c as u32, 2, out),
-            }
-            i += 1;
-        } else {
-            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
-            let cp = ch as u32;
-            if is_printable(ch) {
-                out.push(ch);
-            } else if cp <= 0xff {
-                push_escape("x", cp, 2, out);
-            } else if cp <= 0xffff {
-                push_escape("u", cp, 4, out);
+                at + 1
             } else {
-                push_escape("U", cp, 8, out);
+                let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
+                let cp = ch as u32;
+                if is_printable(ch) {
+                    out.push(ch);
+                } else if cp <= 0xff {
+                    push_escape("x", cp, 2, out);
+                } else if cp <= 0xffff {
+                    push_escape("u", cp, 4, out);
+                } else {
+                    push_escape("U", cp, 8, out);
+                }
+                at + ch.len_utf8()
             }
-            i += ch.len_utf8();
-        }
-        copied = i;
-    }
-    out.push_str(&s[copied..]);
+        },
+    );
+    out.push_str(&s[rest..]);
     out.push(quote as char);
 }
 
@@ -346,6 +345,24 @@ mod tests {
     // Expected values printed by CPython 3.11.7 (/work/venv/bin/python) for the same inputs.
     use super::*;
     use crate::json;
+
+    #[test]
+    fn escapes_at_every_offset_of_long_strings() {
+        // Each character's repr does not depend on its neighbours (the quote is chosen for the
+        // whole string, the same here as for the character alone).
+        for special in ["'", "\"", "\\", "\n", "\u{7f}", "é", "\u{2028}", "😀", "\u{0}"] {
+            let alone = str_repr(special);
+            let inner = &alone[1..alone.len() - 1];
+            let q = &alone[..1];
+            for len in [16, 17, 31, 32, 40] {
+                for pos in 0..len {
+                    let text = format!("{}{special}{}", "a".repeat(pos), "b".repeat(len - pos));
+                    let expect = format!("{q}{}{inner}{}{q}", "a".repeat(pos), "b".repeat(len - pos));
+                    assert_eq!(str_repr(&text), expect, "{special:?} at {pos} of {len}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn string_quoting_and_escapes() {
