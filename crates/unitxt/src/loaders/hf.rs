@@ -183,29 +183,62 @@ pub fn dataset_root(path: &str, revision: Option<&str>) -> Result<PathBuf> {
     }
 }
 
-/// The YAML front matter of a dataset card, as JSON (`Null` when absent or unparsable).
+/// The YAML front matter of a dataset card, as JSON (`Null` when absent). Errors on invalid
+/// YAML.
 pub fn readme_metadata(root: &Path) -> Result<Value> {
-    let text = match std::fs::read_to_string(root.join("README.md")) {
-        Ok(t) => t,
-        Err(_) => return Ok(Value::Null),
-    };
+    match front_matter(root) {
+        Some(yaml) => parse_front_matter(root, &yaml),
+        None => Ok(Value::Null),
+    }
+}
+
+/// The front matter's text (between the leading `---` line and the next), if the card has one.
+fn front_matter(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("README.md")).ok()?;
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(|l| l.trim_end()) != Some("---") {
-        return Ok(Value::Null);
+        return None;
     }
     let mut yaml = String::new();
     for l in lines {
         if l.trim_end() == "---" {
-            let y: serde_yaml::Value = serde_yaml::from_str(&yaml).map_err(|e| {
-                Error::invalid(format!("invalid YAML front matter in {}: {e}", root.join("README.md").display()))
-            })?;
-            return crate::value::to_value(y).map_err(|e| {
-                Error::invalid(format!("unsupported YAML front matter in {}: {e}", root.join("README.md").display()))
-            });
+            return Some(yaml);
         }
         yaml.push_str(l);
     }
-    Ok(Value::Null)
+    None
+}
+
+fn parse_front_matter(root: &Path, yaml: &str) -> Result<Value> {
+    let y: serde_yaml::Value = serde_yaml::from_str(yaml)
+        .map_err(|e| Error::invalid(format!("invalid YAML front matter in {}: {e}", root.join("README.md").display())))?;
+    crate::value::to_value(y)
+        .map_err(|e| Error::invalid(format!("unsupported YAML front matter in {}: {e}", root.join("README.md").display())))
+}
+
+/// The part of the front matter that [`declared_configs`] reads: a map with its `configs`
+/// entry. When `configs:` opens a top-level block of its own line, only that block is parsed
+/// (up to the next line that starts another top-level key); a card's `dataset_info` is often
+/// far larger (MMLU's: 1,600 lines for 57 configs) and is not needed to find data files.
+/// Otherwise the whole front matter is parsed, as [`readme_metadata`] does.
+pub fn readme_configs(root: &Path) -> Result<Value> {
+    let Some(yaml) = front_matter(root) else { return Ok(Value::Null) };
+    let mut block = String::new();
+    let mut inside = false;
+    for l in yaml.split_inclusive('\n') {
+        if !inside {
+            inside = l.trim_end() == "configs:";
+        } else if l.starts_with(|c: char| !matches!(c, ' ' | '\t' | '-' | '#' | '\n' | '\r')) {
+            break;
+        }
+        if inside {
+            block.push_str(l);
+        }
+    }
+    if block.is_empty() {
+        return parse_front_matter(root, &yaml);
+    }
+    parse_front_matter(root, &block)
 }
 
 fn patterns(v: &Value, what: &str) -> Result<Vec<String>> {
@@ -468,7 +501,7 @@ impl LoadHF {
         let (mut base, split_patterns) = match &self.data_files {
             Some(df) => (root.clone(), normalize_data_files(df)?),
             None => {
-                let configs = declared_configs(&readme_metadata(&root)?)?;
+                let configs = declared_configs(&readme_configs(&root)?)?;
                 if configs.is_empty() {
                     if let Some(n) = self.name.as_deref().filter(|n| *n != "default") {
                         return Err(Error::not_found(format!(
@@ -640,6 +673,39 @@ mod tests {
     // Expected values below were printed by Unitxt 1.26.10 `LoadHF(path=..., name=...)()` with
     // UNITXT_HF_OFFLINE_DATASETS_PATH pointing at these snapshots, and by
     // `datasets.load_dataset(<snapshot>, <config>)` (datasets 5.2.0).
+
+    /// Parsing only the `configs` block finds the same configs as parsing the whole front
+    /// matter, for every dataset in the hub cache; and cards with configs were checked.
+    #[test]
+    fn configs_block_matches_the_whole_front_matter() {
+        let mut with_configs = 0;
+        for e in std::fs::read_dir(hub()).unwrap() {
+            let dir = e.unwrap().file_name().to_string_lossy().to_string();
+            let Some(repo) = dir.strip_prefix("datasets--") else { continue };
+            let repo = repo.replacen("--", "/", 1);
+            let Ok(root) = snapshot_in_cache(&hub(), &repo, None) else { continue };
+            let whole = declared_configs(&readme_metadata(&root).unwrap()).unwrap();
+            let block = declared_configs(&readme_configs(&root).unwrap()).unwrap();
+            assert_eq!(format!("{block:?}"), format!("{whole:?}"), "{repo}");
+            with_configs += usize::from(!whole.is_empty());
+        }
+        assert!(with_configs >= 5, "only {with_configs} cards with configs");
+    }
+
+    #[test]
+    fn configs_block_ends_at_the_next_top_level_key() {
+        let dir = std::env::temp_dir().join(format!("unitxt-rs-readme-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let card = "---\nlicense: mit\nconfigs:\n- config_name: a\n  data_files:\n  - split: test\n    path: a/test-*\n\n# note\n- config_name: b\n  data_files: b/*.parquet\ndataset_info:\n  bad: [unclosed\n---\nText\n";
+        std::fs::write(dir.join("README.md"), card).unwrap();
+        let configs = declared_configs(&readme_configs(&dir).unwrap()).unwrap();
+        let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(configs[1].data_files["train"], ["b/*.parquet"]);
+        // The whole front matter is invalid YAML; only the configs block was read.
+        assert!(readme_metadata(&dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn wnli_first_train_instance() {
