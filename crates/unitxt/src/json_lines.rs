@@ -12,11 +12,13 @@ use std::io::Write;
 
 use crate::value::{Instance, Value};
 
-/// Bit `k` set when byte `k` of the 16 at `chunk` must be escaped: `"`, `\\`, a byte below 0x20,
-/// and with `ensure_ascii` also DEL and every non-ASCII byte (Python's `json.dumps`).
+/// Bit `k` set when byte `k` of the 16 at `chunk` is special in a quoted string: a byte below
+/// 0x20, `\\`, `quote`, and with `non_ascii` also DEL and every non-ASCII byte. JSON escaping
+/// uses `"` (with `non_ascii` for `json.dumps`'s `ensure_ascii`); Python's str `repr` uses its
+/// quote with `non_ascii` (such bytes are escaped or checked for printability there).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
+pub(crate) fn special_mask(chunk: &[u8; 16], quote: u8, non_ascii: bool) -> u32 {
     use std::arch::x86_64::*;
     // SAFETY: SSE2 is part of the x86_64 baseline; the load is unaligned and reads exactly
     // the 16 bytes of `chunk`.
@@ -24,11 +26,12 @@ fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
         let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
         let low = _mm_set1_epi8(0x1f);
         let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(quote as i8));
         let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        let mut m = _mm_or_si128(ctrl, _mm_or_si128(quote, slash));
-        if ensure_ascii {
+        let mut m = _mm_or_si128(ctrl, _mm_or_si128(q, slash));
+        if non_ascii {
             m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f)));
+            // `v` itself has the high bit set on non-ASCII bytes.
             m = _mm_or_si128(m, v);
         }
         _mm_movemask_epi8(m) as u32
@@ -38,44 +41,10 @@ fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
 /// Portable form of the x86_64 mask above.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn escape_mask(chunk: &[u8; 16], ensure_ascii: bool) -> u32 {
+pub(crate) fn special_mask(chunk: &[u8; 16], quote: u8, non_ascii: bool) -> u32 {
     let mut m = 0;
     for (k, &c) in chunk.iter().enumerate() {
-        if c < 0x20 || c == b'"' || c == b'\\' || (ensure_ascii && c >= 0x7f) {
-            m |= 1 << k;
-        }
-    }
-    m
-}
-
-/// Bit `k` set when byte `k` of the 16 at `chunk` is not copied as is into Python's `repr` of
-/// a str quoted with `quote`: a byte outside printable ASCII (below 0x20, DEL, non-ASCII), `\\`,
-/// or `quote`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn repr_mask(chunk: &[u8; 16], quote: u8) -> u32 {
-    use std::arch::x86_64::*;
-    // SAFETY: as in `escape_mask`.
-    unsafe {
-        let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
-        let low = _mm_set1_epi8(0x1f);
-        let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
-        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(quote as i8));
-        let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        // `v` itself has the high bit set on non-ASCII bytes.
-        let m = _mm_or_si128(_mm_or_si128(ctrl, del), _mm_or_si128(_mm_or_si128(q, slash), v));
-        _mm_movemask_epi8(m) as u32
-    }
-}
-
-/// Portable form of the x86_64 mask above.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-pub(crate) fn repr_mask(chunk: &[u8; 16], quote: u8) -> u32 {
-    let mut m = 0;
-    for (k, &c) in chunk.iter().enumerate() {
-        if !(0x20..0x7f).contains(&c) || c == b'\\' || c == quote {
+        if c < 0x20 || c == quote || c == b'\\' || (non_ascii && c >= 0x7f) {
             m |= 1 << k;
         }
     }
@@ -83,14 +52,14 @@ pub(crate) fn repr_mask(chunk: &[u8; 16], quote: u8) -> u32 {
 }
 
 /// Walks `b` sixteen bytes at a time and calls `on_escape(plain_from, at)` for each byte that
-/// JSON must escape (see [`escape_mask`]), in order: the bytes `plain_from..at` are plain and
+/// JSON must escape (see [`special_mask`]), in order: the bytes `plain_from..at` are plain and
 /// not yet written, `at` is the byte to escape. `on_escape` writes both and returns the index
 /// after what it consumed (more than `at + 1` for a multi-byte character); bytes below that
 /// index are not reported again. Returns where the final plain run starts; the caller writes
 /// `b[returned..]`.
 #[inline(always)]
 pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, on_escape: impl FnMut(usize, usize) -> usize) -> usize {
-    scan_with(b, |chunk| escape_mask(chunk, ensure_ascii), on_escape)
+    scan_with(b, |chunk| special_mask(chunk, b'"', ensure_ascii), on_escape)
 }
 
 /// [`scan_escapes`] with any per-chunk mask (`mask` must leave the padding byte, a space,
@@ -127,7 +96,7 @@ pub(crate) fn scan_with(
     done
 }
 
-/// Appends the JSON escape of the single byte `c` (one that [`escape_mask`] flags, below 0x80).
+/// Appends the JSON escape of the single byte `c` (one that [`special_mask`] flags, below 0x80).
 #[inline(always)]
 fn push_byte_escape(c: u8, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";

@@ -162,7 +162,7 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     // whole, so `from` and `at` fall on character boundaries.
     let rest = crate::json_lines::scan_with(
         b,
-        |chunk| crate::json_lines::repr_mask(chunk, quote),
+        |chunk| crate::json_lines::special_mask(chunk, quote, true),
         |from, at| {
             out.push_str(&s[from..at]);
             let c = b[at];
