@@ -62,7 +62,8 @@ impl LazyAhead {
     fn new(src: &str, flags: i64, prefix: Option<&str>) -> Option<LazyAhead> {
         let literal = prefix?;
         let body = src.strip_prefix(literal)?.strip_prefix(".*?(?=")?.strip_suffix(')')?;
-        if flags & (IGNORECASE | VERBOSE) != 0 || body.is_empty() {
+        // The walk below copies `B` byte by byte as characters: ASCII only.
+        if flags & (IGNORECASE | VERBOSE) != 0 || body.is_empty() || !body.is_ascii() {
             return None;
         }
         // `B` may use escapes, classes and `|`, but no groups, and `$` only at the end of a
@@ -103,7 +104,7 @@ impl LazyAhead {
             out.push(c as char);
             i += 1;
         }
-        if in_class || !body.is_ascii() {
+        if in_class {
             return None;
         }
         let ahead = build(&out, flags).ok()?;
