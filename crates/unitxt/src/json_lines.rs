@@ -51,48 +51,86 @@ pub(crate) fn special_mask(chunk: &[u8; 16], quote: u8, non_ascii: bool) -> u32 
     m
 }
 
-/// Walks `b` sixteen bytes at a time and calls `on_escape(plain_from, at)` for each byte that
-/// JSON must escape (see [`special_mask`]), in order: the bytes `plain_from..at` are plain and
-/// not yet written, `at` is the byte to escape. `on_escape` writes both and returns the index
-/// after what it consumed (more than `at + 1` for a multi-byte character); bytes below that
-/// index are not reported again. Returns where the final plain run starts; the caller writes
-/// `b[returned..]`.
+/// Copies `b` to the end of `out`, sixteen bytes at a time, and hands each byte that `mask`
+/// flags to `on_escape(at, out)`, which appends its escape and returns the index after what
+/// it consumed (more than `at + 1` for a multi-byte character); copying resumes there.
+///
+/// Plain bytes are never copied one run at a time: each 16-byte chunk is stored whole into
+/// `out`'s spare room and `out`'s length then advances over its plain prefix only (the rest
+/// is overwritten by what follows). A string with many escapes (`task_data` inside a JSON
+/// line) thus costs one load, mask and store per escape instead of a `memcpy` call per run.
+/// The last partial chunk is read from a space-padded copy; `mask` must leave a space
+/// unflagged.
 #[inline(always)]
-pub(crate) fn scan_escapes(b: &[u8], ensure_ascii: bool, on_escape: impl FnMut(usize, usize) -> usize) -> usize {
-    scan_with(b, |chunk| special_mask(chunk, b'"', ensure_ascii), on_escape)
-}
-
-/// [`scan_escapes`] with any per-chunk mask (`mask` must leave the padding byte, a space,
-/// unflagged).
-#[inline(always)]
-pub(crate) fn scan_with(
+pub(crate) fn copy_escaping(
     b: &[u8],
+    out: &mut Vec<u8>,
     mask: impl Fn(&[u8; 16]) -> u32,
-    mut on_escape: impl FnMut(usize, usize) -> usize,
-) -> usize {
-    let mut done = 0;
-    let mut pos = 0;
-    let mut tail = [b' '; 16];
-    while pos < b.len() {
-        let chunk: &[u8; 16] = match b.get(pos..pos + 16) {
-            Some(c) => c.try_into().expect("16 bytes"),
-            None => {
-                // The last partial chunk, padded with spaces (never escaped).
-                let n = b.len() - pos;
-                tail[..n].copy_from_slice(&b[pos..]);
-                &tail
+    mut on_escape: impl FnMut(usize, &mut Vec<u8>) -> usize,
+) {
+    /// Stores `chunk` at the end of `out` and keeps its first `keep` bytes (at most 16).
+    #[inline(always)]
+    fn put(out: &mut Vec<u8>, chunk: &[u8; 16], keep: usize) {
+        out.reserve(16);
+        let len = out.len();
+        // SAFETY: `reserve(16)` leaves room for 16 more bytes; the first `keep <= 16` of them
+        // are initialized by the copy before the length covers them.
+        unsafe {
+            std::ptr::copy_nonoverlapping(chunk.as_ptr(), out.as_mut_ptr().add(len), 16);
+            out.set_len(len + keep);
+        }
+    }
+    out.reserve(b.len() + 16);
+    let mut i = 0;
+    while i + 16 <= b.len() {
+        let chunk: &[u8; 16] = b[i..i + 16].try_into().expect("16 bytes");
+        let m = mask(chunk);
+        if m == 0 {
+            put(out, chunk, 16);
+            i += 16;
+        } else {
+            let k = m.trailing_zeros() as usize;
+            put(out, chunk, k);
+            i = on_escape(i + k, out);
+        }
+    }
+    // The last partial chunk, from a padded copy (32 bytes, so that a chunk can start at any
+    // of the first 16).
+    let mut tail = [b' '; 32];
+    if i < b.len() {
+        let n = b.len() - i;
+        tail[..n].copy_from_slice(&b[i..]);
+        let mut j = 0;
+        loop {
+            let chunk: &[u8; 16] = tail[j..j + 16].try_into().expect("16 bytes");
+            let m = mask(chunk);
+            let k = (m.trailing_zeros() as usize).min(n - j);
+            put(out, chunk, k);
+            if j + k == n {
+                return;
             }
-        };
-        let mut m = mask(chunk);
-        while m != 0 {
-            let at = pos + m.trailing_zeros() as usize;
-            m &= m - 1;
-            if at >= done {
-                done = on_escape(done, at);
+            let next = on_escape(i + j + k, out);
+            // A handler that consumed a multi-byte character stays inside the tail.
+            j = next - i;
+            if j >= n {
+                return;
             }
         }
-        pos += 16;
     }
+}
+
+/// Walks `b` sixteen bytes at a time and calls `on_escape(plain_from, at)` for each byte that
+/// JSON must escape (see [`special_mask`]), in order: the bytes `plain_from..at` are plain and
+/// not yet written, `at` is the byte to escape. `on_escape` returns the index after what it
+/// consumed. Returns where the final plain run starts. (Used by tests, to list offsets.)
+#[cfg(test)]
+fn scan_escapes(b: &[u8], ensure_ascii: bool, mut on_escape: impl FnMut(usize, usize) -> usize) -> usize {
+    let mut done = 0;
+    let mut sink = Vec::new();
+    copy_escaping(b, &mut sink, |c| special_mask(c, b'"', ensure_ascii), |at, _| {
+        done = on_escape(done, at);
+        done
+    });
     done
 }
 
@@ -123,13 +161,10 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
 /// Appends `s` escaped as the inside of a JSON string (no quotes), as [`write_str`] does.
 pub fn write_str_contents(s: &str, out: &mut Vec<u8>) {
     let b = s.as_bytes();
-    out.reserve(b.len());
-    let rest = scan_escapes(b, false, |from, at| {
-        out.extend_from_slice(&b[from..at]);
+    copy_escaping(b, out, |c| special_mask(c, b'"', false), |at, out| {
         push_byte_escape(b[at], out);
         at + 1
     });
-    out.extend_from_slice(&b[rest..]);
 }
 
 /// Appends `v` as compact JSON (no spaces), keys in map order.
@@ -197,6 +232,22 @@ mod tests {
         let mut out = Vec::new();
         write_value(&v, &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&v).unwrap());
+    }
+
+    #[test]
+    fn escaped_strings_match_serde_json_at_every_offset() {
+        // Specials (and a multi-byte character, copied as is) at every offset of strings of
+        // 1 to 40 bytes, alone and two in a row: the copied chunks and the padded tail.
+        for special in ["\"", "\\", "\n", "\u{1}", "é", "日", "🎉", "\"\""] {
+            for len in 1..=40usize {
+                for pos in 0..len {
+                    let s = format!("{}{special}{}", "x".repeat(pos), "y".repeat(len - pos - 1));
+                    let mut out = Vec::new();
+                    write_str(&s, &mut out);
+                    assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&s).unwrap(), "{s:?}");
+                }
+            }
+        }
     }
 
     /// The offsets `scan_escapes` reports for `s`.

@@ -43,36 +43,42 @@ pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
 /// escaped by name, other control characters as `\u00XX`, and with `ensure_ascii` every
 /// character outside space..`~` as `\uXXXX` UTF-16 units. Runs of plain bytes are copied whole.
 fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
-    out.reserve(s.len() + 2);
-    out.push('"');
-    // Every flagged byte is ASCII or, with `ensure_ascii`, the first byte of a character that
-    // the handler consumes whole, so `from` and `at` fall on character boundaries.
-    let rest = crate::json_lines::scan_escapes(s.as_bytes(), ensure_ascii, |from, at| {
-        out.push_str(&s[from..at]);
-        let c = s.as_bytes()[at];
-        if c < 0x80 {
-            match c {
-                b'"' => out.push_str("\\\""),
-                b'\\' => out.push_str("\\\\"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                b'\t' => out.push_str("\\t"),
-                0x08 => out.push_str("\\b"),
-                0x0c => out.push_str("\\f"),
-                other => push_escape("u", other as u32, 4, out),
+    let b = s.as_bytes();
+    // SAFETY: what is appended is valid UTF-8: plain runs are copied between flagged bytes,
+    // which are ASCII or (with `ensure_ascii`) the first byte of a character that the handler
+    // consumes whole, and escapes are ASCII. A run without `ensure_ascii` may end mid-character
+    // only until the next chunk completes it, before this function returns.
+    let v = unsafe { out.as_mut_vec() };
+    v.push(b'"');
+    crate::json_lines::copy_escaping(
+        b,
+        v,
+        |chunk| crate::json_lines::special_mask(chunk, b'"', ensure_ascii),
+        |at, v| {
+            let c = b[at];
+            if c < 0x80 {
+                match c {
+                    b'"' => v.extend_from_slice(b"\\\""),
+                    b'\\' => v.extend_from_slice(b"\\\\"),
+                    b'\n' => v.extend_from_slice(b"\\n"),
+                    b'\r' => v.extend_from_slice(b"\\r"),
+                    b'\t' => v.extend_from_slice(b"\\t"),
+                    0x08 => v.extend_from_slice(b"\\b"),
+                    0x0c => v.extend_from_slice(b"\\f"),
+                    other => push_escape(b'u', other as u32, 4, v),
+                }
+                at + 1
+            } else {
+                let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
+                let mut units = [0u16; 2];
+                for u in ch.encode_utf16(&mut units) {
+                    push_escape(b'u', *u as u32, 4, v);
+                }
+                at + ch.len_utf8()
             }
-            at + 1
-        } else {
-            let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
-            let mut units = [0u16; 2];
-            for u in ch.encode_utf16(&mut units) {
-                push_escape("u", *u as u32, 4, out);
-            }
-            at + ch.len_utf8()
-        }
-    });
-    out.push_str(&s[rest..]);
-    out.push('"');
+        },
+    );
+    v.push(b'"');
 }
 
 fn write_float(f: f64, out: &mut String) {
@@ -231,6 +237,23 @@ mod tests {
         let opts = DumpOptions { ensure_ascii: false, ..Default::default() };
         assert_eq!(dumps(&json!({"k": "é中😀\u{7f}\u{1}"}), opts), "{\"k\": \"é中😀\u{7f}\\u0001\"}");
         assert_eq!(dumps_str("a\"b", false), r#""a\"b""#);
+    }
+
+    #[test]
+    fn escapes_at_every_offset() {
+        // One special character at every offset of strings of 1 to 40 characters, with and
+        // without `ensure_ascii` (the 16-byte chunks and the padded tail).
+        let cases = [("é", r"\u00e9", "é"), ("😀", r"\ud83d\ude00", "😀"), ("\"", r#"\""#, r#"\""#), ("\u{1}", r"\u0001", r"\u0001")];
+        for (special, ascii, raw) in cases {
+            for len in 1..=40usize {
+                for pos in 0..len {
+                    let (a, b) = ("x".repeat(pos), "y".repeat(len - pos - 1));
+                    let s = format!("{a}{special}{b}");
+                    assert_eq!(dumps_str(&s, true), format!("\"{a}{ascii}{b}\""), "{s:?}");
+                    assert_eq!(dumps_str(&s, false), format!("\"{a}{raw}{b}\""), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -158,54 +158,52 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     let quote = if has(b'\'') && !has(b'"') { b'"' } else { b'\'' };
     out.reserve(s.len() + 2);
     out.push(quote as char);
-    // Every flagged byte is ASCII or the first byte of a character that the handler consumes
-    // whole, so `from` and `at` fall on character boundaries.
-    let rest = crate::json_lines::scan_with(
+    // SAFETY: flagged bytes are ASCII or the first byte of a character that the handler
+    // consumes whole (pushing it back as is, or an ASCII escape), so what is appended between
+    // them is whole characters and the result stays valid UTF-8.
+    let v = unsafe { out.as_mut_vec() };
+    crate::json_lines::copy_escaping(
         b,
+        v,
         |chunk| crate::json_lines::special_mask(chunk, quote, true),
-        |from, at| {
-            out.push_str(&s[from..at]);
+        |at, v| {
             let c = b[at];
             if c < 0x80 {
                 match c {
-                    b'\\' => out.push_str("\\\\"),
-                    b'\t' => out.push_str("\\t"),
-                    b'\n' => out.push_str("\\n"),
-                    b'\r' => out.push_str("\\r"),
-                    _ if c == quote => {
-                        out.push('\\');
-                        out.push(c as char);
-                    }
-                    _ => push_escape("x", c as u32, 2, out),
+                    b'\\' => v.extend_from_slice(b"\\\\"),
+                    b'\t' => v.extend_from_slice(b"\\t"),
+                    b'\n' => v.extend_from_slice(b"\\n"),
+                    b'\r' => v.extend_from_slice(b"\\r"),
+                    _ if c == quote => v.extend_from_slice(&[b'\\', c]),
+                    _ => push_escape(b'x', c as u32, 2, v),
                 }
                 at + 1
             } else {
                 let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
                 let cp = ch as u32;
                 if is_printable(ch) {
-                    out.push(ch);
+                    v.extend_from_slice(&b[at..at + ch.len_utf8()]);
                 } else if cp <= 0xff {
-                    push_escape("x", cp, 2, out);
+                    push_escape(b'x', cp, 2, v);
                 } else if cp <= 0xffff {
-                    push_escape("u", cp, 4, out);
+                    push_escape(b'u', cp, 4, v);
                 } else {
-                    push_escape("U", cp, 8, out);
+                    push_escape(b'U', cp, 8, v);
                 }
                 at + ch.len_utf8()
             }
         },
     );
-    out.push_str(&s[rest..]);
     out.push(quote as char);
 }
 
 /// Appends `\` + `kind` + `cp` as `width` lowercase hex digits.
-pub(crate) fn push_escape(kind: &str, cp: u32, width: usize, out: &mut String) {
+pub(crate) fn push_escape(kind: u8, cp: u32, width: usize, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('\\');
-    out.push_str(kind);
+    out.push(b'\\');
+    out.push(kind);
     for k in (0..width).rev() {
-        out.push(HEX[((cp >> (4 * k)) & 0xf) as usize] as char);
+        out.push(HEX[((cp >> (4 * k)) & 0xf) as usize]);
     }
 }
 
