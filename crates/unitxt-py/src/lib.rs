@@ -20,7 +20,7 @@ use unitxt::value::{Instance, Value};
 
 /// The allocator of the engine's many small strings and maps (as in the CLI).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: unitxt_alloc::MiMalloc = unitxt_alloc::MiMalloc;
 
 /// Instances per Arrow record batch handed to Python.
 const BATCH: usize = 2048;
