@@ -17,6 +17,21 @@ use libmimalloc_sys as mi;
 /// mimalloc's size classes are multiples of the word size, so every block is word-aligned.
 const WORD: usize = std::mem::size_of::<usize>();
 
+/// Sets mimalloc's purge delay (how long freed memory stays committed before it is returned
+/// to the OS) to `millis`; mimalloc's default is 10 ms. For a short-lived process that churns
+/// memory across threads (the CLI's pipeline: instances built on the reading thread are freed
+/// on the workers and lines the other way round), a longer delay avoids returning pages only
+/// to fault them in, zeroed, again: on SST-2 train with two threads, 620 minor page faults
+/// instead of 250. Peak RSS is the same, since freed memory is reused either way.
+pub fn set_purge_delay(millis: i64) {
+    // SAFETY: `mi_option_set` only stores the value; mimalloc reads options when it purges.
+    unsafe { mi::mi_option_set(PURGE_DELAY, millis as _) }
+}
+
+/// `mi_option_purge_delay` of mimalloc v2's `mimalloc.h`, which `libmimalloc-sys` does not
+/// name: the option between `eager_commit_delay` (14) and `use_numa_nodes` (16).
+const PURGE_DELAY: mi::mi_option_t = mi::mi_option_eager_commit_delay + 1;
+
 /// mimalloc as a [`GlobalAlloc`]; use with `#[global_allocator]`.
 pub struct MiMalloc;
 
@@ -60,6 +75,13 @@ unsafe impl GlobalAlloc for MiMalloc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn purge_delay_is_the_option_set() {
+        assert_eq!(PURGE_DELAY, mi::mi_option_use_numa_nodes - 1);
+        set_purge_delay(1234);
+        assert_eq!(unsafe { mi::mi_option_get(PURGE_DELAY) }, 1234);
+    }
 
     #[test]
     fn blocks_have_the_alignment_asked_for() {

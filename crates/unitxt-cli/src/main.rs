@@ -81,6 +81,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A run lasts seconds: memory freed by one pipeline thread is kept for reuse rather than
+    // returned to the OS after mimalloc's default 10 ms (see `unitxt_alloc::set_purge_delay`).
+    unitxt_alloc::set_purge_delay(1000);
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Prepare { recipe, split, output, catalogs } => {
