@@ -324,9 +324,12 @@ impl Recipe {
             ms = ms.map_streams(|_, s| Box::new(s.take(l)) as Stream);
         }
         // Metadata: `recipe_metadata` starts as {system_prompt, format}, built once and copied.
+        // Unitxt stores the two objects themselves there. They never reach the output, and no
+        // operator of ours reads them, so their names stand in (catalog name, or `__type__`
+        // for an inline one): cheaper to copy into every instance than their definitions.
         let mut base = Instance::with_capacity(2);
-        base.insert("system_prompt".into(), self.system_prompt.to_jsonable());
-        base.insert("format".into(), self.format.to_jsonable());
+        base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name()));
+        base.insert("format".into(), Value::String(self.format.display_name()));
         ms = ms.map_streams(|_, s| {
             let base = base.clone();
             Box::new(s.map(move |r| {
