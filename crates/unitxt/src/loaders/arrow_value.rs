@@ -52,8 +52,11 @@ pub fn cell(array: &dyn Array, row: usize, name: &str) -> Result<Value> {
         }
         DataType::Dictionary(_, _) => {
             let d = array.as_any_dictionary();
-            let key = d.normalized_keys()[row];
-            cell(d.values().as_ref(), key, name)?
+            // The key of this row alone (`normalized_keys` would convert all of them).
+            let key = cell(d.keys(), row, name)?.as_u64().ok_or_else(|| {
+                Error::invalid(format!("column `{name}`: dictionary key of row {row} is not an index"))
+            })?;
+            cell(d.values().as_ref(), key as usize, name)?
         }
         other => {
             return Err(Error::unsupported(format!(
@@ -68,19 +71,63 @@ fn list(values: ArrayRef, name: &str) -> Result<Value> {
 }
 
 /// Converts every row of a record batch to an instance whose fields follow the schema's column
-/// order.
+/// order. Columns are converted whole (one type dispatch per column, not per cell), then
+/// dealt out to the rows.
 pub fn batch_rows(batch: &RecordBatch) -> Result<Vec<Instance>> {
     let schema = batch.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    // Arrow allows repeated column names; a later one then replaces the earlier value, as
+    // building a dict does.
+    let distinct = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+    let mut columns = Vec::with_capacity(names.len());
+    for (c, name) in names.iter().enumerate() {
+        columns.push(column(batch.column(c).as_ref(), name)?.into_iter());
+    }
     let mut rows = Vec::with_capacity(batch.num_rows());
-    for r in 0..batch.num_rows() {
+    for _ in 0..batch.num_rows() {
         // Room for the fields a recipe adds (policy, metadata, task fields).
-        let mut inst = Instance::with_capacity(schema.fields().len() + 8);
-        for (c, f) in schema.fields().iter().enumerate() {
-            inst.insert(f.name().as_str().into(), cell(batch.column(c).as_ref(), r, f.name())?);
+        let mut inst = Instance::with_capacity(names.len() + 8);
+        for (name, col) in names.iter().zip(columns.iter_mut()) {
+            let v = col.next().expect("a column has a value for every row");
+            if distinct {
+                inst.push_new((*name).into(), v);
+            } else {
+                inst.insert((*name).into(), v);
+            }
         }
         rows.push(inst);
     }
     Ok(rows)
+}
+
+/// The values of a whole column, as [`cell`] gives each: strings and integers (the common
+/// columns) with one type dispatch for the column; other types cell by cell.
+fn column(array: &dyn Array, name: &str) -> Result<Vec<Value>> {
+    fn each<T>(array: &dyn Array, f: impl Fn(usize) -> T) -> Vec<Value>
+    where
+        Value: From<T>,
+    {
+        (0..array.len()).map(|r| if array.is_null(r) { Value::Null } else { Value::from(f(r)) }).collect()
+    }
+    Ok(match array.data_type() {
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            each(array, |r| a.value(r).to_string())
+        }
+        DataType::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            each(array, |r| a.value(r).to_string())
+        }
+        DataType::Int64 => {
+            let a = array.as_primitive::<Int64Type>();
+            each(array, |r| a.value(r))
+        }
+        DataType::Int32 => {
+            let a = array.as_primitive::<Int32Type>();
+            each(array, |r| a.value(r))
+        }
+        _ => (0..array.len()).map(|r| cell(array, r, name)).collect::<Result<Vec<_>>>()?,
+    })
 }
 
 #[cfg(test)]
@@ -89,6 +136,35 @@ mod tests {
     use arrow_array::{Float32Array, Int32Array, ListArray, StringArray, StructArray};
     use arrow_schema::{Field, Fields};
     use std::sync::Arc;
+
+    #[test]
+    fn batch_rows_follow_the_columns() {
+        use arrow_array::{DictionaryArray, Int64Array};
+        let text = StringArray::from(vec![Some("a"), None, Some("c")]);
+        let ids = Int64Array::from(vec![Some(7), Some(-1), None]);
+        let labels: DictionaryArray<Int32Type> = vec![Some("neg"), Some("pos"), Some("neg")].into_iter().collect();
+        let again = Int32Array::from(vec![1, 2, 3]);
+        let schema = Arc::new(arrow_schema::Schema::new(vec![
+            Field::new("text", text.data_type().clone(), true),
+            Field::new("id", ids.data_type().clone(), true),
+            Field::new("label", labels.data_type().clone(), true),
+            Field::new("id", again.data_type().clone(), false),
+        ]));
+        let batch = RecordBatch::try_new(schema, vec![Arc::new(text), Arc::new(ids), Arc::new(labels), Arc::new(again)]).unwrap();
+        let rows: Vec<String> = batch_rows(&batch).unwrap().into_iter().map(|r| Value::Object(r).to_string()).collect();
+        // The repeated `id` column replaces the first one's value in its place.
+        assert_eq!(
+            rows,
+            [r#"{"text":"a","id":1,"label":"neg"}"#, r#"{"text":null,"id":2,"label":"pos"}"#, r#"{"text":"c","id":3,"label":"neg"}"#]
+        );
+        let distinct = RecordBatch::try_from_iter(vec![
+            ("n", Arc::new(Int64Array::from(vec![Some(5), None])) as ArrayRef),
+            ("s", Arc::new(StringArray::from(vec![None, Some("é")])) as ArrayRef),
+        ])
+        .unwrap();
+        let rows: Vec<String> = batch_rows(&distinct).unwrap().into_iter().map(|r| Value::Object(r).to_string()).collect();
+        assert_eq!(rows, [r#"{"n":5,"s":null}"#, r#"{"n":null,"s":"é"}"#]);
+    }
 
     #[test]
     fn float32_widens_like_python() {
