@@ -1,6 +1,6 @@
 //! Python's `json.dumps`, byte for byte.
 
-use crate::py::repr::{float_repr, push_escape};
+use crate::py::repr::push_escape;
 use crate::value::Value;
 
 /// Options of `json.dumps` that Unitxt uses.
@@ -87,7 +87,7 @@ fn write_float(f: f64, out: &mut String) {
     } else if f.is_infinite() {
         out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
     } else {
-        out.push_str(&float_repr(f));
+        crate::py::repr::write_float_repr(f, out);
     }
 }
 

@@ -70,29 +70,52 @@ pub fn number_repr(n: &crate::value::Number) -> String {
 
 /// Splits a finite, non-zero `|f|` into its shortest round-trip decimal digits (no leading or
 /// trailing zeros) and the decimal exponent of the first digit (`f = d.ddd × 10^exp`).
-pub(crate) fn shortest_digits(f: f64) -> (String, i32) {
-    let a = f.abs();
-    // Rust's `{:e}` prints a shortest digit string that round-trips, as CPython's `repr` does,
-    // but when two such strings are equally close it rounds half up where CPython's dtoa
-    // rounds half to even. Re-rounding to the same number of digits with an explicit
-    // precision (exact, half to even) gives CPython's choice; keep it only if it still
-    // round-trips (near powers of two the rounding interval is lopsided).
-    let (digits, exp) = split_sci(&format!("{a:e}"));
-    let n = digits.len();
-    let exact = format!("{a:.*e}", n - 1);
-    if exact.parse::<f64>().ok() == Some(a) {
-        return split_sci(&exact);
+///
+/// The digits are Ryu's (Adams, "Ryū: fast float-to-string conversion", PLDI 2018, through
+/// the `ryu` crate): the shortest string that round-trips and, of those, the one closest to
+/// the exact value, an exact tie going to the even digit. That is also CPython's choice
+/// (`repr` uses David Gay's correctly rounded `dtoa`, mode 0). The digits are read back from
+/// Ryu's text, which has no leading zeros other than `0.` / `0.000` and no trailing zeros
+/// other than a `.0` or a run before it.
+pub(crate) fn shortest_digits(f: f64) -> ([u8; 17], usize, i32) {
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(f.abs()).as_bytes();
+    let (mant, exp10) = match text.iter().position(|&c| c == b'e') {
+        Some(e) => (&text[..e], parse_exp(&text[e + 1..])),
+        None => (text, 0),
+    };
+    let point = mant.iter().position(|&c| c == b'.').unwrap_or(mant.len());
+    let mut digits = [0u8; 17];
+    let mut n = 0;
+    // The exponent of the first significant digit: the place of the first non-zero digit
+    // relative to the decimal point, plus the written exponent.
+    let mut first: Option<i32> = None;
+    for (i, &c) in mant.iter().enumerate() {
+        if c == b'.' || (first.is_none() && c == b'0') {
+            continue;
+        }
+        if first.is_none() {
+            first = Some(if i < point { (point - i - 1) as i32 } else { -((i - point) as i32) });
+        }
+        if n < digits.len() {
+            digits[n] = c;
+            n += 1;
+        }
     }
-    (digits, exp)
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    (digits, n, first.unwrap_or(0) + exp10)
 }
 
-/// Splits Rust's `d.ddde±x` output into digits without trailing zeros and the exponent.
-fn split_sci(s: &str) -> (String, i32) {
-    let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    (digits.to_string(), exp.parse().unwrap_or(0))
+fn parse_exp(b: &[u8]) -> i32 {
+    let (neg, b) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let v = b.iter().fold(0i32, |acc, &c| acc * 10 + (c - b'0') as i32);
+    if neg { -v } else { v }
 }
 
 /// `repr(f)` of a Python float: shortest round-trip digits, `1e-05`, `1e+16`, `inf`, `nan`.
@@ -100,35 +123,70 @@ fn split_sci(s: &str) -> (String, i32) {
 /// Positional notation is used when the decimal exponent `e` of the first significant digit
 /// satisfies `-4 <= e < 16`, otherwise scientific notation with at least two exponent digits.
 pub fn float_repr(f: f64) -> String {
+    let mut out = String::with_capacity(24);
+    write_float_repr(f, &mut out);
+    out
+}
+
+/// Appends [`float_repr`] of `f` to `out`.
+pub fn write_float_repr(f: f64, out: &mut String) {
     if f.is_nan() {
-        return "nan".to_string();
+        return out.push_str("nan");
+    }
+    if f.is_sign_negative() {
+        out.push('-');
     }
     if f.is_infinite() {
-        return if f > 0.0 { "inf".to_string() } else { "-inf".to_string() };
+        return out.push_str("inf");
     }
-    let sign = if f.is_sign_negative() { "-" } else { "" };
     if f == 0.0 {
-        return format!("{sign}0.0");
+        return out.push_str("0.0");
     }
-    let (digits, exp) = shortest_digits(f);
-    let n = digits.len() as i32;
-    let body = if !(-4..16).contains(&exp) {
-        let mut m = digits[..1].to_string();
+    let (buf, n, exp) = shortest_digits(f);
+    // ASCII digits only.
+    let digits = std::str::from_utf8(&buf[..n]).unwrap_or("0");
+    let zeros = |k: i32, out: &mut String| (0..k).for_each(|_| out.push('0'));
+    if !(-4..16).contains(&exp) {
+        out.push_str(&digits[..1]);
         if n > 1 {
-            m.push('.');
-            m.push_str(&digits[1..]);
+            out.push('.');
+            out.push_str(&digits[1..]);
         }
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{m}e{esign}{:02}", exp.abs())
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        let e = exp.unsigned_abs();
+        if e < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa_u32(e, &mut [0u8; 10]));
     } else if exp < 0 {
-        format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
-    } else if exp + 1 >= n {
-        format!("{digits}{}.0", "0".repeat((exp + 1 - n) as usize))
+        out.push_str("0.");
+        zeros(-exp - 1, out);
+        out.push_str(digits);
+    } else if exp + 1 >= n as i32 {
+        out.push_str(digits);
+        zeros(exp + 1 - n as i32, out);
+        out.push_str(".0");
     } else {
         let point = (exp + 1) as usize;
-        format!("{}.{}", &digits[..point], &digits[point..])
-    };
-    format!("{sign}{body}")
+        out.push_str(&digits[..point]);
+        out.push('.');
+        out.push_str(&digits[point..]);
+    }
+}
+
+/// The decimal text of `v`, written into the end of `buf`.
+fn itoa_u32(mut v: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// `str.isprintable()` for one character, per CPython 3.11's Unicode tables.
@@ -403,6 +461,51 @@ mod tests {
         ];
         for (f, want) in cases {
             assert_eq!(float_repr(f), want, "repr of {f:?}");
+        }
+    }
+
+    /// The former digits: Rust's shortest `{:e}`, re-rounded half to even at the same length
+    /// when that still round-trips (exact formatting and a parse back; slow).
+    fn shortest_digits_reference(f: f64) -> (String, i32) {
+        fn split_sci(s: &str) -> (String, i32) {
+            let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
+            let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+            let digits = digits.trim_end_matches('0');
+            let digits = if digits.is_empty() { "0" } else { digits };
+            (digits.to_string(), exp.parse().unwrap_or(0))
+        }
+        let a = f.abs();
+        let (digits, exp) = split_sci(&format!("{a:e}"));
+        let exact = format!("{a:.*e}", digits.len() - 1);
+        if exact.parse::<f64>().ok() == Some(a) {
+            return split_sci(&exact);
+        }
+        (digits, exp)
+    }
+
+    #[test]
+    fn ryu_digits_match_the_reference() {
+        // Random bit patterns (all magnitudes), short decimals (where ties and re-rounding
+        // matter), and dyadic values with few digits.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut values: Vec<f64> = (0..200_000).map(|_| f64::from_bits(next())).filter(|f| f.is_finite() && *f != 0.0).collect();
+        for k in 1..20_000u64 {
+            values.push(k as f64 / 100.0);
+            values.push(k as f64 / 8.0 + 0.125);
+            values.push((k * 7919) as f64 * 1e-7);
+            values.push(2f64.powi((k % 2000) as i32 - 1000) * (k % 97) as f64);
+        }
+        values.extend([5e-324, f64::MIN_POSITIVE, f64::MAX, 22396477884559.5625, 1245793986745740.25, 9007199254740993.0]);
+        for f in values.into_iter().filter(|f| *f != 0.0) {
+            let (buf, n, exp) = shortest_digits(f);
+            let got = (std::str::from_utf8(&buf[..n]).unwrap().to_string(), exp);
+            assert_eq!(got, shortest_digits_reference(f), "digits of {f:e}");
         }
     }
 
