@@ -171,12 +171,16 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
         }
         t.serialize(cur, &mut instance)?
     };
-    instance.insert("input_fields".into(), Value::Object(input));
+    // The fields written below, looked up in one pass (serializers may add fields, so after
+    // serializing; nothing removes any until the end).
+    let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
+        instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
+    instance.set_at(p_input, "input_fields", Value::Object(input));
     if let Some(r) = &refs {
-        instance.insert("reference_fields".into(), Value::Object(r.clone()));
+        instance.set_at(p_refs, "reference_fields", Value::Object(r.clone()));
     }
     let source = t.input_fields_to_source(&serialized_inputs)?;
-    let instruction_fmt = match instance.get("instruction") {
+    let instruction_fmt = match p_instruction.map(|i| instance.get_index(i)) {
         None => Some(b.instruction.clone()),
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => None,
@@ -184,11 +188,11 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let instruction = t.format(&serialized_inputs, "input field", instruction_fmt.as_deref(), "instruction")?;
     let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
     let mut result = instance;
-    result.insert("source".into(), Value::String(source));
-    result.insert("instruction".into(), Value::String(instruction));
-    result.insert("target_prefix".into(), Value::String(target_prefix));
+    result.set_at(p_source, "source", Value::String(source));
+    result.set_at(p_instruction, "instruction", Value::String(instruction));
+    result.set_at(p_prefix, "target_prefix", Value::String(target_prefix));
     let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
-    result.insert("postprocessors".into(), Value::Array(post));
+    result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
         return t.post_process_instance(result);
     }
@@ -196,8 +200,9 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let mut refs = t.preprocess_reference_fields(refs)?;
     let serialized_refs = t.serialize(&mut refs, &mut result)?;
     let (target, references) = t.reference_fields_to_target_and_references(&serialized_refs)?;
-    result.insert("target".into(), Value::String(target));
-    result.insert("references".into(), Value::Array(references.into_iter().map(Value::String).collect()));
+    let [p_target, p_references] = result.positions_of(["target", "references"]);
+    result.set_at(p_target, "target", Value::String(target));
+    result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::String).collect()));
     t.post_process_instance(result)
 }
 

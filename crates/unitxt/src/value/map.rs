@@ -112,6 +112,54 @@ impl Map {
         }
     }
 
+    /// Positions of `keys` (distinct), found in one pass over the entries: the same as
+    /// [`Map::get_index_of`] for each key, cheaper when several keys are looked up in a row
+    /// (most of them absent, which costs a whole pass each).
+    pub fn positions_of<const N: usize>(&self, keys: [&str; N]) -> [Option<usize>; N] {
+        let mut out = [None; N];
+        match &self.index {
+            None => {
+                let tags = keys.map(tag);
+                for (i, e) in self.entries.iter().enumerate() {
+                    for k in 0..N {
+                        if e.2 == tags[k] && (keys[k].len() < 8 || e.0.as_str() == keys[k]) {
+                            out[k] = Some(i);
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                for k in 0..N {
+                    out[k] = self.get_index_of(keys[k]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The value at position `i` (from [`Map::positions_of`] or [`Map::get_index_of`]).
+    /// Panics when `i` is out of bounds.
+    #[inline]
+    pub fn get_index(&self, i: usize) -> &Value {
+        &self.entries[i].1
+    }
+
+    /// Sets `key` to `v` where [`Map::positions_of`] found it (`pos`, which must still be
+    /// `key`'s position), or appends it when `pos` is `None`; returns the replaced value.
+    #[inline]
+    pub fn set_at(&mut self, pos: Option<usize>, key: &str, v: Value) -> Option<Value> {
+        match pos {
+            Some(i) => {
+                debug_assert_eq!(self.entries[i].0.as_str(), key, "set_at: position {i} is not {key:?}");
+                Some(std::mem::replace(&mut self.entries[i].1, v))
+            }
+            None => {
+                self.push_new(key.into(), v);
+                None
+            }
+        }
+    }
+
     fn rebuild_index(&mut self) {
         if self.entries.len() <= LINEAR_MAX {
             self.index = None;
@@ -503,6 +551,25 @@ mod tests {
         assert_eq!(m.get("input_fieldz"), Some(&Value::from(2)));
         assert_eq!(m.get("input_fields"), Some(&Value::from(1)));
         assert_eq!(m.get("input_field"), None);
+    }
+
+    #[test]
+    fn positions_of_agree_with_single_lookups() {
+        for n in [6usize, 40] {
+            let mut m = Map::new();
+            for i in 0..n {
+                m.insert(format!("key_number_{i}").into(), Value::from(i));
+            }
+            m.insert("a".into(), Value::Null);
+            m.insert("input_fieldz".into(), Value::Null);
+            let wanted = ["a", "key_number_3", "input_fields", "input_fieldz", "missing", "key_number_5"];
+            assert_eq!(m.positions_of(wanted), wanted.map(|k| m.get_index_of(k)), "{n} entries");
+            let [a, _, absent, ..] = m.positions_of(wanted);
+            assert_eq!(m.set_at(a, "a", Value::from(1)), Some(Value::Null));
+            assert_eq!(m.set_at(absent, "input_fields", Value::from(2)), None);
+            assert_eq!((m.get("a"), m.get("input_fields")), (Some(&Value::from(1)), Some(&Value::from(2))));
+            assert_eq!(keys(&m).last(), Some(&"input_fields"));
+        }
     }
 
     /// The same operations on a small (scanned) and a large (indexed) map, checked against a
