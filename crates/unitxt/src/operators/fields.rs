@@ -157,14 +157,18 @@ pub struct MapInstanceValues {
 }
 
 impl MapInstanceValues {
+    fn not_in_mapper(&self, key: &str, field: &str, mapper: &crate::value::Map) -> Error {
+        Error::invalid(format!(
+            "value {key:?} (the string form of the value of field {field:?}) is not in the mapper {}",
+            Value::Object(mapper.clone())
+        ))
+    }
+
     fn map_one(&self, field: &str, mapper: &crate::value::Map, v: Value) -> Result<Value> {
         let key = py_str(&v);
         match mapper.get(&key) {
             Some(m) => Ok(m.clone()),
-            None if self.strict => Err(Error::invalid(format!(
-                "value {key:?} (the string form of the value of field {field:?}) is not in the mapper {}",
-                Value::Object(mapper.clone())
-            ))),
+            None if self.strict => Err(self.not_in_mapper(&key, field, mapper)),
             None => Ok(v),
         }
     }
@@ -173,6 +177,30 @@ impl MapInstanceValues {
 impl InstanceOperator for MapInstanceValues {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         for (field, mapper) in &self.mappers {
+            // A top-level field that is there, mapped as a whole: replaced in place, its key
+            // text made without allocating for strings and integers.
+            if !self.process_every_value && plain_key(field) {
+                if let Some(slot) = instance.get_mut(field.as_str()) {
+                    if slot.is_null() {
+                        continue;
+                    }
+                    let mut digits = [0u8; 20];
+                    let key: std::borrow::Cow<'_, str> = match &*slot {
+                        Value::String(s) => s.as_str().into(),
+                        Value::Number(n) => match n.as_i64() {
+                            Some(i) => int_text(i, &mut digits).into(),
+                            None => py_str(slot).into(),
+                        },
+                        other => py_str(other).into(),
+                    };
+                    match mapper.get(&key) {
+                        Some(m) => *slot = m.clone(),
+                        None if self.strict => return Err(self.not_in_mapper(&key, field, mapper)),
+                        None => {}
+                    }
+                    continue;
+                }
+            }
             let value = dict_get(&instance, field)?.clone();
             if value.is_null() {
                 continue;
@@ -196,6 +224,25 @@ impl InstanceOperator for MapInstanceValues {
         }
         Ok(instance)
     }
+}
+
+/// The decimal text of `i` (Python's `str(int)`), written into `buf`.
+fn int_text(i: i64, buf: &mut [u8; 20]) -> &str {
+    let mut v = i.unsigned_abs();
+    let mut k = buf.len();
+    loop {
+        k -= 1;
+        buf[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        k -= 1;
+        buf[k] = b'-';
+    }
+    std::str::from_utf8(&buf[k..]).unwrap_or_default()
 }
 
 /// `map_values`: replaces a value `v` by `mapping[str(v)]` (Unitxt's `MapValues`). Errors when
@@ -659,6 +706,29 @@ mod tests {
         let op: Rename = crate::value::from_value(spec).unwrap();
         let out = op.process_instance(input.as_object().unwrap().clone(), "train").unwrap();
         out.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn map_instance_values_by_the_str_of_the_value() {
+        let op: MapInstanceValues = crate::value::from_value(json!({
+            "mappers": {"l": {"0": "neg", "-12": "minus", "True": "yes", "1.5": "x", "a": "b"}, "m/n": {"1": "one"}},
+            "strict": false
+        }))
+        .unwrap();
+        let run = |i: Value| Value::Object(op.process_instance(i.as_object().unwrap().clone(), "train").unwrap());
+        assert_eq!(run(json!({"l": 0, "m": {"n": 1}})), json!({"l": "neg", "m": {"n": "one"}}));
+        assert_eq!(run(json!({"l": -12, "m": {"n": 2}})), json!({"l": "minus", "m": {"n": 2}}));
+        assert_eq!(run(json!({"l": true, "m": {"n": 1}})), json!({"l": "yes", "m": {"n": "one"}}));
+        assert_eq!(run(json!({"l": 1.5, "m": {"n": 1}})), json!({"l": "x", "m": {"n": "one"}}));
+        assert_eq!(run(json!({"l": "a", "m": {"n": null}})), json!({"l": "b", "m": {"n": null}}));
+        assert_eq!(run(json!({"l": "zz", "m": {"n": 1}})), json!({"l": "zz", "m": {"n": "one"}}));
+        let strict: MapInstanceValues = crate::value::from_value(json!({"mappers": {"l": {"0": "neg"}}})).unwrap();
+        let e = strict.process_instance(json!({"l": 7}).as_object().unwrap().clone(), "t").unwrap_err();
+        assert!(e.message.contains("value \"7\""), "{e}");
+        assert!(strict.process_instance(json!({"k": 0}).as_object().unwrap().clone(), "t").is_err());
+        let mut buf = [0u8; 20];
+        assert_eq!(int_text(i64::MIN, &mut buf), "-9223372036854775808");
+        assert_eq!(int_text(0, &mut buf), "0");
     }
 
     #[test]
