@@ -187,7 +187,14 @@ pub struct Task {
     /// For each input field, in order, whether it is also a reference field (then the first
     /// pick clones it instead of moving it). Derived from the two field maps.
     shared: Vec<bool>,
+    /// For each of [`CARRIED`], whether it is also a reference field (then it is cloned into
+    /// the task's output and stays for the reference pick).
+    carried_is_ref: [bool; 6],
 }
+
+/// The fields the task carries over from the instance besides its input and reference fields:
+/// the first three always (empty when missing), the last three when present.
+const CARRIED: [&str; 6] = ["data_classification_policy", "media", "recipe_metadata", "demos", "instruction", "system_prompt"];
 
 impl Task {
     /// Builds a task from its catalog JSON. Errors when fields are missing or conflicting.
@@ -221,8 +228,10 @@ impl Task {
             }
         }
         let shared = input_fields.keys().map(|k| reference_fields.contains_key(k)).collect();
+        let carried_is_ref = CARRIED.map(|k| reference_fields.contains_key(k));
         Ok(Task {
             shared,
+            carried_is_ref,
             input_fields,
             reference_fields,
             metrics,
@@ -275,12 +284,11 @@ impl InstanceOperator for Task {
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
         let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.shared))?;
-        let refs = &self.reference_fields;
-        let mut take = |k: &str| -> Option<Value> {
-            if refs.contains_key(k) {
-                instance.get(k).cloned()
+        let mut take = |c: usize| -> Option<Value> {
+            if self.carried_is_ref[c] {
+                instance.get(CARRIED[c]).cloned()
             } else {
-                instance.swap_remove(k)
+                instance.swap_remove(CARRIED[c])
             }
         };
         // Room for the fields the template, the format and finalization add later.
@@ -288,12 +296,12 @@ impl InstanceOperator for Task {
         let mut out = Instance::with_capacity(16);
         out.push_new("input_fields".into(), Value::Object(input_fields));
         out.push_new("metrics".into(), Value::Array(self.metrics.clone()));
-        out.push_new("data_classification_policy".into(), take("data_classification_policy").unwrap_or(Value::Array(vec![])));
-        out.push_new("media".into(), take("media").unwrap_or(Value::Object(Instance::new())));
-        out.push_new("recipe_metadata".into(), take("recipe_metadata").unwrap_or(Value::Object(Instance::new())));
-        for k in ["demos", "instruction", "system_prompt"] {
-            if let Some(v) = take(k) {
-                out.push_new(k.into(), v);
+        out.push_new(CARRIED[0].into(), take(0).unwrap_or(Value::Array(vec![])));
+        out.push_new(CARRIED[1].into(), take(1).unwrap_or(Value::Object(Instance::new())));
+        out.push_new(CARRIED[2].into(), take(2).unwrap_or(Value::Object(Instance::new())));
+        for c in 3..CARRIED.len() {
+            if let Some(v) = take(c) {
+                out.push_new(CARRIED[c].into(), v);
             }
         }
         let reference_fields = self.pick(&self.reference_fields, &mut instance, None)?;
