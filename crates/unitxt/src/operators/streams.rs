@@ -119,16 +119,23 @@ pub fn py_in(needle: &Value, haystack: &Value) -> Result<bool> {
 
 /// `str(tuple(values))` as Python prints it: Unitxt's signature of an instance by fields.
 fn tuple_str(values: &[&Value]) -> String {
-    let parts: Vec<String> = values.iter().map(|v| repr(v)).collect();
-    if parts.len() == 1 {
-        format!("({},)", parts[0])
-    } else {
-        format!("({})", parts.join(", "))
+    let mut out = String::with_capacity(64);
+    out.push('(');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        crate::py::repr::write_repr(v, &mut out);
     }
+    out.push_str(if values.len() == 1 { ",)" } else { ")" });
+    out
 }
 
 fn signature_by(instance: &Instance, fields: &[String]) -> Result<String> {
-    let vals = fields.iter().map(|f| dict_get(instance, f)).collect::<Result<Vec<_>>>()?;
+    let mut vals = Vec::with_capacity(fields.len());
+    for f in fields {
+        vals.push(dict_get(instance, f)?);
+    }
     Ok(tuple_str(&vals))
 }
 

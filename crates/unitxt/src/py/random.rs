@@ -379,9 +379,18 @@ fn md5_sub_seed(text: &str) -> String {
 /// [`new_random_generator`] for a dict sub-seed given by its items (in order), without
 /// building the dict.
 pub fn new_random_generator_for_dict<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> PyRandom {
-    let mut text = String::with_capacity(256);
-    crate::py::repr::write_dict_repr(items, &mut text);
-    PyRandom::from_str_seed(&format!("{}/{}", global_seed(), md5_sub_seed(&text)))
+    thread_local! {
+        // The repr's text, reused: an instance's repr is kilobytes with demos, which a fresh
+        // string would reach by several reallocations, once per instance.
+        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let seed = TEXT.with(|t| {
+        let mut text = t.borrow_mut();
+        text.clear();
+        crate::py::repr::write_dict_repr(items, &mut text);
+        md5_sub_seed(&text)
+    });
+    PyRandom::from_str_seed(&format!("{}/{}", global_seed(), seed))
 }
 
 /// Unitxt's `random_utils.new_random_generator(sub_seed)` with the global seed 42: for a dict

@@ -22,7 +22,7 @@ pub fn str(v: &Value) -> String {
 }
 
 /// Appends `repr(v)` to `out`.
-fn write_repr(v: &Value, out: &mut String) {
+pub(crate) fn write_repr(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),

@@ -262,11 +262,13 @@ impl FormatArgs for [(&str, &Value)] {
 /// `!r`, `!a`, format specs (nested `{}` allowed) and `{{` / `}}` escapes. Positional fields
 /// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
 pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
-    let mut out = String::with_capacity(fmt.len() + 64);
     match compiled(fmt) {
         // A well-formed string: its parse is reused; only the fields are looked up.
-        Some(pieces) => {
-            for p in pieces.iter() {
+        Some(c) => {
+            // Sized for the longest text this string gave so far (fields such as a question
+            // with its choices are much longer than the format string itself).
+            let mut out = String::with_capacity(c.longest.get().max(fmt.len() + 64));
+            for p in c.pieces.iter() {
                 match p {
                     Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
                     // `{name}` of a string argument: its text.
@@ -284,11 +286,22 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
                     }
                 }
             }
+            c.longest.set(c.longest.get().max(out.len()));
+            Ok(out)
         }
         // Malformed, or a spec with nested fields: the full parse, with Python's errors.
-        None => format_depth(fmt, data, 2, &mut out)?,
+        None => {
+            let mut out = String::with_capacity(fmt.len() + 64);
+            format_depth(fmt, data, 2, &mut out)?;
+            Ok(out)
+        }
     }
-    Ok(out)
+}
+
+/// A parsed format string and the length of the longest text formatted with it so far.
+struct Compiled {
+    pieces: Vec<Piece>,
+    longest: std::cell::Cell<usize>,
 }
 
 /// A piece of a parsed format string, as byte ranges into it.
@@ -302,7 +315,7 @@ enum Piece {
 
 /// Format strings parsed so far on this thread (template and format strings repeat for every
 /// instance); `None` for strings that need the full parse. Bounded: cleared when full.
-type FormatCache = std::collections::HashMap<Box<str>, Option<std::rc::Rc<[Piece]>>, foldhash::fast::FixedState>;
+type FormatCache = std::collections::HashMap<Box<str>, Option<std::rc::Rc<Compiled>>, foldhash::fast::FixedState>;
 
 thread_local! {
     static FORMATS: std::cell::RefCell<FormatCache> = std::cell::RefCell::new(FormatCache::default());
@@ -310,12 +323,12 @@ thread_local! {
 
 const FORMAT_CACHE_MAX: usize = 256;
 
-fn compiled(fmt: &str) -> Option<std::rc::Rc<[Piece]>> {
+fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
     FORMATS.with(|c| {
         if let Some(p) = c.borrow().get(fmt) {
             return p.clone();
         }
-        let p: Option<std::rc::Rc<[Piece]>> = compile(fmt).map(Into::into);
+        let p = compile(fmt).map(|pieces| std::rc::Rc::new(Compiled { pieces, longest: std::cell::Cell::new(0) }));
         let mut c = c.borrow_mut();
         if c.len() >= FORMAT_CACHE_MAX {
             c.clear();
