@@ -50,13 +50,8 @@ pub struct FormatFields {
     pub demos: Vec<Demo>,
 }
 
-/// Reads field `name`: `""` when missing, an error when it holds `null` (Unitxt asserts
-/// non-None values).
-fn field_or_empty(map: &Instance, name: &str, whole: &str) -> Result<Value> {
-    present_or_empty(map.get(name).cloned(), name, whole)
-}
-
-/// The value of field `name` as read or taken: `""` when missing, an error when `null`.
+/// The value of field `name` as taken: `""` when missing, an error when it holds `null`
+/// (Unitxt asserts non-None values).
 fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> {
     match v {
         None => Ok(Value::String(String::new())),
@@ -101,14 +96,16 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
                     )))
                 }
             };
+            // Copied: the instance keeps its demos as they are (Unitxt's format does not
+            // change them).
             for (i, item) in list.iter().enumerate() {
                 let Value::Object(m) = item else { continue };
-                let whole = format!("demo {i}");
-                demos.push(Demo {
-                    source: field_or_empty(m, "source", &whole)?,
-                    target: field_or_empty(m, "target", &whole)?,
-                    target_prefix: field_or_empty(m, "target_prefix", &whole)?,
-                });
+                let read = |name: &str| match m.get(name) {
+                    None => Ok(Value::String(String::new())),
+                    Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the demo {i} must not be None"))),
+                    Some(v) => Ok(v.clone()),
+                };
+                demos.push(Demo { source: read("source")?, target: read("target")?, target_prefix: read("target_prefix")? });
             }
         }
     }
