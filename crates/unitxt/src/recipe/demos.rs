@@ -10,7 +10,7 @@ use crate::templates::Template;
 use crate::py::json::{dumps, DumpOptions};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
-use crate::value::Instance;
+use crate::value::{Instance, Value};
 
 use super::NumDemos;
 
@@ -110,6 +110,37 @@ impl DemoJson {
     }
 }
 
+/// A hash of `v` that agrees with its equality: dicts compare without regard to key order,
+/// so their entries' hashes are combined by a sum (which ignores order); lists and the rest
+/// hash in order.
+pub(crate) fn value_hash(v: &Value) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let state = foldhash::fast::FixedState::with_seed(0x5eed);
+    let mut h = state.build_hasher();
+    match v {
+        Value::Null => 0u8.hash(&mut h),
+        Value::Bool(b) => (1u8, b).hash(&mut h),
+        Value::Number(n) => (2u8, n).hash(&mut h),
+        Value::String(s) => (3u8, s.as_str()).hash(&mut h),
+        Value::Array(a) => {
+            (4u8, a.len()).hash(&mut h);
+            for x in a {
+                value_hash(x).hash(&mut h);
+            }
+        }
+        Value::Object(m) => {
+            let mut sum = 0u64;
+            for (k, x) in m {
+                let mut e = state.build_hasher();
+                (k.as_str(), value_hash(x)).hash(&mut e);
+                sum = sum.wrapping_add(e.finish());
+            }
+            (5u8, m.len(), sum).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
 /// A recipe run's demos pool. Each demo a sampler picks is rendered by a template once: the
 /// rendering (Unitxt's template applied to the demo, on split `""`) depends only on the demo
 /// and the template, so it is kept, keyed by the demo's and the template's identity (pool
@@ -117,13 +148,17 @@ impl DemoJson {
 pub struct DemosPool {
     /// The pool's instances, in the order [`create_demos_pool`] took them.
     pub items: Vec<Instance>,
+    /// [`value_hash`] of each item's `input_fields` (`None` without them), so that leaving
+    /// out the items that equal an instance compares hashes first.
+    input_hashes: Vec<Option<u64>>,
     rendered: Mutex<HashMap<(usize, usize), Arc<RenderedDemo>>>,
 }
 
 impl DemosPool {
     /// A pool of `items`, nothing rendered yet.
     pub fn new(items: Vec<Instance>) -> DemosPool {
-        DemosPool { items, rendered: Mutex::new(HashMap::new()) }
+        let input_hashes = items.iter().map(|i| i.get("input_fields").map(value_hash)).collect();
+        DemosPool { items, input_hashes, rendered: Mutex::new(HashMap::new()) }
     }
 
     /// `demo` rendered by `template` (shared after the first time). Errors as the template
@@ -154,7 +189,7 @@ impl DemosPool {
 /// keeps the demos it has (`skip_demoed`).
 pub fn sample_demos<'a>(
     inst: &Instance,
-    pool: &'a [Instance],
+    pool: &'a DemosPool,
     sampler: &'a dyn Sampler,
     num_demos: &NumDemos,
     seed: Option<i64>,
@@ -164,7 +199,15 @@ pub fn sample_demos<'a>(
         return Ok(None);
     }
     let inputs = inst.get("input_fields").ok_or_else(|| Error::invalid("instance has no 'input_fields'"))?;
-    let filtered: Vec<&Instance> = pool.iter().filter(|p| p.get("input_fields") != Some(inputs)).collect();
+    // Equal values have equal hashes: only a pool item with the instance's hash is compared.
+    let h = value_hash(inputs);
+    let filtered: Vec<&Instance> = pool
+        .items
+        .iter()
+        .zip(&pool.input_hashes)
+        .filter(|(p, ph)| **ph != Some(h) || p.get("input_fields") != Some(inputs))
+        .map(|(p, _)| p)
+        .collect();
     let n = match num_demos {
         NumDemos::Fixed(n) => *n,
         NumDemos::OneOf(sizes) => {
@@ -179,4 +222,22 @@ pub fn sample_demos<'a>(
         )));
     }
     Ok(Some(sampler.sample(n, &filtered, inst, seed)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    #[test]
+    fn value_hash_agrees_with_equality() {
+        let a = json!({"q": "x", "c": ["a", "b"], "n": {"k": 1, "j": -0.0}});
+        let b = json!({"c": ["a", "b"], "n": {"j": 0.0, "k": 1}, "q": "x"});
+        assert_eq!(a, b);
+        assert_eq!(value_hash(&a), value_hash(&b));
+        for other in [json!({"q": "x", "c": ["b", "a"], "n": {"k": 1, "j": 0.0}}), json!({"q": "y"}), json!(["q", "x"]), json!(null)] {
+            assert_ne!(a, other);
+            assert_ne!(value_hash(&a), value_hash(&other), "{other}");
+        }
+    }
 }

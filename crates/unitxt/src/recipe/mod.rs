@@ -416,7 +416,7 @@ impl Recipe {
                 Some(s) => s.inner.as_ref(),
                 None => &DEFAULT_SAMPLER,
             };
-            sampled = demos::sample_demos(&inst, &pool.items, sampler, &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
+            sampled = demos::sample_demos(&inst, pool, sampler, &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
             let n_demos = match &sampled {
                 Some(d) => d.len(),
                 None => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
