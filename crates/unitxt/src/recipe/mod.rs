@@ -440,12 +440,13 @@ impl Recipe {
                 list[rng.choice_index(list.len())].clone()
             }
         };
-        let tname = template.display_name();
+        // The template's name, for error messages only (made when one happens).
+        let tname = || template.display_name();
         // Demos rendered by the pool, handed to finalization (their `task_data` dicts are
         // written once per pool demo).
         let mut pool_demos = None;
         if use_demos {
-            let in_demo = || format!("in template `{tname}` (a demo)");
+            let in_demo = || format!("in template `{}` (a demo)", tname());
             let out = match (sampled, pool) {
                 (Some(picked), Some(pool)) => {
                     let mut out = Vec::with_capacity(picked.len());
@@ -476,7 +477,7 @@ impl Recipe {
             inst.insert("demos".into(), Value::Array(out));
         }
         meta.template = template.to_jsonable();
-        let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{tname}`"))?;
+        let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{}`", tname()))?;
         let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
         let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
         if let Some(p) = &self.postprocessors {
