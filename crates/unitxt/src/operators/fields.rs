@@ -184,11 +184,11 @@ impl InstanceOperator for MapInstanceValues {
                     if slot.is_null() {
                         continue;
                     }
-                    let mut digits = [0u8; 20];
+                    let mut digits = itoa::Buffer::new();
                     let key: std::borrow::Cow<'_, str> = match &*slot {
                         Value::String(s) => s.as_str().into(),
                         Value::Number(n) => match n.as_i64() {
-                            Some(i) => int_text(i, &mut digits).into(),
+                            Some(i) => digits.format(i).into(),
                             None => py_str(slot).into(),
                         },
                         other => py_str(other).into(),
@@ -224,25 +224,6 @@ impl InstanceOperator for MapInstanceValues {
         }
         Ok(instance)
     }
-}
-
-/// The decimal text of `i` (Python's `str(int)`), written into `buf`.
-fn int_text(i: i64, buf: &mut [u8; 20]) -> &str {
-    let mut v = i.unsigned_abs();
-    let mut k = buf.len();
-    loop {
-        k -= 1;
-        buf[k] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        k -= 1;
-        buf[k] = b'-';
-    }
-    std::str::from_utf8(&buf[k..]).unwrap_or_default()
 }
 
 /// `map_values`: replaces a value `v` by `mapping[str(v)]` (Unitxt's `MapValues`). Errors when
@@ -726,9 +707,6 @@ mod tests {
         let e = strict.process_instance(json!({"l": 7}).as_object().unwrap().clone(), "t").unwrap_err();
         assert!(e.message.contains("value \"7\""), "{e}");
         assert!(strict.process_instance(json!({"k": 0}).as_object().unwrap().clone(), "t").is_err());
-        let mut buf = [0u8; 20];
-        assert_eq!(int_text(i64::MIN, &mut buf), "-9223372036854775808");
-        assert_eq!(int_text(0, &mut buf), "0");
     }
 
     #[test]

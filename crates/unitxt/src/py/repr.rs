@@ -81,7 +81,7 @@ pub(crate) fn shortest_digits(f: f64) -> ([u8; 17], usize, i32) {
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(f.abs()).as_bytes();
     let (mant, exp10) = match text.iter().position(|&c| c == b'e') {
-        Some(e) => (&text[..e], parse_exp(&text[e + 1..])),
+        Some(e) => (&text[..e], std::str::from_utf8(&text[e + 1..]).ok().and_then(|x| x.parse().ok()).unwrap_or(0)),
         None => (text, 0),
     };
     let point = mant.iter().position(|&c| c == b'.').unwrap_or(mant.len());
@@ -106,16 +106,6 @@ pub(crate) fn shortest_digits(f: f64) -> ([u8; 17], usize, i32) {
         n -= 1;
     }
     (digits, n, first.unwrap_or(0) + exp10)
-}
-
-fn parse_exp(b: &[u8]) -> i32 {
-    let (neg, b) = match b.first() {
-        Some(b'-') => (true, &b[1..]),
-        Some(b'+') => (false, &b[1..]),
-        _ => (false, b),
-    };
-    let v = b.iter().fold(0i32, |acc, &c| acc * 10 + (c - b'0') as i32);
-    if neg { -v } else { v }
 }
 
 /// `repr(f)` of a Python float: shortest round-trip digits, `1e-05`, `1e+16`, `inf`, `nan`.
@@ -158,7 +148,7 @@ pub fn write_float_repr(f: f64, out: &mut String) {
         if e < 10 {
             out.push('0');
         }
-        out.push_str(itoa_u32(e, &mut [0u8; 10]));
+        out.push_str(itoa::Buffer::new().format(e));
     } else if exp < 0 {
         out.push_str("0.");
         zeros(-exp - 1, out);
@@ -173,20 +163,6 @@ pub fn write_float_repr(f: f64, out: &mut String) {
         out.push('.');
         out.push_str(&digits[point..]);
     }
-}
-
-/// The decimal text of `v`, written into the end of `buf`.
-fn itoa_u32(mut v: u32, buf: &mut [u8; 10]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// `str.isprintable()` for one character, per CPython 3.11's Unicode tables.
