@@ -178,12 +178,17 @@ impl<'o> DictWriter<'o> {
         DictWriter { out, empty: true }
     }
 
-    /// Writes `"key": ` and returns the buffer for the value.
-    pub fn key(&mut self, k: &str) -> &mut String {
+    /// The `", "` before every item but the first.
+    fn separate(&mut self) {
         if !self.empty {
             self.out.push_str(", ");
         }
         self.empty = false;
+    }
+
+    /// Writes `"key": ` and returns the buffer for the value.
+    pub fn key(&mut self, k: &str) -> &mut String {
+        self.separate();
         write_str(k, true, self.out);
         self.out.push_str(": ");
         self.out
@@ -192,6 +197,23 @@ impl<'o> DictWriter<'o> {
     /// Writes `"key": value`.
     pub fn item(&mut self, k: &str, v: &Value) {
         let out = self.key(k);
+        write_value(v, &DumpOptions::default(), 0, out);
+    }
+
+    /// [`DictWriter::key`] for a literal key of printable ASCII without a quote or a backslash,
+    /// which `json.dumps` writes as is: copied without the escape scan.
+    pub fn plain_key(&mut self, k: &'static str) -> &mut String {
+        debug_assert!(k.bytes().all(|c| (b' '..=b'~').contains(&c) && c != b'"' && c != b'\\'), "{k:?}");
+        self.separate();
+        self.out.push('"');
+        self.out.push_str(k);
+        self.out.push_str("\": ");
+        self.out
+    }
+
+    /// `"key": value` for a literal key (see [`DictWriter::plain_key`]).
+    pub fn plain_item(&mut self, k: &'static str, v: &Value) {
+        let out = self.plain_key(k);
         write_value(v, &DumpOptions::default(), 0, out);
     }
 
@@ -220,6 +242,22 @@ mod tests {
             r#""n": null, "b": true, "i": -3, "e": {}, "l": []}"#
         );
         assert_eq!(dumps(&v, DumpOptions::default()), want);
+    }
+
+    #[test]
+    fn literal_keys_write_as_escaped_keys_do() {
+        let v = json!(["a", 1]);
+        let (mut a, mut b) = (String::new(), String::new());
+        let mut w = DictWriter::begin(&mut a);
+        w.item("x", &v);
+        w.item("num_demos", &v);
+        w.end();
+        let mut w = DictWriter::begin(&mut b);
+        w.item("x", &v);
+        w.plain_item("num_demos", &v);
+        w.end();
+        assert_eq!(a, b);
+        assert_eq!(a, r#"{"x": ["a", 1], "num_demos": ["a", 1]}"#);
     }
 
     #[test]

@@ -65,13 +65,13 @@ impl Parts {
         for (k, v) in &self.input {
             w.item(k, self.refs.get(k).unwrap_or(v));
         }
-        let meta = w.key("metadata");
+        let meta = w.plain_key("metadata");
         let mut m = DictWriter::begin(meta);
-        m.item("data_classification_policy", &self.policy);
+        m.plain_item("data_classification_policy", &self.policy);
         if let Some(r) = recipe {
-            m.item("num_demos", &r.num_demos);
-            m.item("demos_pool_size", &r.demos_pool_size);
-            m.item("template", &r.template);
+            m.plain_item("num_demos", &r.num_demos);
+            m.plain_item("demos_pool_size", &r.demos_pool_size);
+            m.plain_item("template", &r.template);
         }
         m.end();
         for (k, v) in &self.refs {
@@ -85,7 +85,7 @@ impl Parts {
             DemoDicts::Written(d, _) => Some(d.len()),
         };
         if let Some(n) = n {
-            let out = w.key("demos");
+            let out = w.plain_key("demos");
             out.push('[');
             for i in 0..n {
                 if i > 0 {
