@@ -2,6 +2,9 @@
 
 Usage: python scripts/bench.py [--quick] [--python PY] [--bin PATH] [--cases evaluate,prepare,floor]
 
+--bin defaults to target/release-lto/unitxt-rs (`cargo build --profile release-lto -p unitxt-cli`:
+the release profile with fat LTO and one codegen unit, see Cargo.toml).
+
 Cases (each tool runs as its own subprocess, one at a time; peak RSS is that process's
 `ru_maxrss` from `os.wait4`):
 - evaluate: 10,000 SST-2 train instances (1,000 with --quick) scored with accuracy, f1_micro
@@ -194,7 +197,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1,000 evaluate instances, smaller prepare cases")
     ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "unitxt-rs"))
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release-lto", "unitxt-rs"))
     ap.add_argument("--cases", default="evaluate,prepare,floor,onecore,memory,startup")
     ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
@@ -205,7 +208,7 @@ def main():
         sys.executable,
     )
     if not os.path.exists(a.bin):
-        sys.exit(f"{a.bin} not found: run `cargo build --release -p unitxt-cli` first")
+        sys.exit(f"{a.bin} not found: run `cargo build --profile release-lto -p unitxt-cli` first")
     work = os.path.join(os.path.dirname(os.path.abspath(a.out)), "work")
     os.makedirs(work, exist_ok=True)
 
