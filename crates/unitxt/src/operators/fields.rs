@@ -335,13 +335,18 @@ fn delete_in(cur: &mut Value, comps: &[&str]) -> bool {
 /// `rename_fields`). Takes the usual field selection (`field`/`to_field` or `field_to_field`).
 pub struct Rename {
     inner: FieldOp<Copy>,
+    /// Every pair renames a plain top-level key to another (no path, no `process_every_value`):
+    /// decided once, for the move fast path.
+    plain: bool,
 }
 
 impl<'de> Deserialize<'de> for Rename {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let spec = FieldSpec::deserialize(d)?;
         let inner = FieldOp::new(spec, Arc::new(Copy {})).map_err(serde::de::Error::custom)?;
-        Ok(Rename { inner })
+        let plain = !inner.spec.process_every_value
+            && inner.pairs().is_ok_and(|pairs| pairs.iter().all(|(f, t)| plain_key(f) && plain_key(t) && f != t));
+        Ok(Rename { inner, plain })
     }
 }
 
@@ -350,10 +355,8 @@ impl InstanceOperator for Rename {
         // Plain top-level renames of fields that are there: move the value instead of copying
         // it and deleting the old path (same result: the new key lands where the copy would
         // have put it, and removing the old key keeps the order of the others).
-        if let Ok(pairs) = self.inner.pairs() {
-            let plain = !self.inner.spec.process_every_value
-                && pairs.iter().all(|(f, t)| plain_key(f) && plain_key(t) && f != t && instance.contains_key(f));
-            if plain {
+        if let (true, Ok(pairs)) = (self.plain, self.inner.pairs()) {
+            if pairs.iter().all(|(f, _)| instance.contains_key(f)) {
                 for (from, to) in pairs {
                     if let Some(v) = instance.shift_remove(from) {
                         instance.insert(to.as_str().into(), v);

@@ -221,24 +221,35 @@ pub fn finalize_instance(
     output_instance(inst, task_data, groups)
 }
 
-/// The output instance from what is left of the verbalized instance.
-fn output_instance(mut inst: Instance, task_data: String, groups: Vec<Value>) -> Result<OutputInstance> {
-    let mut media = match inst.swap_remove("media") {
+/// The output instance from what is left of the verbalized instance, its fields picked in one
+/// pass over it (the rest is dropped).
+fn output_instance(inst: Instance, task_data: String, groups: Vec<Value>) -> Result<OutputInstance> {
+    const NAMES: [&str; 7] = ["source", "target", "references", "metrics", "postprocessors", "data_classification_policy", "media"];
+    let mut slots: [Option<Value>; 7] = Default::default();
+    for (k, v) in inst {
+        if let Some(i) = NAMES.iter().position(|n| *n == k.as_str()) {
+            slots[i] = Some(v);
+        }
+    }
+    let [source, target, references, metrics, postprocessors, policy, media] = slots;
+    let field = |v: Option<Value>, i: usize| v.ok_or_else(|| Error::invalid(format!("the finished instance has no {:?} field", NAMES[i])));
+    let (source, target, references, metrics) = (field(source, 0)?, field(target, 1)?, field(references, 2)?, field(metrics, 3)?);
+    let (postprocessors, data_classification_policy) = (field(postprocessors, 4)?, field(policy, 5)?);
+    let mut media = match media {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
-    let mut field = |k: &str| inst.swap_remove(k).ok_or_else(|| Error::invalid(format!("the finished instance has no {k:?} field")));
     Ok(OutputInstance {
-        source: field("source")?,
-        target: field("target")?,
-        references: field("references")?,
-        metrics: field("metrics")?,
+        source,
+        target,
+        references,
+        metrics,
         groups,
         images: media.swap_remove("images").unwrap_or(Value::Array(vec![])),
         audios: media.swap_remove("audios").unwrap_or(Value::Array(vec![])),
-        postprocessors: field("postprocessors")?,
+        postprocessors,
         task_data,
-        data_classification_policy: field("data_classification_policy")?,
+        data_classification_policy,
         demos_at: Vec::new(),
     })
 }
