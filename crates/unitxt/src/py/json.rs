@@ -35,21 +35,105 @@ pub fn dumps(v: &Value, opts: DumpOptions) -> String {
 /// `json.dumps(s)` of one string (with the quotes), honouring `ensure_ascii`.
 pub fn dumps_str(s: &str, ensure_ascii: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    write_str(s, ensure_ascii, &mut out);
+    out.string(s, ensure_ascii);
     out
 }
 
-/// A JSON string as Python's encoder writes it: `"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`
-/// escaped by name, other control characters as `\u00XX`, and with `ensure_ascii` every
-/// character outside space..`~` as `\uXXXX` UTF-16 units. Runs of plain bytes are copied whole.
-fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
+/// Where `json.dumps` text is written: a `String` takes it as is; [`InJsonString`] takes it
+/// escaped as the inside of a JSON string (what a JSON Lines line holds of a `task_data` string),
+/// so that the text need not be written first and escaped after.
+pub trait PyJsonOut {
+    /// Appends ASCII text without quotes, backslashes or control characters (punctuation,
+    /// numbers, literals).
+    fn plain(&mut self, s: &str);
+    /// Appends a newline (indented output).
+    fn newline(&mut self);
+    /// Appends `s` as a JSON string, quotes included, as Python's encoder writes it: `"`, `\\`,
+    /// `\n`, `\r`, `\t`, `\b`, `\f` escaped by name, other control characters as `\u00XX`,
+    /// and with `ensure_ascii` every character outside space..`~` as `\uXXXX` UTF-16 units.
+    fn string(&mut self, s: &str, ensure_ascii: bool);
+    /// Appends `s`, printable ASCII without a quote or a backslash, as a JSON string (which
+    /// Python writes as is): quoted without the escape scan.
+    fn plain_string(&mut self, s: &str);
+    /// Appends a float as Python's `json` writes it.
+    fn float(&mut self, f: f64) {
+        let mut t = String::new();
+        write_float(f, &mut t);
+        self.plain(&t);
+    }
+    /// Appends a piece of `json.dumps` text given both as text and as [`InJsonString`] would
+    /// write it (`escaped`), taking the form this output wants.
+    fn pre_written(&mut self, text: &str, escaped: &[u8]);
+}
+
+impl PyJsonOut for String {
+    #[inline]
+    fn plain(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn newline(&mut self) {
+        self.push('\n');
+    }
+    fn string(&mut self, s: &str, ensure_ascii: bool) {
+        // SAFETY: what is appended is valid UTF-8 (see `write_string`).
+        write_string::<false>(s, ensure_ascii, unsafe { self.as_mut_vec() });
+    }
+    fn plain_string(&mut self, s: &str) {
+        self.push('"');
+        self.push_str(s);
+        self.push('"');
+    }
+    fn float(&mut self, f: f64) {
+        write_float(f, self);
+    }
+    fn pre_written(&mut self, text: &str, _escaped: &[u8]) {
+        self.push_str(text);
+    }
+}
+
+/// `json.dumps` text escaped as the inside of a JSON string, as
+/// [`crate::json_lines::write_str_contents`] would escape the text: its quotes become `\"`
+/// and the backslashes of its escapes `\\`. (The dumped text never holds control characters
+/// or, with `ensure_ascii`, non-ASCII ones; without it, those pass through as the JSON Lines
+/// writer passes them.)
+pub struct InJsonString<'o>(pub &'o mut Vec<u8>);
+
+impl PyJsonOut for InJsonString<'_> {
+    #[inline]
+    fn plain(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn newline(&mut self) {
+        self.0.extend_from_slice(b"\\n");
+    }
+    fn string(&mut self, s: &str, ensure_ascii: bool) {
+        write_string::<true>(s, ensure_ascii, self.0);
+    }
+    fn plain_string(&mut self, s: &str) {
+        self.0.extend_from_slice(b"\\\"");
+        self.0.extend_from_slice(s.as_bytes());
+        self.0.extend_from_slice(b"\\\"");
+    }
+    fn pre_written(&mut self, _text: &str, escaped: &[u8]) {
+        self.0.extend_from_slice(escaped);
+    }
+}
+
+/// A JSON string as Python's encoder writes it (see [`PyJsonOut::string`]); with `NESTED`,
+/// that text escaped once more as the inside of a JSON string. Runs of plain bytes are copied
+/// whole.
+///
+/// Appends valid UTF-8: plain runs are copied between flagged bytes, which are ASCII or (with
+/// `ensure_ascii`) the first byte of a character that the handler consumes whole, and escapes
+/// are ASCII. A run without `ensure_ascii` may end mid-character only until the next chunk
+/// completes it, before this function returns.
+#[inline]
+fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>) {
     let b = s.as_bytes();
-    // SAFETY: what is appended is valid UTF-8: plain runs are copied between flagged bytes,
-    // which are ASCII or (with `ensure_ascii`) the first byte of a character that the handler
-    // consumes whole, and escapes are ASCII. A run without `ensure_ascii` may end mid-character
-    // only until the next chunk completes it, before this function returns.
-    let v = unsafe { out.as_mut_vec() };
-    v.push(b'"');
+    // The dumped text's own backslashes and quotes, escaped again when nested.
+    let (bs, quote): (&[u8], &[u8]) = if NESTED { (b"\\\\", b"\\\"") } else { (b"\\", b"\"") };
+    let esc: &[u8] = if NESTED { b"\\\\" } else { b"\\" };
+    v.extend_from_slice(if NESTED { b"\\\"" } else { b"\"" });
     crate::json_lines::copy_escaping(
         b,
         v,
@@ -58,27 +142,46 @@ fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
             let c = b[at];
             if c < 0x80 {
                 match c {
-                    b'"' => v.extend_from_slice(b"\\\""),
-                    b'\\' => v.extend_from_slice(b"\\\\"),
-                    b'\n' => v.extend_from_slice(b"\\n"),
-                    b'\r' => v.extend_from_slice(b"\\r"),
-                    b'\t' => v.extend_from_slice(b"\\t"),
-                    0x08 => v.extend_from_slice(b"\\b"),
-                    0x0c => v.extend_from_slice(b"\\f"),
-                    other => push_escape(b'u', other as u32, 4, v),
+                    b'"' => {
+                        v.extend_from_slice(esc);
+                        v.extend_from_slice(quote);
+                    }
+                    b'\\' => {
+                        v.extend_from_slice(esc);
+                        v.extend_from_slice(bs);
+                    }
+                    b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => {
+                        v.extend_from_slice(esc);
+                        v.push(match c {
+                            b'\n' => b'n',
+                            b'\r' => b'r',
+                            b'\t' => b't',
+                            0x08 => b'b',
+                            _ => b'f',
+                        });
+                    }
+                    other => {
+                        if NESTED {
+                            v.push(b'\\');
+                        }
+                        push_escape(b'u', other as u32, 4, v)
+                    }
                 }
                 at + 1
             } else {
                 let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
                 let mut units = [0u16; 2];
                 for u in ch.encode_utf16(&mut units) {
+                    if NESTED {
+                        v.push(b'\\');
+                    }
                     push_escape(b'u', *u as u32, 4, v);
                 }
                 at + ch.len_utf8()
             }
         },
     );
-    v.push(b'"');
+    v.extend_from_slice(if NESTED { b"\\\"" } else { b"\"" });
 }
 
 fn write_float(f: f64, out: &mut String) {
@@ -91,58 +194,58 @@ fn write_float(f: f64, out: &mut String) {
     }
 }
 
-fn newline_indent(opts: &DumpOptions, level: usize, out: &mut String) {
+fn newline_indent<O: PyJsonOut + ?Sized>(opts: &DumpOptions, level: usize, out: &mut O) {
     if let Some(ind) = opts.indent {
-        out.push('\n');
-        out.push_str(&" ".repeat(ind * level));
+        out.newline();
+        out.plain(&" ".repeat(ind * level));
     }
 }
 
-fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
+/// Writes `v` as `json.dumps(v, **opts)` does, nested `level` deep, into `out`.
+pub fn write_value<O: PyJsonOut + ?Sized>(v: &Value, opts: &DumpOptions, level: usize, out: &mut O) {
     let item_sep = if opts.indent.is_some() { "," } else { ", " };
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.plain("null"),
+        Value::Bool(b) => out.plain(if *b { "true" } else { "false" }),
         Value::Number(n) => {
-            use std::fmt::Write as _;
             if let Some(i) = n.as_i64() {
-                let _ = write!(out, "{i}");
+                out.plain(itoa::Buffer::new().format(i));
             } else if let Some(u) = n.as_u64() {
-                let _ = write!(out, "{u}");
+                out.plain(itoa::Buffer::new().format(u));
             } else {
-                write_float(n.as_f64().unwrap_or(f64::NAN), out);
+                out.float(n.as_f64().unwrap_or(f64::NAN));
             }
         }
-        Value::String(s) => write_str(s, opts.ensure_ascii, out),
+        Value::String(s) => out.string(s, opts.ensure_ascii),
         Value::Array(items) => {
             if items.is_empty() {
-                out.push_str("[]");
+                out.plain("[]");
                 return;
             }
-            out.push('[');
+            out.plain("[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(item_sep);
+                    out.plain(item_sep);
                 }
                 newline_indent(opts, level + 1, out);
                 write_value(item, opts, level + 1, out);
             }
             newline_indent(opts, level, out);
-            out.push(']');
+            out.plain("]");
         }
         Value::Object(map) => {
             if map.is_empty() {
-                out.push_str("{}");
+                out.plain("{}");
                 return;
             }
-            out.push('{');
-            let item = |i: usize, k: &str, v: &Value, out: &mut String| {
+            out.plain("{");
+            let item = |i: usize, k: &str, v: &Value, out: &mut O| {
                 if i > 0 {
-                    out.push_str(item_sep);
+                    out.plain(item_sep);
                 }
                 newline_indent(opts, level + 1, out);
-                write_str(k, opts.ensure_ascii, out);
-                out.push_str(": ");
+                out.string(k, opts.ensure_ascii);
+                out.plain(": ");
                 write_value(v, opts, level + 1, out);
             };
             if opts.sort_keys {
@@ -158,7 +261,7 @@ fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
                 }
             }
             newline_indent(opts, level, out);
-            out.push('}');
+            out.plain("}");
         }
     }
 }
@@ -166,31 +269,31 @@ fn write_value(v: &Value, opts: &DumpOptions, level: usize, out: &mut String) {
 /// Writes a one-line `json.dumps` dict (default options) item by item, for dicts assembled from
 /// several places without building a map: `{`, then each `"key": value` with `", "` between,
 /// then `}` on [`DictWriter::end`]. The caller keeps keys unique.
-pub struct DictWriter<'o> {
-    out: &'o mut String,
+pub struct DictWriter<'o, O: PyJsonOut + ?Sized = String> {
+    out: &'o mut O,
     empty: bool,
 }
 
-impl<'o> DictWriter<'o> {
+impl<'o, O: PyJsonOut + ?Sized> DictWriter<'o, O> {
     /// Starts a dict in `out`.
-    pub fn begin(out: &'o mut String) -> Self {
-        out.push('{');
+    pub fn begin(out: &'o mut O) -> Self {
+        out.plain("{");
         DictWriter { out, empty: true }
     }
 
     /// The `", "` before every item but the first.
     fn separate(&mut self) {
         if !self.empty {
-            self.out.push_str(", ");
+            self.out.plain(", ");
         }
         self.empty = false;
     }
 
-    /// Writes `"key": ` and returns the buffer for the value.
-    pub fn key(&mut self, k: &str) -> &mut String {
+    /// Writes `"key": ` and returns the output for the value.
+    pub fn key(&mut self, k: &str) -> &mut O {
         self.separate();
-        write_str(k, true, self.out);
-        self.out.push_str(": ");
+        self.out.string(k, true);
+        self.out.plain(": ");
         self.out
     }
 
@@ -201,13 +304,12 @@ impl<'o> DictWriter<'o> {
     }
 
     /// [`DictWriter::key`] for a literal key of printable ASCII without a quote or a backslash,
-    /// which `json.dumps` writes as is: copied without the escape scan.
-    pub fn plain_key(&mut self, k: &'static str) -> &mut String {
+    /// which `json.dumps` writes as is: written without the escape scan.
+    pub fn plain_key(&mut self, k: &'static str) -> &mut O {
         debug_assert!(k.bytes().all(|c| (b' '..=b'~').contains(&c) && c != b'"' && c != b'\\'), "{k:?}");
         self.separate();
-        self.out.push('"');
-        self.out.push_str(k);
-        self.out.push_str("\": ");
+        self.out.plain_string(k);
+        self.out.plain(": ");
         self.out
     }
 
@@ -219,7 +321,7 @@ impl<'o> DictWriter<'o> {
 
     /// Closes the dict.
     pub fn end(self) {
-        self.out.push('}');
+        self.out.plain("}");
     }
 }
 
@@ -292,6 +394,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// [`InJsonString`] writes what the JSON Lines writer makes of the dumped text, for every
+    /// kind of value and every escape at every offset (with and without `ensure_ascii`, and
+    /// indented, where newlines are escaped too).
+    #[test]
+    fn dumped_text_written_inside_a_json_string() {
+        let mut values = vec![
+            json!(null),
+            json!([true, false, 0, -17, 18446744073709551615u64, 1.5, 1e-7, 123456789.0, f64::NAN]),
+            json!({"k\"ey\\": {"nested": ["a\nb", "\u{7f}\u{1}\t\r\u{8}\u{c}", "é😀\u{2028}"], "": {}}, "e": []}),
+        ];
+        let specials = ["\"", "\\", "\n", "\u{1}", "\u{7f}", "é", "😀", "\u{ffff}"];
+        for special in specials {
+            for len in 1..=34usize {
+                for pos in 0..len {
+                    values.push(Value::String(format!("{}{special}{}", "x".repeat(pos), "y".repeat(len - pos - 1))));
+                }
+            }
+        }
+        let options = [
+            DumpOptions::default(),
+            DumpOptions { ensure_ascii: false, ..DumpOptions::default() },
+            DumpOptions { indent: Some(2), sort_keys: true, ..DumpOptions::default() },
+        ];
+        for v in &values {
+            for opts in options {
+                let mut expected = Vec::new();
+                crate::json_lines::write_str_contents(&dumps(v, opts), &mut expected);
+                let mut got = Vec::new();
+                write_value(v, &opts, 0, &mut InJsonString(&mut got));
+                assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(expected).unwrap(), "{v:?} {opts:?}");
+            }
+        }
+        // A dict written item by item, literal keys included.
+        let (mut text, mut nested) = (String::new(), Vec::new());
+        for out in [&mut text as &mut dyn PyJsonOut, &mut InJsonString(&mut nested)] {
+            let mut w = DictWriter::begin(out);
+            w.item("q\"", &json!("a \"b\" é"));
+            let m = w.plain_key("metadata");
+            m.pre_written("{\"x\": 1}", b"{\\\"x\\\": 1}");
+            w.plain_item("n", &json!(2.5));
+            w.end();
+        }
+        assert_eq!(text, r#"{"q\"": "a \"b\" \u00e9", "metadata": {"x": 1}, "n": 2.5}"#);
+        let mut expected = Vec::new();
+        crate::json_lines::write_str_contents(&text, &mut expected);
+        assert_eq!(String::from_utf8(nested).unwrap(), String::from_utf8(expected).unwrap());
     }
 
     #[test]

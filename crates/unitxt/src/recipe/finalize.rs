@@ -3,7 +3,10 @@
 //! keeps exactly the output fields.
 
 use crate::error::{Error, Result};
-use crate::py::json::{dumps, DictWriter, DumpOptions};
+use crate::py::json::{dumps, DictWriter, DumpOptions, InJsonString, PyJsonOut};
+use std::sync::Arc;
+
+use super::demos::RenderedDemo;
 use crate::value::{dict_get, Instance, Value};
 
 /// The fields of a prepared instance, in the order we write them.
@@ -60,7 +63,7 @@ impl Parts {
     /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end), as
     /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
     /// reference field that is also an input field takes the input field's place.
-    fn write(&self, recipe: Option<&RecipeMeta>, mut demos: DemoDicts<'_>, out: &mut String) {
+    fn write<O: PyJsonOut + ?Sized>(&self, recipe: Option<&RecipeMeta>, demos: &DirectDemos, out: &mut O) {
         let mut w = DictWriter::begin(out);
         for (k, v) in &self.input {
             w.item(k, self.refs.get(k).unwrap_or(v));
@@ -79,28 +82,29 @@ impl Parts {
                 w.item(k, v);
             }
         }
-        let n = match &demos {
-            DemoDicts::None => None,
-            DemoDicts::Parts(d) => Some(d.len()),
-            DemoDicts::Written(d, _) => Some(d.len()),
+        let n = match demos {
+            DirectDemos::None => None,
+            DirectDemos::Parts(d) => Some(d.len()),
+            DirectDemos::Pool(d) => Some(d.len()),
         };
         if let Some(n) = n {
             let out = w.plain_key("demos");
-            out.push('[');
+            out.plain("[");
             for i in 0..n {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.plain(", ");
                 }
-                match &mut demos {
-                    DemoDicts::Parts(d) => d[i].write(None, DemoDicts::None, out),
-                    DemoDicts::Written(d, at) => {
-                        at.push(out.len());
-                        out.push_str(d[i]);
+                match demos {
+                    DirectDemos::Parts(d) => d[i].write(None, &DirectDemos::None, out),
+                    DirectDemos::Pool(d) => {
+                        if let Some(j) = &d[i].task_data {
+                            out.pre_written(&j.text, &j.escaped);
+                        }
                     }
-                    DemoDicts::None => {}
+                    DirectDemos::None => {}
                 }
             }
-            out.push(']');
+            out.plain("]");
         }
         w.end();
     }
@@ -125,13 +129,51 @@ impl Parts {
     }
 }
 
-/// The `demos` list of a `task_data` dict: none, the demos' parts, or their dicts already
-/// written.
-enum DemoDicts<'a> {
+/// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
+/// pool demos whose dicts are already written (each has its `task_data`).
+enum DirectDemos {
     None,
-    Parts(&'a [Parts]),
-    /// The dicts' texts; the byte offset where each lands in the output is recorded.
-    Written(&'a [&'a str], &'a mut Vec<usize>),
+    Parts(Vec<Parts>),
+    Pool(Vec<Arc<RenderedDemo>>),
+}
+
+/// An instance's `task_data`: its text, or its parts, written only when asked for, straight
+/// into the form asked for (text, or the inside of a JSON Lines string).
+enum TaskData {
+    Text(String),
+    Direct(Box<Direct>),
+}
+
+/// What [`Parts::write`] writes a `task_data` dict from.
+struct Direct {
+    parts: Parts,
+    recipe: RecipeMeta,
+    demos: DirectDemos,
+}
+
+impl std::fmt::Debug for TaskData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("TaskData").field(&self.text()).finish()
+    }
+}
+
+impl Clone for TaskData {
+    fn clone(&self) -> Self {
+        TaskData::Text(self.text().into_owned())
+    }
+}
+
+impl TaskData {
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            TaskData::Text(t) => t.into(),
+            TaskData::Direct(d) => {
+                let mut s = String::with_capacity(512);
+                d.parts.write(Some(&d.recipe), &d.demos, &mut s);
+                s.into()
+            }
+        }
+    }
 }
 
 /// The `task_data` dict of a rendered pool demo (its `input_fields`, `data_classification_policy`
@@ -143,7 +185,7 @@ pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
         return None;
     }
     let mut s = String::with_capacity(256);
-    parts.write(None, DemoDicts::None, &mut s);
+    parts.write(None, &DirectDemos::None, &mut s);
     Some(s)
 }
 
@@ -164,14 +206,9 @@ pub fn finalize_instance(
     let parts = Parts::take(&mut inst)?;
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
-        let written: Option<Vec<&str>> = pool.iter().map(|d| d.task_data.as_ref().map(|j| j.text.as_str())).collect();
-        if let Some(written) = written.filter(|_| group_by.is_empty() && parts.direct(Some("demos"))) {
-            let mut s = String::with_capacity(512 + written.iter().map(|w| w.len() + 2).sum::<usize>());
-            let mut at = Vec::with_capacity(written.len());
-            parts.write(Some(&recipe), DemoDicts::Written(&written, &mut at), &mut s);
-            let mut out = output_instance(inst, s, Vec::new())?;
-            out.demos_at = at.into_iter().zip(pool.iter().cloned()).collect();
-            return Ok(out);
+        if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
+            let direct = Direct { parts, recipe, demos: DirectDemos::Pool(pool.to_vec()) };
+            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new());
         }
     }
     let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
@@ -188,42 +225,39 @@ pub fn finalize_instance(
     let direct = group_by.is_empty()
         && parts.direct(demos.as_ref().map(|_| "demos"))
         && demos.iter().flatten().all(|d| d.direct(None));
+    if direct {
+        let demos = demos.map_or(DirectDemos::None, DirectDemos::Parts);
+        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new());
+    }
     let mut groups = Vec::new();
-    let task_data = if direct {
-        let mut s = String::with_capacity(512);
-        parts.write(Some(&recipe), demos.as_deref().map_or(DemoDicts::None, DemoDicts::Parts), &mut s);
-        s
-    } else {
-        let td = parts.into_map(Some(&recipe), demos);
-        if !group_by.is_empty() {
-            let mut data = td.clone();
-            if let Some(Value::Object(meta)) = td.get("metadata") {
-                for (k, v) in meta {
-                    data.insert(k.clone(), v.clone());
-                }
-            }
-            for g in group_by {
-                let attrs: Vec<String> = match g {
-                    Value::String(s) => vec![s.clone()],
-                    Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
-                    other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
-                };
-                let mut group = Instance::new();
-                for a in attrs {
-                    let v = dict_get(&data, &a)?.clone();
-                    group.insert(a.into(), v);
-                }
-                groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default())));
+    let td = parts.into_map(Some(&recipe), demos);
+    if !group_by.is_empty() {
+        let mut data = td.clone();
+        if let Some(Value::Object(meta)) = td.get("metadata") {
+            for (k, v) in meta {
+                data.insert(k.clone(), v.clone());
             }
         }
-        dumps(&Value::Object(td), DumpOptions::default())
-    };
-    output_instance(inst, task_data, groups)
+        for g in group_by {
+            let attrs: Vec<String> = match g {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
+                other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
+            };
+            let mut group = Instance::new();
+            for a in attrs {
+                let v = dict_get(&data, &a)?.clone();
+                group.insert(a.into(), v);
+            }
+            groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default())));
+        }
+    }
+    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups)
 }
 
 /// The output instance from what is left of the verbalized instance, its fields picked in one
 /// pass over it (the rest is dropped).
-fn output_instance(inst: Instance, task_data: String, groups: Vec<Value>) -> Result<OutputInstance> {
+fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>) -> Result<OutputInstance> {
     const NAMES: [&str; 7] = ["source", "target", "references", "metrics", "postprocessors", "data_classification_policy", "media"];
     let mut slots: [Option<Value>; 7] = Default::default();
     for (k, v) in inst {
@@ -250,7 +284,6 @@ fn output_instance(inst: Instance, task_data: String, groups: Vec<Value>) -> Res
         postprocessors,
         task_data,
         data_classification_policy,
-        demos_at: Vec::new(),
     })
 }
 
@@ -275,13 +308,10 @@ pub struct OutputInstance {
     pub audios: Value,
     /// The postprocessor names (a list).
     pub postprocessors: Value,
-    /// The `task_data` dict as Python's `json.dumps` writes it.
-    pub task_data: String,
+    /// The `task_data` dict as Python's `json.dumps` writes it ([`OutputInstance::task_data`]).
+    task_data: TaskData,
     /// The instance's data classification policy (a list, or `null`).
     pub data_classification_policy: Value,
-    /// Pool demos whose dict text `task_data` holds at these byte offsets: a JSON Lines line
-    /// copies their escaped form instead of escaping them again.
-    demos_at: Vec<(usize, std::sync::Arc<super::demos::RenderedDemo>)>,
 }
 
 impl OutputInstance {
@@ -299,7 +329,7 @@ impl OutputInstance {
         out.insert("subset".into(), Value::Array(vec![]));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors);
-        out.insert("task_data".into(), Value::String(self.task_data));
+        out.insert("task_data".into(), Value::String(self.task_data.text().into_owned()));
         out.insert("data_classification_policy".into(), self.data_classification_policy);
         out
     }
@@ -307,7 +337,7 @@ impl OutputInstance {
     /// Appends the instance as compact JSON, the same bytes as
     /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::json_lines::{write_str_contents, write_value};
+        use crate::json_lines::{write_str, write_value};
         let head: [(&[u8], &Value); 4] = [
             (b"{\"source\":", &self.source),
             (b",\"target\":", &self.target),
@@ -331,26 +361,28 @@ impl OutputInstance {
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
         write_value(&self.postprocessors, out);
-        out.extend_from_slice(b",\"task_data\":\"");
-        let mut done = 0;
-        for (at, demo) in &self.demos_at {
-            // Only where `task_data` (a public field) still holds the demo's text there.
-            let end = at + demo.task_data.as_ref().map_or(0, |j| j.text.len());
-            if let (Some(j), Some(before), Some(text)) =
-                (&demo.task_data, self.task_data.get(done..*at), self.task_data.get(*at..end))
-            {
-                if text == j.text {
-                    write_str_contents(before, out);
-                    out.extend_from_slice(&j.escaped);
-                    done = end;
-                }
+        out.extend_from_slice(b",\"task_data\":");
+        match &self.task_data {
+            TaskData::Text(t) => write_str(t, out),
+            TaskData::Direct(d) => {
+                out.push(b'"');
+                d.parts.write(Some(&d.recipe), &d.demos, &mut InJsonString(out));
+                out.push(b'"');
             }
         }
-        write_str_contents(&self.task_data[done..], out);
-        out.push(b'"');
         out.extend_from_slice(b",\"data_classification_policy\":");
         write_value(&self.data_classification_policy, out);
         out.push(b'}');
+    }
+
+    /// The `task_data` dict as Python's `json.dumps` writes it.
+    pub fn task_data(&self) -> std::borrow::Cow<'_, str> {
+        self.task_data.text()
+    }
+
+    /// Replaces the `task_data` text.
+    pub fn set_task_data(&mut self, text: String) {
+        self.task_data = TaskData::Text(text);
     }
 
     /// The instance as one JSON Lines line (its JSON and `\n`).
@@ -383,7 +415,7 @@ mod tests {
     }
 
     fn task_data(inst: Instance) -> String {
-        finalize_instance(inst, &[], meta(), None).unwrap().task_data
+        finalize_instance(inst, &[], meta(), None).unwrap().task_data().into_owned()
     }
 
     #[test]
@@ -444,15 +476,20 @@ mod tests {
             let with_pool = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([{}, {}])));
             let a = finalize_instance(with_field, &group_by, meta(), None).unwrap();
             let b = finalize_instance(with_pool, &group_by, meta(), Some(&[rendered.clone(), rendered.clone()])).unwrap();
-            // The line copies the pool's escaped text of each demo dict.
+            // The line copies the pool's escaped text of each demo dict; it is the map's line.
             assert_eq!(a.json_line(), b.json_line(), "group_by {group_by:?}");
-            assert_eq!(b.demos_at.len(), if group_by.is_empty() { 2 } else { 0 });
-            assert_eq!((a.task_data, a.groups), (b.task_data, b.groups), "group_by {group_by:?}");
+            let mut expected = Vec::new();
+            crate::json_lines::write_object(&b.clone().into_instance(), &mut expected);
+            expected.push(b'\n');
+            assert_eq!(String::from_utf8(b.json_line()).unwrap(), String::from_utf8(expected).unwrap());
+            // Written directly (from the pool's texts) without a group_by, from a map with one.
+            assert_eq!(matches!(b.task_data, TaskData::Direct(_)), group_by.is_empty());
+            assert_eq!((a.task_data(), &a.groups), (b.task_data(), &b.groups), "group_by {group_by:?}");
         }
     }
 
-    /// A line stays right when `task_data` was changed after finalization (the demos' escaped
-    /// text is copied only where `task_data` still holds the demo's text).
+    /// A line stays right when `task_data` was replaced after finalization (it is then written
+    /// from the new text instead of the parts).
     #[test]
     fn json_line_after_task_data_changes() {
         let demo = json!({"input_fields": {"q": "é \"d\""}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
@@ -464,7 +501,7 @@ mod tests {
         });
         let inst = verbalized(json!({"q": "x"}), json!({"a": "y"}), Some(json!([{}])));
         let mut out = finalize_instance(inst, &[], meta(), Some(&[rendered])).unwrap();
-        out.task_data = format!("é{}", out.task_data);
+        out.set_task_data(format!("é{}", out.task_data()));
         let mut expected = Vec::new();
         crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
         expected.push(b'\n');
