@@ -284,12 +284,12 @@ impl InstanceOperator for Task {
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
         let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.shared))?;
+        // The carried fields, found in one pass (most are absent); a moved value leaves a
+        // `null` under its key, which nothing reads again.
+        let carried = instance.positions_of(CARRIED);
         let mut take = |c: usize| -> Option<Value> {
-            if self.carried_is_ref[c] {
-                instance.get(CARRIED[c]).cloned()
-            } else {
-                instance.swap_remove(CARRIED[c])
-            }
+            let i = carried[c]?;
+            Some(if self.carried_is_ref[c] { instance.get_index(i).clone() } else { std::mem::take(instance.get_index_mut(i)) })
         };
         // Room for the fields the template, the format and finalization add later.
         // The keys below are distinct literals.

@@ -144,6 +144,13 @@ impl Map {
         &self.entries[i].1
     }
 
+    /// The value at position `i`, mutable (see [`Map::get_index`]). Panics when `i` is out of
+    /// bounds.
+    #[inline]
+    pub fn get_index_mut(&mut self, i: usize) -> &mut Value {
+        &mut self.entries[i].1
+    }
+
     /// Sets `key` to `v` where [`Map::positions_of`] found it (`pos`, which must still be
     /// `key`'s position), or appends it when `pos` is `None`; returns the replaced value.
     #[inline]
