@@ -244,11 +244,19 @@ fn other<T>(m: impl Into<String>) -> std::result::Result<T, FormatError> {
 pub trait FormatArgs {
     /// The value of argument `name`, if given.
     fn arg(&self, name: &str) -> Option<&Value>;
+    /// [`FormatArgs::arg`], trying position `hint` first where the arguments have positions
+    /// (see [`crate::value::Map::get_hinted`]).
+    fn arg_hinted(&self, name: &str, _hint: &std::cell::Cell<u32>) -> Option<&Value> {
+        self.arg(name)
+    }
 }
 
 impl FormatArgs for Fields {
     fn arg(&self, name: &str) -> Option<&Value> {
         self.get(name)
+    }
+    fn arg_hinted(&self, name: &str, hint: &std::cell::Cell<u32>) -> Option<&Value> {
+        self.get_hinted(name, hint)
     }
 }
 
@@ -272,9 +280,9 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
                 match p {
                     Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
                     // `{name}` of a string argument: its text.
-                    Piece::Field { name, conversion: None, spec, plain: true } if spec.is_empty() => {
+                    Piece::Field { name, conversion: None, spec, plain: true, hint } if spec.is_empty() => {
                         let name = &fmt[name.clone()];
-                        match data.arg(name) {
+                        match data.arg_hinted(name, hint) {
                             Some(Value::String(text)) => out.push_str(text),
                             Some(value) => emit_value(value, None, "", &mut out)?,
                             None => return Err(FormatError::Key(name.to_string())),
@@ -310,7 +318,8 @@ enum Piece {
     Lit(std::ops::Range<usize>),
     /// A replacement field without nested fields in its spec; `plain` when the name is one
     /// keyword argument (no `.`, `[`, not a position), which needs no [`lookup`].
-    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize>, plain: bool },
+    /// `hint`: where the argument was found last time (see [`crate::value::Map::get_hinted`]).
+    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize>, plain: bool, hint: std::cell::Cell<u32> },
 }
 
 /// Format strings parsed so far on this thread (template and format strings repeat for every
@@ -377,7 +386,7 @@ fn compile(fmt: &str) -> Option<Vec<Piece>> {
                 }
                 let n = &fmt[name.clone()];
                 let plain = !n.is_empty() && !n.contains(['.', '[']) && !n.bytes().all(|c| c.is_ascii_digit());
-                pieces.push(Piece::Field { name, conversion, spec, plain });
+                pieces.push(Piece::Field { name, conversion, spec, plain, hint: std::cell::Cell::new(0) });
                 i = end + 1;
                 lit = i;
             }

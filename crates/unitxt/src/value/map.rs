@@ -180,6 +180,21 @@ impl Map {
         self.index = Some(Box::new(t));
     }
 
+    /// The value of `key`, looked for first at position `hint` (where the previous call with
+    /// this hint found its key: maps built the same way for every instance keep their
+    /// layout), which is updated when the key is elsewhere.
+    #[inline]
+    pub fn get_hinted(&self, key: &str, hint: &std::cell::Cell<u32>) -> Option<&Value> {
+        if let Some(e) = self.entries.get(hint.get() as usize) {
+            if e.2 == tag(key) && (key.len() < 8 || e.0.as_str() == key) {
+                return Some(&e.1);
+            }
+        }
+        let i = self.get_index_of(key)?;
+        hint.set(i as u32);
+        Some(&self.entries[i].1)
+    }
+
     /// The value of `key`.
     #[inline]
     pub fn get(&self, key: &str) -> Option<&Value> {
@@ -558,6 +573,26 @@ mod tests {
         assert_eq!(m.get("input_fieldz"), Some(&Value::from(2)));
         assert_eq!(m.get("input_fields"), Some(&Value::from(1)));
         assert_eq!(m.get("input_field"), None);
+    }
+
+    /// A hinted lookup finds what `get` finds, whatever the hint holds (right, stale, out of
+    /// range, or the position of a key sharing the tag), and leaves the key's position there.
+    #[test]
+    fn hinted_lookups_agree_with_plain_ones() {
+        let mut m = Map::new();
+        for k in ["input_fields", "input_fieldz", "a", "bb", "source"] {
+            m.insert(k.into(), Value::from(k.len()));
+        }
+        for key in ["input_fields", "input_fieldz", "a", "bb", "source", "b", "input_field", "missing"] {
+            for start in [0u32, 1, 2, 3, 4, 5, 99] {
+                let hint = std::cell::Cell::new(start);
+                assert_eq!(m.get_hinted(key, &hint), m.get(key), "{key:?} from {start}");
+                if let Some(i) = m.get_index_of(key) {
+                    assert_eq!(hint.get() as usize, i, "{key:?} from {start}");
+                    assert_eq!(m.get_hinted(key, &hint), m.get(key));
+                }
+            }
+        }
     }
 
     #[test]
