@@ -181,11 +181,11 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     }
     let source = t.input_fields_to_source(&serialized_inputs)?;
     let instruction_fmt = match p_instruction.map(|i| instance.get_index(i)) {
-        None => Some(b.instruction.clone()),
-        Some(Value::String(s)) => Some(s.clone()),
+        None => Some(b.instruction.as_str()),
+        Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => None,
     };
-    let instruction = t.format(&serialized_inputs, "input field", instruction_fmt.as_deref(), "instruction")?;
+    let instruction = t.format(&serialized_inputs, "input field", instruction_fmt, "instruction")?;
     let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
     let mut result = instance;
     result.set_at(p_source, "source", Value::String(source));
@@ -328,12 +328,26 @@ type FormatCache = std::collections::HashMap<Box<str>, Option<std::rc::Rc<Compil
 
 thread_local! {
     static FORMATS: std::cell::RefCell<FormatCache> = std::cell::RefCell::new(FormatCache::default());
+    /// The last few strings looked up, checked before [`FORMATS`] (a comparison instead of
+    /// hashing: an instance formats the same few strings).
+    static RECENT: std::cell::RefCell<Recent> = std::cell::RefCell::new(Recent::default());
 }
 
 const FORMAT_CACHE_MAX: usize = 256;
+const RECENT_MAX: usize = 8;
+
+#[derive(Default)]
+struct Recent {
+    entries: Vec<(Box<str>, Option<std::rc::Rc<Compiled>>)>,
+    /// The entry replaced next when full.
+    next: usize,
+}
 
 fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
-    FORMATS.with(|c| {
+    if let Some(hit) = RECENT.with(|r| r.borrow().entries.iter().find(|(k, _)| **k == *fmt).map(|(_, p)| p.clone())) {
+        return hit;
+    }
+    let p = FORMATS.with(|c| {
         if let Some(p) = c.borrow().get(fmt) {
             return p.clone();
         }
@@ -344,7 +358,19 @@ fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
         }
         c.insert(fmt.into(), p.clone());
         p
-    })
+    });
+    RECENT.with(|r| {
+        let mut r = r.borrow_mut();
+        let entry = (fmt.into(), p.clone());
+        if r.entries.len() < RECENT_MAX {
+            r.entries.push(entry);
+        } else {
+            let at = r.next;
+            r.entries[at] = entry;
+            r.next = (at + 1) % RECENT_MAX;
+        }
+    });
+    p
 }
 
 /// Parses `fmt` into pieces; `None` when it is malformed or a spec holds nested fields (then
