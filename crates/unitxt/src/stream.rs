@@ -88,10 +88,17 @@ pub fn locate_errors<T: 'static>(split: &str, stream: StreamOf<T>) -> StreamOf<T
     }))
 }
 
-/// Instances in one chunk of [`par_map_with`].
+/// Instances in one job of [`par_map`].
 const PAR_CHUNK: usize = 64;
-/// Chunks of [`par_map_with`] taken from upstream and not yet given out, per thread.
+/// Jobs of [`par_map`] in flight, per worker thread.
 const PAR_WINDOW_PER_THREAD: usize = 3;
+
+/// A chunk of [`par_map_with`] on its way: a worker's result, or an upstream error that follows
+/// the chunks before it.
+enum InFlight<T> {
+    Job(std::sync::mpsc::Receiver<Vec<Result<T>>>),
+    Failed(Error),
+}
 
 /// [`par_map_with`] for instance-to-instance maps: the result is again a [`Stream`].
 pub fn par_map<F>(stream: Stream, f: F) -> Stream
@@ -101,137 +108,14 @@ where
     par_map_with(stream, f)
 }
 
-/// The upstream of a [`par_map_with`], pulled under its lock one chunk at a time.
-struct Upstream {
-    items: std::iter::Enumerate<Stream>,
-    /// No more chunks: upstream ended, failed or panicked.
-    done: bool,
-}
-
-/// The chunks of a [`par_map_with`] between the threads that take them and the consumer.
-struct Board<T> {
-    /// Finished chunks by number (chunks are numbered in upstream order as they are taken).
-    finished: std::collections::HashMap<usize, Vec<Result<T>>>,
-    /// The number of the next chunk to give out.
-    want: usize,
-    /// The number the next chunk taken from upstream gets.
-    taken: usize,
-    /// Set once upstream is done: every chunk has been taken.
-    all_taken: bool,
-    /// Jobs spawned on the thread pool and not yet finished.
-    jobs: usize,
-    /// The consumer is gone: jobs that have not started yet take nothing.
-    stopped: bool,
-}
-
-struct Shared<T, F> {
-    upstream: std::sync::Mutex<Upstream>,
-    board: std::sync::Mutex<Board<T>>,
-    /// Signalled when a chunk finishes or a job ends.
-    changed: std::sync::Condvar,
-    f: F,
-}
-
-/// Locks `m`, also when a panic elsewhere poisoned it (every critical section here leaves its
-/// data consistent: panics in user code are caught inside them).
-fn lock<X>(m: &std::sync::Mutex<X>) -> std::sync::MutexGuard<'_, X> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn panic_error() -> Error {
-    Error::invalid("a worker thread panicked while processing instances")
-}
-
-impl<T, F> Shared<T, F>
-where
-    F: Fn(usize, Instance) -> Result<T>,
-{
-    /// Takes the next chunk from upstream and maps it on the calling thread: its number and
-    /// results (an upstream error, or a panic, ends the chunk and upstream). `None` when
-    /// upstream is done.
-    fn take_and_map(&self) -> Option<(usize, Vec<Result<T>>)> {
-        let (id, batch, failure) = {
-            let mut up = lock(&self.upstream);
-            if up.done {
-                return None;
-            }
-            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(PAR_CHUNK);
-            let pulled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                while batch.len() < PAR_CHUNK {
-                    match up.items.next() {
-                        Some((i, Ok(inst))) => batch.push((i, inst)),
-                        Some((_, Err(e))) => return Some(e),
-                        None => return None,
-                    }
-                }
-                None
-            }));
-            let failure = match pulled {
-                Ok(e) => e,
-                Err(_) => Some(panic_error()),
-            };
-            if batch.len() < PAR_CHUNK {
-                up.done = true;
-            }
-            // Numbered and recorded while upstream is still locked, so numbers follow upstream
-            // order and the consumer never sees a chunk as taken before it is.
-            let mut b = lock(&self.board);
-            let id = (!batch.is_empty() || failure.is_some()).then(|| {
-                b.taken += 1;
-                b.taken - 1
-            });
-            b.all_taken = up.done;
-            drop(b);
-            (id?, batch, failure)
-        };
-        let mapped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            batch.into_iter().map(|(i, inst)| (self.f)(i, inst)).collect::<Vec<_>>()
-        }));
-        let mut out = mapped.unwrap_or_else(|_| vec![Err(panic_error())]);
-        out.extend(failure.map(Err));
-        Some((id, out))
-    }
-
-    /// A job on the thread pool: takes and maps chunks while there is room ahead of the
-    /// consumer (`window` chunks), then ends; the consumer starts it again as it gives
-    /// chunks out.
-    fn run_job(&self, window: usize) {
-        loop {
-            {
-                let b = lock(&self.board);
-                if b.stopped || b.all_taken || b.taken - b.want >= window {
-                    break;
-                }
-            }
-            let chunk = self.take_and_map();
-            self.finish(chunk, false);
-        }
-        self.finish(None, true);
-    }
-
-    fn finish(&self, chunk: Option<(usize, Vec<Result<T>>)>, job: bool) {
-        let mut b = lock(&self.board);
-        if let Some((id, out)) = chunk {
-            b.finished.insert(id, out);
-        }
-        if job {
-            b.jobs -= 1;
-        }
-        drop(b);
-        self.changed.notify_all();
-    }
-}
-
-/// Maps `f` over a stream on rayon's thread pool, in order. Every thread, the consumer's
-/// included, takes a chunk of 64 instances from upstream (under a lock, so upstream runs on one
-/// thread at a time and in order), maps it, and leaves the results on a board; the consumer
-/// gives them out in upstream order. An instance is thus built, processed and dropped on one
-/// thread, and the consumer works instead of waiting. The consumer keeps up to one job per
-/// other pool thread going and at most three chunks per thread taken ahead, so memory holds
-/// those chunks. The output (and the first error, after the instances that precede it) is
-/// exactly what a sequential `map` gives. `f` gets the instance's 0-based position in this
-/// stream. With one thread (`RAYON_NUM_THREADS=1`) this is a plain sequential map. A panic in
-/// `f` or upstream becomes an error.
+/// Maps `f` over a stream on rayon's thread pool, in order, as a pipeline: the reading thread
+/// pulls chunks of 64 instances from `stream` and hands each to a worker, keeping up to three
+/// chunks per worker thread in flight, and gives out the results in the input order. The
+/// output (and the first error, after the instances that precede it) is exactly what a
+/// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
+/// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
+/// gets the instance's 0-based position in this stream. With one thread
+/// (`RAYON_NUM_THREADS=1`) this is a plain sequential map. A panicking worker becomes an error.
 pub fn par_map_with<T, F>(stream: Stream, f: F) -> Box<dyn Iterator<Item = Result<T>> + Send>
 where
     T: Send + 'static,
@@ -241,99 +125,68 @@ where
     if threads <= 1 {
         return Box::new(stream.enumerate().map(move |(i, r)| r.and_then(|inst| f(i, inst))));
     }
-    let shared = std::sync::Arc::new(Shared {
-        upstream: std::sync::Mutex::new(Upstream { items: stream.enumerate(), done: false }),
-        board: std::sync::Mutex::new(Board {
-            finished: std::collections::HashMap::new(),
-            want: 0,
-            taken: 0,
-            all_taken: false,
-            jobs: 0,
-            stopped: false,
-        }),
-        changed: std::sync::Condvar::new(),
-        f,
-    });
-    Box::new(ParMap { shared, ready: std::collections::VecDeque::new(), stopped: false, threads })
-}
-
-/// The consumer's side of [`par_map_with`].
-struct ParMap<T, F> {
-    shared: std::sync::Arc<Shared<T, F>>,
-    /// The results of the chunk being given out.
-    ready: std::collections::VecDeque<Result<T>>,
-    stopped: bool,
-    threads: usize,
-}
-
-impl<T, F> Iterator for ParMap<T, F>
-where
-    T: Send + 'static,
-    F: Fn(usize, Instance) -> Result<T> + Send + Sync + 'static,
-{
-    type Item = Result<T>;
-
-    fn next(&mut self) -> Option<Result<T>> {
-        loop {
-            if let Some(next) = self.ready.pop_front() {
-                if next.is_err() {
-                    // Stop after the first error, as a sequential map consumed by `collect` would.
-                    self.ready.clear();
-                    self.stop();
-                }
-                return Some(next);
+    let f = std::sync::Arc::new(f);
+    let window = PAR_WINDOW_PER_THREAD * threads;
+    let mut upstream = stream.enumerate();
+    let mut upstream_done = false;
+    let mut stopped = false;
+    let mut in_flight: std::collections::VecDeque<InFlight<T>> = std::collections::VecDeque::new();
+    let mut ready: std::collections::VecDeque<Result<T>> = std::collections::VecDeque::new();
+    Box::new(std::iter::from_fn(move || loop {
+        if let Some(next) = ready.pop_front() {
+            if next.is_err() {
+                // Stop after the first error, as a sequential map consumed by `collect` would.
+                ready.clear();
+                in_flight.clear();
+                stopped = true;
             }
-            if self.stopped {
-                return None;
-            }
-            let sh = &self.shared;
-            let mut b = lock(&sh.board);
-            let want = b.want;
-            if let Some(out) = b.finished.remove(&want) {
-                b.want += 1;
-                drop(b);
-                self.ready.extend(out);
-                continue;
-            }
-            if b.all_taken && b.taken == want {
-                drop(b);
-                self.stop();
-                return None;
-            }
-            let window = PAR_WINDOW_PER_THREAD * self.threads;
-            let ahead = |b: &Board<T>| b.taken - b.want + b.jobs;
-            while !b.all_taken && b.jobs < self.threads - 1 && ahead(&b) < window {
-                b.jobs += 1;
-                let sh = sh.clone();
-                rayon::spawn(move || sh.run_job(window));
-            }
-            // Take a chunk here when the wanted one is not taken yet (never wait for a job that
-            // may not have started) or there is room ahead; otherwise the wanted chunk is with a
-            // running job: wait for it.
-            if !b.all_taken && (b.taken == want || ahead(&b) < window) {
-                drop(b);
-                let chunk = sh.take_and_map();
-                sh.finish(chunk, false);
-                continue;
-            }
-            let _b = sh.changed.wait(b).unwrap_or_else(|p| p.into_inner());
+            return Some(next);
         }
-    }
-}
-
-impl<T, F> ParMap<T, F> {
-    fn stop(&mut self) {
-        self.stopped = true;
-        let mut b = lock(&self.shared.board);
-        b.stopped = true;
-        b.finished.clear();
-    }
-}
-
-impl<T, F> Drop for ParMap<T, F> {
-    fn drop(&mut self) {
-        self.stop();
-    }
+        if stopped {
+            return None;
+        }
+        while !upstream_done && in_flight.len() < window {
+            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(PAR_CHUNK);
+            let mut upstream_error = None;
+            while batch.len() < PAR_CHUNK {
+                match upstream.next() {
+                    Some((i, Ok(inst))) => batch.push((i, inst)),
+                    Some((_, Err(e))) => {
+                        upstream_error = Some(e);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            if batch.len() < PAR_CHUNK {
+                upstream_done = true;
+            }
+            if !batch.is_empty() {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let f = f.clone();
+                rayon::spawn(move || {
+                    // A panic would abort the process inside rayon: it becomes this chunk's error.
+                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        batch.into_iter().map(|(i, inst)| f(i, inst)).collect::<Vec<Result<T>>>()
+                    }))
+                    .unwrap_or_else(|_| vec![Err(Error::invalid("a worker thread panicked while processing instances"))]);
+                    let _ = tx.send(out);
+                });
+                in_flight.push_back(InFlight::Job(rx));
+            }
+            if let Some(e) = upstream_error {
+                in_flight.push_back(InFlight::Failed(e));
+            }
+        }
+        match in_flight.pop_front() {
+            None => return None,
+            Some(InFlight::Job(rx)) => match rx.recv() {
+                Ok(out) => ready.extend(out),
+                Err(_) => ready.push_back(Err(Error::invalid("a worker thread panicked while processing instances"))),
+            },
+            Some(InFlight::Failed(e)) => ready.push_back(Err(e)),
+        }
+    }))
 }
 
 #[cfg(test)]
