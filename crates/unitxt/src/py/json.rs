@@ -130,10 +130,11 @@ impl PyJsonOut for InJsonString<'_> {
 #[inline]
 fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>) {
     let b = s.as_bytes();
-    // The dumped text's own backslashes and quotes, escaped again when nested.
-    let (bs, quote): (&[u8], &[u8]) = if NESTED { (b"\\\\", b"\\\"") } else { (b"\\", b"\"") };
+    // A backslash and a quote of the dumped text, escaped again when nested: every escape
+    // starts with `esc`, and an escaped backslash is two of them.
     let esc: &[u8] = if NESTED { b"\\\\" } else { b"\\" };
-    v.extend_from_slice(if NESTED { b"\\\"" } else { b"\"" });
+    let quote: &[u8] = if NESTED { b"\\\"" } else { b"\"" };
+    v.extend_from_slice(quote);
     crate::json_lines::copy_escaping(
         b,
         v,
@@ -148,7 +149,7 @@ fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>
                     }
                     b'\\' => {
                         v.extend_from_slice(esc);
-                        v.extend_from_slice(bs);
+                        v.extend_from_slice(esc);
                     }
                     b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => {
                         v.extend_from_slice(esc);
@@ -181,7 +182,7 @@ fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>
             }
         },
     );
-    v.extend_from_slice(if NESTED { b"\\\"" } else { b"\"" });
+    v.extend_from_slice(quote);
 }
 
 fn write_float(f: f64, out: &mut String) {

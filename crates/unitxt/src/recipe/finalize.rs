@@ -164,6 +164,14 @@ impl Clone for TaskData {
 }
 
 impl TaskData {
+    /// The text, moved out when it is already written.
+    fn into_text(self) -> String {
+        match self {
+            TaskData::Text(t) => t,
+            direct => direct.text().into_owned(),
+        }
+    }
+
     fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
             TaskData::Text(t) => t.into(),
@@ -329,7 +337,7 @@ impl OutputInstance {
         out.insert("subset".into(), Value::Array(vec![]));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors);
-        out.insert("task_data".into(), Value::String(self.task_data.text().into_owned()));
+        out.insert("task_data".into(), Value::String(self.task_data.into_text()));
         out.insert("data_classification_policy".into(), self.data_classification_policy);
         out
     }

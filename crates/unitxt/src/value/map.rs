@@ -58,6 +58,13 @@ fn tag(key: &str) -> u64 {
     low | (n.min(255) as u64) << 56
 }
 
+/// Whether entry `e` holds `key`, whose [`tag`] is `t`: the tags must be equal, and the keys
+/// too unless the key is shorter than eight bytes (then equal tags mean equal keys).
+#[inline]
+fn holds(e: &(Key, Value, u64), key: &str, t: u64) -> bool {
+    e.2 == t && (key.len() < 8 || e.0.as_str() == key)
+}
+
 /// An insertion-ordered map from strings to [`Value`]s (a Python dict with string keys).
 #[derive(Clone, Default)]
 pub struct Map {
@@ -105,8 +112,7 @@ impl Map {
         match &self.index {
             None => {
                 let t = tag(key);
-                // Equal tags are equal keys up to seven bytes; longer keys compare in full.
-                self.entries.iter().position(|e| e.2 == t && (key.len() < 8 || e.0.as_str() == key))
+                self.entries.iter().position(|e| holds(e, key, t))
             }
             Some(ix) => ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied(),
         }
@@ -122,7 +128,7 @@ impl Map {
                 let tags = keys.map(tag);
                 for (i, e) in self.entries.iter().enumerate() {
                     for k in 0..N {
-                        if e.2 == tags[k] && (keys[k].len() < 8 || e.0.as_str() == keys[k]) {
+                        if holds(e, keys[k], tags[k]) {
                             out[k] = Some(i);
                         }
                     }
@@ -186,7 +192,7 @@ impl Map {
     #[inline]
     pub fn get_hinted(&self, key: &str, hint: &std::cell::Cell<u32>) -> Option<&Value> {
         if let Some(e) = self.entries.get(hint.get() as usize) {
-            if e.2 == tag(key) && (key.len() < 8 || e.0.as_str() == key) {
+            if holds(e, key, tag(key)) {
                 return Some(&e.1);
             }
         }
