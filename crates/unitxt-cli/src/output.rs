@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use unitxt::error::{Error, Result, ResultExt};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use unitxt::recipe::{prepare as run_recipe, prepare_map, Finisher, PrepareOptions};
 use unitxt::stream::{MultiStream, Stream, StreamOf};
@@ -25,11 +25,46 @@ fn bar(show: bool, split: &str) -> ProgressBar {
     pb
 }
 
+/// Line buffers already written out, kept for the workers of [`prepare_lines`] to fill again.
+/// A line is filled on a worker thread and written on the reading thread; freeing it there
+/// would go through mimalloc's cross-thread free path (lists shared between the threads),
+/// while a recycled buffer is not freed at all. Buffers are only reused, so there are never
+/// more of them than lines alive at once (the chunks in flight).
+static SPARE_LINES: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// At most this many spare line buffers are kept.
+const SPARE_LINES_MAX: usize = 2048;
+
+/// Buffers that grew past this many bytes (a very long line) are freed, not kept.
+const SPARE_LINE_MAX_BYTES: usize = 64 * 1024;
+
+/// A line buffer to fill: a spare one (emptied), or a new one of 1 KiB.
+fn line_buffer() -> Vec<u8> {
+    let spare = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    match spare {
+        Some(mut b) => {
+            b.clear();
+            b
+        }
+        None => Vec::with_capacity(1024),
+    }
+}
+
+/// Hands a written line's buffer back for reuse (dropped when enough are kept).
+fn recycle_line(line: Vec<u8>) {
+    let mut spare = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner());
+    if spare.len() < SPARE_LINES_MAX && line.capacity() <= SPARE_LINE_MAX_BYTES {
+        spare.push(line);
+    }
+}
+
 /// Writes a split's lines (serialized on the worker threads by [`prepare_lines`]) to `w`.
 fn write_lines(lines: StreamOf<Vec<u8>>, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
     let mut n = 0;
     for line in lines {
-        w.write_all(&line?)?;
+        let line = line?;
+        w.write_all(&line)?;
+        recycle_line(line);
         n += 1;
         if n % 256 == 0 {
             pb.set_position(n);
@@ -42,7 +77,12 @@ fn write_lines(lines: StreamOf<Vec<u8>>, w: &mut dyn Write, pb: &ProgressBar) ->
 /// The recipe's splits as JSON Lines lines, each serialized (and its instance dropped) on the
 /// worker thread that prepared it.
 fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec<u8>>> {
-    let line: Finisher<Vec<u8>> = Arc::new(|inst| Ok(inst.json_line()));
+    let line: Finisher<Vec<u8>> = Arc::new(|inst| {
+        let mut out = line_buffer();
+        inst.write_json(&mut out);
+        out.push(b'\n');
+        Ok(out)
+    });
     prepare_map(recipe, &PrepareOptions { catalogs }, line)
 }
 
@@ -158,4 +198,30 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A written line's buffer comes back emptied with its room; a buffer that grew past the
+    /// limit is freed instead of kept.
+    #[test]
+    fn line_buffers_are_reused_emptied_and_long_ones_dropped() {
+        SPARE_LINES.lock().unwrap().clear();
+        let mut a = line_buffer();
+        assert_eq!(a.capacity(), 1024);
+        a.extend_from_slice(&[b'x'; 3000]);
+        let (ptr, cap) = (a.as_ptr(), a.capacity());
+        recycle_line(a);
+        let b = line_buffer();
+        assert_eq!((b.as_ptr(), b.capacity(), b.len()), (ptr, cap, 0));
+        recycle_line(Vec::with_capacity(SPARE_LINE_MAX_BYTES + 1));
+        assert_eq!(SPARE_LINES.lock().unwrap().len(), 0);
+        for _ in 0..SPARE_LINES_MAX + 5 {
+            recycle_line(Vec::with_capacity(16));
+        }
+        assert_eq!(SPARE_LINES.lock().unwrap().len(), SPARE_LINES_MAX);
+        SPARE_LINES.lock().unwrap().clear();
+    }
 }
