@@ -677,18 +677,26 @@ fn bootstrap_with_fix(
     let mut history: Vec<Vec<f64>> = Vec::new();
 
     // The resample indices are the rows of one (n_resamples, n) array drawn row after row;
-    // they are drawn a batch of rows at a time into one buffer (no n_resamples * n array), and
-    // the statistic runs on a batch's rows in parallel, results kept in resample order.
+    // they are drawn a batch of rows at a time into two alternating buffers (no
+    // n_resamples * n array). The statistic runs on a batch's rows in parallel, results kept in
+    // resample order, while the next batch is drawn (the generator is sequential).
     const ROWS_PER_BATCH: usize = 64;
     let mut dist: Vec<Vec<f64>> = vec![Vec::with_capacity(n_resamples); k];
-    let mut rows = Vec::with_capacity(ROWS_PER_BATCH.min(n_resamples) * n);
-    let mut drawn = 0;
-    while drawn < n_resamples {
+    let draw = |rng: &mut Pcg64Generator, drawn: usize, rows: &mut Vec<usize>| -> usize {
         let batch = ROWS_PER_BATCH.min(n_resamples - drawn);
         rows.clear();
-        rng.fill_indices(n, batch * n, &mut rows);
-        drawn += batch;
-        let outs: Vec<Result<Vec<f64>>> = rows.par_chunks(n).map(statistic).collect();
+        rng.fill_indices(n, batch * n, rows);
+        batch
+    };
+    let mut rows = Vec::with_capacity(ROWS_PER_BATCH.min(n_resamples) * n);
+    let mut next_rows = Vec::new();
+    let mut drawn = draw(rng, 0, &mut rows);
+    loop {
+        let more = drawn < n_resamples;
+        let (outs, next) = rayon::join(
+            || rows.par_chunks(n).map(statistic).collect::<Vec<Result<Vec<f64>>>>(),
+            || if more { draw(rng, drawn, &mut next_rows) } else { 0 },
+        );
         for out in outs {
             let out = check(out?)?;
             for (c, v) in out.iter().enumerate() {
@@ -696,6 +704,11 @@ fn bootstrap_with_fix(
             }
             history.push(out);
         }
+        if !more {
+            break;
+        }
+        drawn += next;
+        std::mem::swap(&mut rows, &mut next_rows);
     }
     if let Some(fix) = fix {
         dist.iter_mut().for_each(fix);

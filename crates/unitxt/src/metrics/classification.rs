@@ -66,6 +66,10 @@ fn measure(m: Measure, c: Counts) -> f64 {
     }
 }
 
+/// Above this many distinct label strings, `F1Fast`'s resamples count instance by instance
+/// instead of through a (labels x labels) histogram of pairs.
+const MAX_HISTOGRAM_LABELS: usize = 64;
+
 /// Counts for each label of `labels` from (true, predicted) id pairs, in one pass (ids are
 /// small: they number the labels in order of first use). Counts are whole numbers, so the
 /// order of additions does not change them.
@@ -422,19 +426,87 @@ impl Metric for F1Fast {
             }
         }
         let global = ids.global;
+        // A resample is summarised by a histogram of (reference, prediction) code pairs plus
+        // the label numbering, which only depends on the first uses: with few labels, the
+        // numbering comes from a prefix of the resample (until every label is numbered and
+        // every reference label seen) and the counts from the histogram, kept in four
+        // interleaved copies so that repeated pairs do not wait on each other's increments.
+        // Counts are whole numbers, so the sums equal counting instance by instance.
+        let k = codes.names.len();
+        let pair_codes: Vec<u32> = if k <= MAX_HISTOGRAM_LABELS {
+            codes.pairs.iter().map(|&(p, t)| (t * k + p) as u32).collect()
+        } else {
+            Vec::new()
+        };
+        let ref_codes = {
+            let mut seen = vec![false; k];
+            codes.pairs.iter().for_each(|&(_, t)| seen[t] = true);
+            seen.iter().filter(|&&x| x).count()
+        };
         let resample = {
             let codes = codes.clone();
             move |idx: &[usize]| -> Result<Scores> {
-                let mut ids = LocalIds::new(codes.names.len());
-                let yp: Vec<(usize, usize)> = idx
-                    .iter()
-                    .map(|&i| {
+                let mut ids = LocalIds::new(k);
+                let mut is_ref: Vec<bool> = vec![false; k];
+                let mut refs_in_order: Vec<usize> = Vec::new();
+                let mut global_counts: Vec<Counts> = vec![Counts::default(); k];
+                if pair_codes.is_empty() {
+                    for &i in idx {
                         let (p, t) = codes.pairs[i];
-                        let t = ids.id(t);
-                        (t, ids.id(p))
-                    })
-                    .collect();
-                self.scores_of(&yp, &|l| codes.names[ids.global[l]].to_string())
+                        let lt = ids.id(t);
+                        ids.id(p);
+                        if !is_ref[t] {
+                            is_ref[t] = true;
+                            refs_in_order.push(lt);
+                        }
+                        if t == p {
+                            global_counts[t].tp += 1.0;
+                        } else {
+                            global_counts[p].fp += 1.0;
+                            global_counts[t].fn_ += 1.0;
+                        }
+                    }
+                } else {
+                    for &i in idx {
+                        let (p, t) = codes.pairs[i];
+                        let lt = ids.id(t);
+                        ids.id(p);
+                        if !is_ref[t] {
+                            is_ref[t] = true;
+                            refs_in_order.push(lt);
+                        }
+                        if ids.global.len() == k && refs_in_order.len() == ref_codes {
+                            break;
+                        }
+                    }
+                    let mut h = vec![[0u32; 4]; k * k];
+                    let mut quads = idx.chunks_exact(4);
+                    for q in &mut quads {
+                        h[pair_codes[q[0]] as usize][0] += 1;
+                        h[pair_codes[q[1]] as usize][1] += 1;
+                        h[pair_codes[q[2]] as usize][2] += 1;
+                        h[pair_codes[q[3]] as usize][3] += 1;
+                    }
+                    for &i in quads.remainder() {
+                        h[pair_codes[i] as usize][0] += 1;
+                    }
+                    for (pc, c) in h.iter().enumerate() {
+                        let m = c.iter().map(|&x| x as u64).sum::<u64>() as f64;
+                        if m == 0.0 {
+                            continue;
+                        }
+                        let (t, p) = (pc / k, pc % k);
+                        if t == p {
+                            global_counts[t].tp += m;
+                        } else {
+                            global_counts[p].fp += m;
+                            global_counts[t].fn_ += m;
+                        }
+                    }
+                }
+                let labels = set_list(&refs_in_order);
+                let counts: Vec<Counts> = labels.iter().map(|&l| global_counts[ids.global[l]]).collect();
+                self.scores_from(&labels, &counts, &|l| codes.names[ids.global[l]].to_string())
             }
         };
         let resample = std::sync::Arc::new(resample);

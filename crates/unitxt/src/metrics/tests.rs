@@ -512,3 +512,41 @@ fn sacrebleu_pipeline_from_the_catalog() {
     assert!(s.iter().zip([37.99178428257963, 46.30777161991026, 0.0]).all(|(a, b)| close(*a, b)), "{s:?}");
     assert_eq!(inst[2]["precisions"], json!([100.0, 50.0, 0.0, 0.0]));
 }
+
+/// `f1_fast`'s resampler (a pair histogram with few labels, instance-by-instance counting with
+/// more than 64) gives the same scores, keys in the same order, as reducing the resampled
+/// records themselves.
+#[test]
+fn f1_fast_resampler_equals_reduce() {
+    let m = build(json!({"__type__": "f1_fast", "main_score": "f1_macro",
+                         "averages": ["f1", "micro", "macro", "per_class"]}));
+    for labels in [3usize, 5, 70] {
+        // A fixed pseudo-random stream of (prediction, reference) pairs.
+        let mut x: u64 = 12345 + labels as u64;
+        let mut next = |k: usize| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) as usize) % k
+        };
+        let records: Vec<Value> = (0..400)
+            .map(|_| {
+                let r = next(labels);
+                let p = if next(3) == 0 { next(labels) } else { r };
+                json!([format!("l{p}"), format!("l{r}")])
+            })
+            .collect();
+        let refs: Vec<&Value> = records.iter().collect();
+        let rs = m.resampler(&refs).unwrap().expect("f1_fast has a resampler");
+        for round in 0..20 {
+            let idx: Vec<usize> = (0..(50 + round * 17)).map(|_| next(records.len())).collect();
+            let got = (rs.resample)(&idx).unwrap();
+            let sub: Vec<&Value> = idx.iter().map(|&i| &records[i]).collect();
+            let want = m.reduce(&sub).unwrap();
+            let gk: Vec<&String> = got.keys().collect();
+            let wk: Vec<&String> = want.keys().collect();
+            assert_eq!(gk, wk, "{labels} labels, round {round}");
+            for (k, v) in &want {
+                assert!(close(got[k], *v), "{labels} labels, round {round}, {k}: {} vs {v}", got[k]);
+            }
+        }
+    }
+}
