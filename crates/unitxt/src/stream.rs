@@ -93,6 +93,17 @@ const PAR_CHUNK: usize = 64;
 /// Jobs of [`par_map`] in flight, per worker thread.
 const PAR_WINDOW_PER_THREAD: usize = 3;
 
+/// [`par_map_with`] maps up to this many instances on the calling thread, for at most
+/// [`PAR_INLINE_TIME`], before it hands chunks to the pool: a recipe that yields a few hundred
+/// instances (the usual evaluation subset) never starts the pool's threads, whose start and
+/// per-thread allocator heaps cost about as much (1-2 ms measured on a 2-core VM) as they save
+/// there. The output does not depend on where the switch happens.
+const PAR_INLINE_FIRST: usize = 512;
+
+/// See [`PAR_INLINE_FIRST`]; past this much time spent in the map on the calling thread (not
+/// counting upstream work), the pool takes over.
+const PAR_INLINE_TIME: std::time::Duration = std::time::Duration::from_millis(4);
+
 /// What a worker of [`par_map_with`] sends back for one chunk: the results, and the chunk's
 /// input instances, to be dropped on the reading thread that built them.
 type ChunkDone<T> = (Vec<Result<T>>, Vec<(usize, Instance)>);
@@ -118,8 +129,9 @@ where
 /// output (and the first error, after the instances that precede it) is exactly what a
 /// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
 /// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
-/// gets the instance's 0-based position in this stream. With one thread
-/// (`RAYON_NUM_THREADS=1`) this is a plain sequential map. A panicking worker becomes an error.
+/// gets the instance's 0-based position in this stream. The first [`PAR_INLINE_FIRST`]
+/// instances are mapped on the reading thread, and with one thread (`RAYON_NUM_THREADS=1`) all
+/// of them: a plain sequential map. A panicking worker becomes an error.
 ///
 /// Memory is freed on the thread that allocated it: a worker maps a copy of each instance
 /// (made on the worker) and hands the chunk's input instances back, and the reading thread drops
@@ -131,13 +143,13 @@ where
     T: Send + 'static,
     F: Fn(usize, Instance) -> Result<T> + Send + Sync + 'static,
 {
-    let threads = rayon::current_num_threads();
-    if threads <= 1 {
-        return Box::new(stream.enumerate().map(move |(i, r)| r.and_then(|inst| f(i, inst))));
-    }
     let f = std::sync::Arc::new(f);
-    let window = PAR_WINDOW_PER_THREAD * threads;
     let mut upstream = stream.enumerate();
+    // The first instances are mapped on the reading thread; the pool (whose first use starts
+    // its threads) only takes over past them.
+    let mut inline_left = PAR_INLINE_FIRST;
+    let mut inline_busy = std::time::Duration::ZERO;
+    let mut window = 0;
     let mut upstream_done = false;
     let mut stopped = false;
     let mut in_flight: std::collections::VecDeque<InFlight<T>> = std::collections::VecDeque::new();
@@ -154,6 +166,38 @@ where
         }
         if stopped {
             return None;
+        }
+        if inline_left != usize::MAX && inline_busy >= PAR_INLINE_TIME {
+            // Past PAR_INLINE_TIME of mapping, the pool pays for its start.
+            inline_left = 0;
+        }
+        if inline_left > 0 {
+            inline_left -= 1;
+            return match upstream.next() {
+                None => {
+                    stopped = true;
+                    None
+                }
+                Some((i, r)) => {
+                    let start = std::time::Instant::now();
+                    let out = r.and_then(|inst| {
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst)))
+                            .unwrap_or_else(|_| Err(Error::invalid("a worker thread panicked while processing instances")))
+                    });
+                    inline_busy += start.elapsed();
+                    stopped = out.is_err();
+                    Some(out)
+                }
+            };
+        }
+        if window == 0 {
+            let threads = rayon::current_num_threads();
+            if threads <= 1 {
+                // One thread: the rest is a plain sequential map too.
+                inline_left = usize::MAX;
+                continue;
+            }
+            window = PAR_WINDOW_PER_THREAD * threads;
         }
         while !upstream_done && in_flight.len() < window {
             let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(PAR_CHUNK);
@@ -275,7 +319,8 @@ mod tests {
     #[test]
     fn par_map_gives_the_sequential_results_in_order() {
         for threads in [1, 2, 4] {
-            for n in [0, 1, 63, 64, 65, 1000] {
+            // Up to PAR_INLINE_FIRST (512) on the calling thread, then chunks of 64 in the pool.
+            for n in [0, 1, 63, 64, 65, 511, 512, 513, 575, 576, 577, 1000, 3000] {
                 let got = in_pool(threads, || texts(par_map_with(upstream(n, None), work(None, None))));
                 assert_eq!(got, sequential(n, None, None), "threads {threads}, n {n}");
             }
@@ -285,21 +330,41 @@ mod tests {
     #[test]
     fn par_map_stops_at_the_first_error_after_what_precedes_it() {
         for threads in [1, 2, 4] {
-            for (up, map) in [(Some(0), None), (Some(130), None), (None, Some(5)), (None, Some(700)), (Some(300), Some(299)), (Some(299), Some(300))] {
-                let got = in_pool(threads, || texts(par_map_with(upstream(1000, up), work(map, None))));
-                assert_eq!(got, sequential(1000, up, map), "threads {threads}, upstream error {up:?}, map error {map:?}");
+            for (up, map) in [
+                (Some(0), None),
+                (Some(130), None),
+                (None, Some(5)),
+                (None, Some(700)),
+                (Some(300), Some(299)),
+                (Some(299), Some(300)),
+                (Some(512), None),
+                (None, Some(512)),
+                (Some(1300), None),
+                (None, Some(1300)),
+                (Some(1301), Some(1300)),
+                (Some(1300), Some(1301)),
+            ] {
+                let got = in_pool(threads, || texts(par_map_with(upstream(2000, up), work(map, None))));
+                assert_eq!(got, sequential(2000, up, map), "threads {threads}, upstream error {up:?}, map error {map:?}");
             }
         }
     }
 
     #[test]
     fn par_map_turns_a_panic_into_an_error() {
-        for threads in [2, 4] {
-            let got = in_pool(threads, || texts(par_map_with(upstream(1000, None), work(None, Some(500)))));
-            // The chunk that panicked (instances 448..511) gives one error in its place.
-            assert_eq!(got.len(), 449, "threads {threads}");
-            assert_eq!(got[..448], sequential(448, None, None)[..]);
-            assert_eq!(got[448], "error: a worker thread panicked while processing instances");
+        // The instance that panics (mapped on the calling thread, among the first 512 or with
+        // one thread), or the chunk of up to 64 that holds it (in the pool), gives one error in
+        // its place, after everything before it. Where the pool takes over depends on timing,
+        // so the error may stand anywhere in the 64 positions up to the panicking one.
+        for (threads, at) in [(1, 100), (1, 1100), (2, 100), (2, 1100), (4, 1100)] {
+            let got = in_pool(threads, || texts(par_map_with(upstream(2000, None), work(None, Some(at)))));
+            let err = got.len() - 1;
+            assert!(err <= at && at - err < 64, "threads {threads}, panic at {at}: error at {err}");
+            if threads == 1 {
+                assert_eq!(err, at, "one thread maps instance by instance");
+            }
+            assert_eq!(got[..err], sequential(err, None, None)[..], "threads {threads}, panic at {at}");
+            assert_eq!(got[err], "error: a worker thread panicked while processing instances");
         }
     }
 
