@@ -66,6 +66,17 @@ fn measure(m: Measure, c: Counts) -> f64 {
     }
 }
 
+/// Numbers reference code `t`, then prediction code `p` (in that order, as Unitxt meets them),
+/// and appends `t`'s local id to `refs_in_order` the first time `t` is a reference.
+fn note_pair(ids: &mut LocalIds, is_ref: &mut [bool], refs_in_order: &mut Vec<usize>, p: usize, t: usize) {
+    let lt = ids.id(t);
+    ids.id(p);
+    if !is_ref[t] {
+        is_ref[t] = true;
+        refs_in_order.push(lt);
+    }
+}
+
 /// Above this many distinct label strings, `F1Fast`'s resamples count instance by instance
 /// instead of through a (labels x labels) histogram of pairs.
 const MAX_HISTOGRAM_LABELS: usize = 64;
@@ -453,12 +464,7 @@ impl Metric for F1Fast {
                 if pair_codes.is_empty() {
                     for &i in idx {
                         let (p, t) = codes.pairs[i];
-                        let lt = ids.id(t);
-                        ids.id(p);
-                        if !is_ref[t] {
-                            is_ref[t] = true;
-                            refs_in_order.push(lt);
-                        }
+                        note_pair(&mut ids, &mut is_ref, &mut refs_in_order, p, t);
                         if t == p {
                             global_counts[t].tp += 1.0;
                         } else {
@@ -469,12 +475,7 @@ impl Metric for F1Fast {
                 } else {
                     for &i in idx {
                         let (p, t) = codes.pairs[i];
-                        let lt = ids.id(t);
-                        ids.id(p);
-                        if !is_ref[t] {
-                            is_ref[t] = true;
-                            refs_in_order.push(lt);
-                        }
+                        note_pair(&mut ids, &mut is_ref, &mut refs_in_order, p, t);
                         if ids.global.len() == k && refs_in_order.len() == ref_codes {
                             break;
                         }
