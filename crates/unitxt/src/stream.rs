@@ -179,12 +179,15 @@ where
                     None
                 }
                 Some((i, r)) => {
-                    let start = std::time::Instant::now();
+                    // Timed only while the pool may still take over (one thread: never).
+                    let start = (inline_left != usize::MAX).then(std::time::Instant::now);
                     let out = r.and_then(|inst| {
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst)))
                             .unwrap_or_else(|_| Err(Error::invalid("a worker thread panicked while processing instances")))
                     });
-                    inline_busy += start.elapsed();
+                    if let Some(start) = start {
+                        inline_busy += start.elapsed();
+                    }
                     stopped = out.is_err();
                     Some(out)
                 }
