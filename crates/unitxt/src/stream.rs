@@ -93,6 +93,10 @@ const PAR_CHUNK: usize = 64;
 /// Jobs of [`par_map`] in flight, per worker thread.
 const PAR_WINDOW_PER_THREAD: usize = 3;
 
+/// The error [`par_map_with`] gives in place of a map that panicked (on a worker thread or on
+/// the calling thread): a bug, reported instead of aborting the process.
+const PANIC_MESSAGE: &str = "processing instances panicked (a bug in unitxt-rs; please report it)";
+
 /// [`par_map_with`] maps up to this many instances on the calling thread, for at most
 /// [`PAR_INLINE_TIME`], before it hands chunks to the pool: a recipe that yields a few hundred
 /// instances (the usual evaluation subset) never starts the pool's threads, whose start and
@@ -131,7 +135,8 @@ where
 /// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
 /// gets the instance's 0-based position in this stream. The first [`PAR_INLINE_FIRST`]
 /// instances are mapped on the reading thread, and with one thread (`RAYON_NUM_THREADS=1`) all
-/// of them: a plain sequential map. A panicking worker becomes an error.
+/// of them: a plain sequential map. A map that panics becomes an error ([`PANIC_MESSAGE`]) in
+/// place of its instance on the calling thread, or of its chunk on a worker.
 ///
 /// Memory is freed on the thread that allocated it: a worker maps a copy of each instance
 /// (made on the worker) and hands the chunk's input instances back, and the reading thread drops
@@ -183,7 +188,7 @@ where
                     let start = (inline_left != usize::MAX).then(std::time::Instant::now);
                     let out = r.and_then(|inst| {
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst)))
-                            .unwrap_or_else(|_| Err(Error::invalid("a worker thread panicked while processing instances")))
+                            .unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
                     });
                     if let Some(start) = start {
                         inline_busy += start.elapsed();
@@ -226,7 +231,7 @@ where
                     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         batch.iter().map(|(i, inst)| f(*i, inst.clone())).collect::<Vec<Result<T>>>()
                     }))
-                    .unwrap_or_else(|_| vec![Err(Error::invalid("a worker thread panicked while processing instances"))]);
+                    .unwrap_or_else(|_| vec![Err(Error::invalid(PANIC_MESSAGE))]);
                     let _ = tx.send((out, batch));
                 });
                 in_flight.push_back(InFlight::Job(rx));
@@ -242,7 +247,7 @@ where
                     drop(inputs);
                     ready.extend(out)
                 }
-                Err(_) => ready.push_back(Err(Error::invalid("a worker thread panicked while processing instances"))),
+                Err(_) => ready.push_back(Err(Error::invalid(PANIC_MESSAGE))),
             },
             Some(InFlight::Failed(e)) => ready.push_back(Err(e)),
         }
@@ -367,7 +372,7 @@ mod tests {
                 assert_eq!(err, at, "one thread maps instance by instance");
             }
             assert_eq!(got[..err], sequential(err, None, None)[..], "threads {threads}, panic at {at}");
-            assert_eq!(got[err], "error: a worker thread panicked while processing instances");
+            assert_eq!(got[err], format!("error: {PANIC_MESSAGE}"));
         }
     }
 
