@@ -133,9 +133,9 @@ where
 /// output (and the first error, after the instances that precede it) is exactly what a
 /// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
 /// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
-/// gets the instance's 0-based position in this stream. The first [`PAR_INLINE_FIRST`]
-/// instances are mapped on the reading thread, and with one thread (`RAYON_NUM_THREADS=1`) all
-/// of them: a plain sequential map. A map that panics becomes an error ([`PANIC_MESSAGE`]) in
+/// gets the instance's 0-based position in this stream. The first 512 instances (or as many
+/// as 4 ms of mapping takes) are mapped on the reading thread, and with one thread (`RAYON_NUM_THREADS=1`) all
+/// of them: a plain sequential map. A map that panics becomes an error ("processing instances panicked") in
 /// place of its instance on the calling thread, or of its chunk on a worker.
 ///
 /// Memory is freed on the thread that allocated it: a worker maps a copy of each instance

@@ -348,7 +348,7 @@ impl InstanceScorer for JaccardIndex {
 
 /// `prediction_length` (Unitxt's `PredictionLength`): the number of characters of the string
 /// prediction. Unitxt stores the instance score as a one-element list (see
-/// [`Metric::list_instance_scores`](super::Metric::list_instance_scores)); records hold the number.
+/// [`super::Metric::list_instance_scores`]); records hold the number.
 #[derive(Deserialize, Default)]
 pub struct PredictionLength {
     #[serde(flatten)]

@@ -5,7 +5,7 @@
 //! are read again. A source split read by one output split only is therefore passed through
 //! lazily. A source split of a random mix is drawn once and routed to per-output queues (a
 //! router), so only what a live output has not read yet is held; a source split that several
-//! slices read is collected once, on the first pull, and shared ([`SharedSources`]).
+//! slices read is collected once, on the first pull, and shared (`SharedSources`).
 
 use std::sync::{Arc, Mutex};
 
