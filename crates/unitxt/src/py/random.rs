@@ -70,6 +70,9 @@ impl PyRandom {
         let mut r = PyRandom { state: INIT_BY_ARRAY_START, index: 0 };
         let mt = &mut r.state;
         let klen = key.len();
+        // Each step adds key word `j` plus `j`: summed here, off the chain of dependent steps
+        // (one add less per step on it).
+        let key_plus_index: Vec<u32> = key.iter().zip(0u32..).map(|(&k, j)| k.wrapping_add(j)).collect();
         let (mut i, mut j) = (1usize, 0usize);
         // Runs of steps between wrap-arounds (of `i` past N, of `j` past the key's end), so that
         // the step itself has no wrap test.
@@ -77,8 +80,8 @@ impl PyRandom {
         while left > 0 {
             let run = left.min(N - i).min(klen - j);
             let mut prev = mt[i - 1];
-            for (jj, (m, &kw)) in (j as u32..).zip(mt[i..i + run].iter_mut().zip(&key[j..j + run])) {
-                prev = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(kw).wrapping_add(jj);
+            for (m, &add) in mt[i..i + run].iter_mut().zip(&key_plus_index[j..j + run]) {
+                prev = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(add);
                 *m = prev;
             }
             i += run;
@@ -431,6 +434,23 @@ mod tests {
         assert_eq!(PyRandom::from_int_seed(-5).random(), 0.6229016948897019);
         assert_eq!(PyRandom::from_int_seed((1 << 40) + 3).random(), 0.21978710637116716);
         assert_eq!(PyRandom::from_str_seed("").random(), 0.9602256525641875);
+    }
+
+    #[test]
+    fn keys_longer_than_the_state() {
+        // Keys of more than 624 words, where seeding wraps around both the state and the key:
+        // a 3,000-character str (Random(s) with s[i] = chr(97 + i * 7 % 26)), a str of
+        // two-byte characters, and the int 2**20000 + 12345.
+        let s: String = (0..3000u32).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+        let mut r = PyRandom::from_str_seed(&s);
+        assert_eq!(r.random(), 0.718952509072168);
+        assert_eq!(r.getrandbits(64), 8521949690732728396);
+        assert_eq!(PyRandom::from_str_seed(&format!("42/{}", "\u{e9}".repeat(700))).random(), 0.7428845725764871);
+        let mut big = vec![0u8; 2501];
+        big[0] = 1; // 2**20000 is bit 0 of byte 0 (big-endian, 2,501 bytes)
+        big[2499] = (12345 >> 8) as u8;
+        big[2500] = (12345 & 0xff) as u8;
+        assert_eq!(PyRandom::from_be_bytes(&big).random(), 0.37548879893399734);
     }
 
     #[test]
