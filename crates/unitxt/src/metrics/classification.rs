@@ -81,6 +81,19 @@ fn note_pair(ids: &mut LocalIds, is_ref: &mut [bool], refs_in_order: &mut Vec<us
 /// instead of through a (labels x labels) histogram of pairs.
 const MAX_HISTOGRAM_LABELS: usize = 64;
 
+/// Adds `w` instances of the (true `t`, predicted `p`) pair to per-label `counts`: a true
+/// positive of `t` when they agree, else a false positive of `p` and a false negative of `t`.
+/// `w` is -1 to take one instance out.
+#[inline]
+fn add_pair(counts: &mut [Counts], t: usize, p: usize, w: f64) {
+    if t == p {
+        counts[t].tp += w;
+    } else {
+        counts[p].fp += w;
+        counts[t].fn_ += w;
+    }
+}
+
 /// Counts for each label of `labels` from (true, predicted) id pairs, in one pass (ids are
 /// small: they number the labels in order of first use). Counts are whole numbers, so the
 /// order of additions does not change them.
@@ -88,12 +101,7 @@ fn label_counts(pairs: &[(usize, usize)], labels: &[usize]) -> Vec<Counts> {
     let size = pairs.iter().map(|&(t, p)| t.max(p) + 1).max().unwrap_or(0).max(labels.iter().map(|l| l + 1).max().unwrap_or(0));
     let mut all = vec![Counts::default(); size];
     for &(t, p) in pairs {
-        if t == p {
-            all[t].tp += 1.0;
-        } else {
-            all[p].fp += 1.0;
-            all[t].fn_ += 1.0;
-        }
+        add_pair(&mut all, t, p, 1.0);
     }
     labels.iter().map(|&l| all[l]).collect()
 }
@@ -429,12 +437,7 @@ impl Metric for F1Fast {
         let labels = set_list(&refs);
         let mut all = vec![Counts::default(); ids.global.len()];
         for &(t, p) in &yp {
-            if t == p {
-                all[t].tp += 1.0;
-            } else {
-                all[p].fp += 1.0;
-                all[t].fn_ += 1.0;
-            }
+            add_pair(&mut all, t, p, 1.0);
         }
         let global = ids.global;
         // A resample is summarised by a histogram of (reference, prediction) code pairs plus
@@ -444,7 +447,8 @@ impl Metric for F1Fast {
         // interleaved copies so that repeated pairs do not wait on each other's increments.
         // Counts are whole numbers, so the sums equal counting instance by instance.
         let k = codes.names.len();
-        let pair_codes: Vec<u32> = if k <= MAX_HISTOGRAM_LABELS {
+        let histogram = k <= MAX_HISTOGRAM_LABELS;
+        let pair_codes: Vec<u32> = if histogram {
             codes.pairs.iter().map(|&(p, t)| (t * k + p) as u32).collect()
         } else {
             Vec::new()
@@ -461,16 +465,11 @@ impl Metric for F1Fast {
                 let mut is_ref: Vec<bool> = vec![false; k];
                 let mut refs_in_order: Vec<usize> = Vec::new();
                 let mut global_counts: Vec<Counts> = vec![Counts::default(); k];
-                if pair_codes.is_empty() {
+                if !histogram {
                     for &i in idx {
                         let (p, t) = codes.pairs[i];
                         note_pair(&mut ids, &mut is_ref, &mut refs_in_order, p, t);
-                        if t == p {
-                            global_counts[t].tp += 1.0;
-                        } else {
-                            global_counts[p].fp += 1.0;
-                            global_counts[t].fn_ += 1.0;
-                        }
+                        add_pair(&mut global_counts, t, p, 1.0);
                     }
                 } else {
                     for &i in idx {
@@ -496,13 +495,7 @@ impl Metric for F1Fast {
                         if m == 0.0 {
                             continue;
                         }
-                        let (t, p) = (pc / k, pc % k);
-                        if t == p {
-                            global_counts[t].tp += m;
-                        } else {
-                            global_counts[p].fp += m;
-                            global_counts[t].fn_ += m;
-                        }
+                        add_pair(&mut global_counts, pc / k, pc % k, m);
                     }
                 }
                 let labels = set_list(&refs_in_order);
@@ -521,12 +514,7 @@ impl Metric for F1Fast {
                 }
                 let mut c = all.clone();
                 let (t, p) = yp[i];
-                if t == p {
-                    c[t].tp -= 1.0;
-                } else {
-                    c[p].fp -= 1.0;
-                    c[t].fn_ -= 1.0;
-                }
+                add_pair(&mut c, t, p, -1.0);
                 let counts: Vec<Counts> = labels.iter().map(|&l| c[l]).collect();
                 self.scores_from(&labels, &counts, &|l| codes.names[global[l]].to_string())
             })),
