@@ -134,9 +134,10 @@ where
 /// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
 /// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
 /// gets the instance's 0-based position in this stream. The first 512 instances (or as many
-/// as 4 ms of mapping takes) are mapped on the reading thread, and with one thread (`RAYON_NUM_THREADS=1`) all
-/// of them: a plain sequential map. A map that panics becomes an error ("processing instances panicked") in
-/// place of its instance on the calling thread, or of its chunk on a worker.
+/// as 4 ms of mapping takes) are mapped on the reading thread, and with one thread
+/// (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. A map that panics becomes an
+/// error ("processing instances panicked") in place of its instance on the calling thread, or
+/// of its chunk on a worker.
 ///
 /// Memory is freed on the thread that allocated it: a worker maps a copy of each instance
 /// (made on the worker) and hands the chunk's input instances back, and the reading thread drops
@@ -154,6 +155,8 @@ where
     // its threads) only takes over past them.
     let mut inline_left = PAR_INLINE_FIRST;
     let mut inline_busy = std::time::Duration::ZERO;
+    // One thread in the pool: every instance is mapped on the calling thread.
+    let mut sequential = false;
     let mut window = 0;
     let mut upstream_done = false;
     let mut stopped = false;
@@ -172,20 +175,20 @@ where
         if stopped {
             return None;
         }
-        if inline_left != usize::MAX && inline_busy >= PAR_INLINE_TIME {
+        if !sequential && inline_busy >= PAR_INLINE_TIME {
             // Past PAR_INLINE_TIME of mapping, the pool pays for its start.
             inline_left = 0;
         }
-        if inline_left > 0 {
-            inline_left -= 1;
+        if sequential || inline_left > 0 {
+            inline_left = inline_left.saturating_sub(1);
             return match upstream.next() {
                 None => {
                     stopped = true;
                     None
                 }
                 Some((i, r)) => {
-                    // Timed only while the pool may still take over (one thread: never).
-                    let start = (inline_left != usize::MAX).then(std::time::Instant::now);
+                    // Timed only while the pool may still take over.
+                    let start = (!sequential).then(std::time::Instant::now);
                     let out = r.and_then(|inst| {
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst)))
                             .unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
@@ -201,8 +204,7 @@ where
         if window == 0 {
             let threads = rayon::current_num_threads();
             if threads <= 1 {
-                // One thread: the rest is a plain sequential map too.
-                inline_left = usize::MAX;
+                sequential = true;
                 continue;
             }
             window = PAR_WINDOW_PER_THREAD * threads;
