@@ -10,8 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use unitxt::error::{Error, Result, ResultExt};
 use std::sync::{Arc, Mutex};
 
-use unitxt::recipe::{prepare as run_recipe, prepare_map, Finisher, PrepareOptions};
-use unitxt::stream::{MultiStream, Stream, StreamOf};
+use unitxt::recipe::{prepare_map, Finisher, PrepareOptions};
+use unitxt::sinks::arrow::ArrowRow;
+use unitxt::stream::{MultiStream, StreamOf};
 
 fn bar(show: bool, split: &str) -> ProgressBar {
     if !show {
@@ -86,6 +87,13 @@ fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec
     prepare_map(recipe, &PrepareOptions { catalogs }, line)
 }
 
+/// The recipe's splits as Arrow rows, each built (and its instance dropped) on the worker
+/// thread that prepared it.
+fn prepare_rows(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<ArrowRow>> {
+    let row: Finisher<ArrowRow> = Arc::new(|inst| ArrowRow::from_output(&inst));
+    prepare_map(recipe, &PrepareOptions { catalogs }, row)
+}
+
 fn tmp_path(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
@@ -108,15 +116,15 @@ pub fn is_special_file(path: &Path) -> bool {
 enum Split {
     /// JSON Lines lines (see [`prepare_lines`]).
     Lines(StreamOf<Vec<u8>>),
-    /// Output instances, for the Parquet writer.
-    Instances(Stream),
+    /// Arrow rows (see [`prepare_rows`]), for the Parquet writer.
+    Rows(StreamOf<ArrowRow>),
 }
 
 /// Writes `split` into the opened file `f`.
 fn write_to(split: Split, f: File, pb: &ProgressBar) -> Result<u64> {
     let mut w = BufWriter::with_capacity(1 << 20, f);
     let n = match split {
-        Split::Instances(stream) => unitxt::sinks::parquet::write_parquet(stream, &mut w, |n| pb.set_position(n))?,
+        Split::Rows(rows) => unitxt::sinks::parquet::write_parquet(rows, &mut w, |n| pb.set_position(n))?,
         Split::Lines(lines) => write_lines(lines, &mut w, pb)?,
     };
     w.flush()?;
@@ -153,7 +161,7 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
                 Some(p) => {
                     // A `.parquet` path is written as Parquet, with the schema of Unitxt's datasets.
                     let split = if is_parquet(p) {
-                        Split::Instances(run_recipe(recipe, &PrepareOptions { catalogs })?.take(s)?)
+                        Split::Rows(prepare_rows(recipe, catalogs)?.take(s)?)
                     } else {
                         Split::Lines(prepare_lines(recipe, catalogs)?.take(s)?)
                     };

@@ -15,7 +15,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use unitxt::error::{Error, ErrorKind};
-use unitxt::stream::Stream;
+use unitxt::sinks::arrow::ArrowRow;
+use unitxt::stream::StreamOf;
 use unitxt::value::{Instance, Value};
 
 /// The allocator of the engine's many small strings and maps (as in the CLI).
@@ -57,8 +58,10 @@ fn parse_args(args_json: Option<&str>) -> unitxt::error::Result<IndexMap<String,
 }
 
 /// One batch of instances as an Arrow IPC stream (schema + one record batch).
-fn ipc_bytes(rows: &[Instance]) -> unitxt::error::Result<Vec<u8>> {
-    let batch = unitxt::sinks::arrow::instances_to_batch(rows)?;
+fn ipc_bytes(rows: Vec<ArrowRow>) -> unitxt::error::Result<Vec<u8>> {
+    let batch = unitxt::sinks::arrow::rows_to_batch(&rows);
+    unitxt::sinks::arrow::recycle_rows(rows);
+    let batch = batch?;
     let mut out = Vec::new();
     {
         let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())
@@ -74,7 +77,8 @@ fn ipc_bytes(rows: &[Instance]) -> unitxt::error::Result<Vec<u8>> {
 #[pyclass(module = "unitxt_rs._native")]
 struct SplitStream {
     name: String,
-    stream: Mutex<Option<Stream>>,
+    /// The split's rows, built on the engine's worker threads.
+    stream: Mutex<Option<StreamOf<ArrowRow>>>,
     count: Mutex<usize>,
 }
 
@@ -117,7 +121,7 @@ impl SplitStream {
                 return Ok(None);
             }
             *count += rows.len();
-            ipc_bytes(&rows).map(Some)
+            ipc_bytes(rows).map(Some)
         });
         match res {
             Ok(Some(b)) => Ok(Some(PyBytes::new(py, &b))),
@@ -141,9 +145,11 @@ fn prepare(
     split: Option<String>,
     catalog_dirs: Vec<String>,
 ) -> PyResult<Vec<SplitStream>> {
-    let res = py.detach(|| -> unitxt::error::Result<Vec<(String, Stream)>> {
+    let res = py.detach(|| -> unitxt::error::Result<Vec<(String, StreamOf<ArrowRow>)>> {
         let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
-        let mut ms = unitxt::recipe::prepare_with(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts)?;
+        // Each instance becomes an Arrow row on the worker thread that prepared it.
+        let row: unitxt::recipe::Finisher<ArrowRow> = std::sync::Arc::new(|o| ArrowRow::from_output(&o));
+        let mut ms = unitxt::recipe::prepare_with_map(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts, row)?;
         match split {
             Some(s) => Ok(vec![(s.clone(), ms.take(&s)?)]),
             None => Ok(ms.streams.into_iter().collect()),
@@ -223,7 +229,7 @@ fn evaluate(
 /// Arrow IPC bytes of an empty batch: the schema of prepared splits.
 #[pyfunction]
 fn dataset_schema_ipc<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-    ipc_bytes(&[]).map(|b| PyBytes::new(py, &b)).map_err(|e| py_err(py, e))
+    ipc_bytes(Vec::new()).map(|b| PyBytes::new(py, &b)).map_err(|e| py_err(py, e))
 }
 
 /// The JSON of catalog artifact `name` (a plain name, no overwrites), as stored.

@@ -388,6 +388,15 @@ impl OutputInstance {
         self.task_data.text()
     }
 
+    /// Appends the `task_data` dict as Python's `json.dumps` writes it to `out` (the text of
+    /// [`OutputInstance::task_data`], written in place).
+    pub fn write_task_data(&self, out: &mut String) {
+        match &self.task_data {
+            TaskData::Text(t) => out.push_str(t),
+            TaskData::Direct(d) => d.parts.write(Some(&d.recipe), &d.demos, out),
+        }
+    }
+
     /// Replaces the `task_data` text.
     pub fn set_task_data(&mut self, text: String) {
         self.task_data = TaskData::Text(text);

@@ -581,6 +581,22 @@ pub fn prepare_map<T: Send + 'static>(query: &str, opts: &PrepareOptions, finish
 /// inline artifact (a JSON object with `__type__`), or a plain value (`num_demos: 2`). Errors:
 /// neither a query nor arguments, an unknown argument name, and every error of [`prepare`].
 pub fn prepare_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<MultiStream> {
+    build_with(query, overrides, opts)?.run()
+}
+
+/// [`prepare_with`] with `finish` applied to every output instance on the worker threads (as
+/// [`prepare_map`]); the Python bindings build Arrow rows there.
+pub fn prepare_with_map<T: Send + 'static>(
+    query: Option<&str>,
+    overrides: IndexMap<String, Value>,
+    opts: &PrepareOptions,
+    finish: Finisher<T>,
+) -> Result<MultiStream<T>> {
+    build_with(query, overrides, opts)?.run_map(finish)
+}
+
+/// The recipe of [`prepare_with`]'s arguments.
+fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Arc<Recipe>> {
     let catalog = Arc::new(Catalog::standard(&opts.catalogs));
     let mut args = match query {
         Some(q) if !q.trim().is_empty() => RecipeArgs::parse(q, &catalog)?,
@@ -589,8 +605,7 @@ pub fn prepare_with(query: Option<&str>, overrides: IndexMap<String, Value>, opt
     };
     let extra = RecipeArgs::from_map(overrides)?;
     args.args.extend(extra.args);
-    let recipe = Arc::new(Recipe::build(&args, catalog)?);
-    recipe.run()
+    Ok(Arc::new(Recipe::build(&args, catalog)?))
 }
 
 /// Runs the operators of `ops` on a multi-stream (used by tests and tools).

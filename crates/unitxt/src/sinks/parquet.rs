@@ -10,31 +10,31 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
 use crate::error::{Error, Result, ResultExt};
-use crate::stream::Stream;
-use crate::value::Instance;
+use super::arrow::ArrowRow;
+use crate::stream::StreamOf;
 
 /// Instances per row group batch handed to the writer.
 const BATCH: usize = 1024;
 
-/// Writes a stream of prepared instances to `out` as Parquet; returns the number written.
-/// Errors: a failing instance (from the stream), a value that does not fit the schema
-/// (see [`super::arrow::instances_to_batch`]), or a write error.
-pub fn write_parquet<W: Write + Send>(stream: Stream, out: W, mut progress: impl FnMut(u64)) -> Result<u64> {
+/// Writes a stream of prepared instances, as Arrow rows (see [`super::arrow::ArrowRow`]), to
+/// `out` as Parquet; returns the number written. Errors: a failing instance (from the stream),
+/// or a write error.
+pub fn write_parquet<W: Write + Send>(rows: StreamOf<ArrowRow>, out: W, mut progress: impl FnMut(u64)) -> Result<u64> {
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .build();
     let mut w = ArrowWriter::try_new(out, super::arrow::dataset_schema(), Some(props))
         .map_err(|e| Error::io(format!("starting the Parquet file: {e}")))?;
     let mut n: u64 = 0;
-    let mut buf: Vec<Instance> = Vec::with_capacity(BATCH);
-    let flush = |buf: &mut Vec<Instance>, w: &mut ArrowWriter<W>, first: u64| -> Result<()> {
-        let batch = super::arrow::instances_to_batch(buf).with_ctx(|| format!("instances from {first}"))?;
+    let mut buf: Vec<ArrowRow> = Vec::with_capacity(BATCH);
+    let flush = |buf: &mut Vec<ArrowRow>, w: &mut ArrowWriter<W>, first: u64| -> Result<()> {
+        let batch = super::arrow::rows_to_batch(buf).with_ctx(|| format!("instances from {first}"))?;
+        super::arrow::recycle_rows(buf.drain(..));
         w.write(&batch).map_err(|e| Error::io(format!("writing Parquet: {e}")))?;
-        buf.clear();
         Ok(())
     };
-    for inst in stream {
-        buf.push(inst?);
+    for row in rows {
+        buf.push(row?);
         n += 1;
         if buf.len() == BATCH {
             flush(&mut buf, &mut w, n - BATCH as u64)?;
