@@ -125,6 +125,22 @@ def test_streaming_equals_non_streaming():
     assert list(dd["test"]) == rows(unitxt_rs.load_dataset(EXAMPLE, split="test"))
 
 
+def test_fingerprint_follows_the_content():
+    # The fingerprint is a digest of the rows: the same recipe gives the same one, other rows
+    # another, and both splits of a dict get theirs.
+    a = unitxt_rs.load_dataset(SST2, split="test")
+    b = unitxt_rs.load_dataset(SST2, split="test")
+    c = unitxt_rs.load_dataset(SST2.replace("num_demos=2", "num_demos=1"), split="test")
+    assert a._fingerprint == b._fingerprint
+    assert a._fingerprint != c._fingerprint
+    assert len(a._fingerprint) == 16 and int(a._fingerprint, 16) >= 0
+    dd = unitxt_rs.load_dataset(EXAMPLE)
+    assert len({d._fingerprint for d in dd.values()}) == len(dd)
+    # `map` works on it (and gives a new fingerprint).
+    mapped = a.map(lambda r: {"n": len(r["target"])})
+    assert mapped["n"] == [len(t) for t in a["target"]] and mapped._fingerprint != a._fingerprint
+
+
 def test_in_memory_records_through_load_from_dictionary():
     card = {
         "__type__": "task_card",
