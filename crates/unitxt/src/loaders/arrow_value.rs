@@ -118,6 +118,10 @@ fn column(array: &dyn Array, name: &str) -> Result<Vec<Value>> {
             let a = array.as_string::<i64>();
             each(array, |r| a.value(r).to_string())
         }
+        DataType::Utf8View => {
+            let a = array.as_string_view();
+            each(array, |r| a.value(r).to_string())
+        }
         DataType::Int64 => {
             let a = array.as_primitive::<Int64Type>();
             each(array, |r| a.value(r))

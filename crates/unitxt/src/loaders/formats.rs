@@ -13,7 +13,11 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use std::sync::Arc;
+
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -119,12 +123,59 @@ pub fn parquet_stream(path: &Path) -> Result<Stream> {
     let file = open(path)?;
     let bad =
         |e: parquet::errors::ParquetError| Error::invalid(format!("cannot read parquet file {}: {e}", path.display()));
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(bad)?
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(bad)?;
+    // Strings are read as views into the decoded pages: no copy of a dictionary page into
+    // a string array, nor of each row's string out of the dictionary.
+    let meta = match string_views(meta.schema()) {
+        Some(schema) => {
+            ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(schema)).map_err(bad)?
+        }
+        None => meta,
+    };
+    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(bad)?;
     Ok(Box::new(ParquetRows { path: path.to_path_buf(), reader: Some(reader), buf: VecDeque::new() }))
+}
+
+/// `schema` with every `Utf8` type (at any depth: in lists and structs) read as `Utf8View`;
+/// `None` when it has none.
+fn string_views(schema: &arrow_schema::SchemaRef) -> Option<arrow_schema::SchemaRef> {
+    use arrow_schema::{DataType, Field, Fields};
+    fn view(t: &DataType) -> Option<DataType> {
+        let field = |f: &Arc<Field>| view(f.data_type()).map(|t| Arc::new(f.as_ref().clone().with_data_type(t)));
+        Some(match t {
+            DataType::Utf8 => DataType::Utf8View,
+            DataType::List(f) => DataType::List(field(f)?),
+            DataType::LargeList(f) => DataType::LargeList(field(f)?),
+            DataType::FixedSizeList(f, n) => DataType::FixedSizeList(field(f)?, *n),
+            DataType::Struct(fs) => {
+                let changed: Vec<Option<Arc<Field>>> = fs.iter().map(field).collect();
+                if changed.iter().all(Option::is_none) {
+                    return None;
+                }
+                DataType::Struct(Fields::from(
+                    fs.iter().zip(changed).map(|(f, c)| c.unwrap_or_else(|| f.clone())).collect::<Vec<_>>(),
+                ))
+            }
+            _ => return None,
+        })
+    }
+    let fields: Vec<Option<DataType>> = schema.fields().iter().map(|f| view(f.data_type())).collect();
+    if fields.iter().all(Option::is_none) {
+        return None;
+    }
+    let new: Vec<Field> = schema
+        .fields()
+        .iter()
+        .zip(fields)
+        .map(|(f, t)| match t {
+            Some(t) => f.as_ref().clone().with_data_type(t),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    Some(Arc::new(arrow_schema::Schema::new_with_metadata(new, schema.metadata().clone())))
 }
 
 struct ParquetRows {
@@ -410,4 +461,35 @@ pub fn read_csv(path: &Path, opts: &CsvOptions, typing: Typing) -> Result<Vec<In
             m
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{DataType, Field, Fields, Schema};
+
+    #[test]
+    fn strings_are_read_as_views_at_any_depth() {
+        let list = |t: DataType| DataType::List(Arc::new(Field::new("item", t, true)));
+        let answers = |t: DataType| {
+            DataType::Struct(Fields::from(vec![Field::new("text", list(t), true), Field::new("start", list(DataType::Int32), true)]))
+        };
+        let meta: std::collections::HashMap<String, String> = [("huggingface".to_string(), "{}".to_string())].into();
+        let schema = |t: DataType| {
+            Arc::new(Schema::new_with_metadata(
+                vec![
+                    Field::new("id", DataType::Int64, false),
+                    Field::new("context", t.clone(), true),
+                    Field::new("choices", list(t.clone()), true),
+                    Field::new("answers", answers(t), true),
+                ],
+                meta.clone(),
+            ))
+        };
+        assert_eq!(string_views(&schema(DataType::Utf8)), Some(schema(DataType::Utf8View)));
+        // Nothing to change: no new schema.
+        let numbers = Arc::new(Schema::new(vec![Field::new("label", list(DataType::Int64), true)]));
+        assert_eq!(string_views(&numbers), None);
+        assert_eq!(string_views(&schema(DataType::LargeUtf8)), None);
+    }
 }
