@@ -17,8 +17,14 @@ use crate::value::Value;
 /// One template, a list to draw from, or named templates.
 #[derive(Clone)]
 pub enum Templates {
+    /// A single template (a catalog name or an inline template artifact).
     One(Art<dyn Template>),
+    /// A list of templates (a JSON list, or Unitxt's `templates_list`): in a card,
+    /// `template_card_index` picks one by position (default 0); as a recipe's `template`, one
+    /// is drawn per instance.
     List(Vec<Art<dyn Template>>),
+    /// Named templates (a JSON dict, or Unitxt's `templates_dict`): `template_card_index`
+    /// picks one by name (default: the first).
     Dict(IndexMap<String, Art<dyn Template>>),
 }
 
@@ -55,10 +61,17 @@ impl<'de> Deserialize<'de> for Templates {
 /// A card.
 #[derive(Deserialize)]
 pub struct Card {
+    /// `loader`: where the raw records come from (required); its splits are the card's
+    /// initial streams.
     pub loader: Art<dyn Loader>,
+    /// `preprocess_steps`: operators run in order on the loaded streams, before the task
+    /// (absent: none), as Unitxt's `TaskCard.preprocess_steps`.
     #[serde(default)]
     pub preprocess_steps: Option<Vec<Art<dyn Operator>>>,
+    /// `task`: the task artifact (required): field roles, types and metrics.
     pub task: Art<Task>,
+    /// `templates`: the card's own templates, which `template_card_index` picks from (absent:
+    /// the recipe must name a template or the task a default one).
     #[serde(default)]
     pub templates: Option<Templates>,
     /// Demos sampler; Unitxt's default is `random_sampler`.

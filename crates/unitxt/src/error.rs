@@ -29,7 +29,9 @@ pub enum ErrorKind {
 /// The engine's error: a kind, a message and the context it was raised in.
 #[derive(Debug, Clone)]
 pub struct Error {
+    /// What went wrong, as a category (decides the exit code and the Python exception class).
     pub kind: ErrorKind,
+    /// The innermost message, without its context lines.
     pub message: String,
     /// Context lines, innermost first.
     pub context: Vec<String>,

@@ -19,6 +19,7 @@ pub type StreamOf<T> = Box<dyn Iterator<Item = Result<T>> + Send>;
 
 /// Named streams (splits), in order; by default streams of instances.
 pub struct MultiStream<T = Instance> {
+    /// Each split's stream by split name, in the order the splits were made.
     pub streams: IndexMap<String, StreamOf<T>>,
 }
 

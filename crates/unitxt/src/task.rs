@@ -19,15 +19,26 @@ use crate::value::{Instance, Value};
 /// A parsed Unitxt type string.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Type {
+    /// `Any`: every value passes.
     Any,
+    /// `str`.
     Str,
+    /// `int`: a JSON integer, or a bool (Python's `bool` is an `int`).
     Int,
+    /// `float`: a JSON number with a fraction or exponent (an integer is not a float).
     Float,
+    /// `bool`.
     Bool,
+    /// `None` (JSON `null`).
     NoneType,
+    /// `List[T]`: a JSON array whose items are all of the inner type.
     List(Box<Type>),
+    /// `Dict[K, V]`: a JSON object whose values are of the second type (JSON keys are always
+    /// strings, so the key type is kept but not checked).
     Dict(Box<Type>, Box<Type>),
+    /// `Tuple[A, B, ...]`: a JSON array of exactly these item types, in order.
     Tuple(Vec<Type>),
+    /// `Union[A, B, ...]` (and `Optional[T]`, a union with `None`): any one of the types.
     Union(Vec<Type>),
     /// A named dict-like type (TypedDict in Unitxt).
     Object(String),
@@ -176,13 +187,21 @@ struct TaskJson {
 
 /// A task: the roles and types of an instance's fields, and its metrics.
 pub struct Task {
+    /// `input_fields`: each input field's name and type, in the artifact's order (a list of
+    /// names gives every field `Any`).
     pub input_fields: IndexMap<String, Type>,
+    /// `reference_fields`: each reference (output) field's name and type, as for inputs.
     pub reference_fields: IndexMap<String, Type>,
     /// Metric names (catalog names or inline JSON strings), as given.
     pub metrics: Vec<Value>,
+    /// `prediction_type`: the type string predictions are expected to have (absent: any).
     pub prediction_type: Option<String>,
+    /// `augmentable_inputs`: the input fields a task-input augmentor may change (empty: none).
     pub augmentable_inputs: Vec<String>,
+    /// `defaults`: values given to the fields an instance lacks, before the task picks its
+    /// fields.
     pub defaults: Option<Instance>,
+    /// `default_template`: the template used when neither the recipe nor the card names one.
     pub default_template: Option<Art<dyn Template>>,
     /// For each input field, in order, whether it is also a reference field (then the first
     /// pick clones it instead of moving it). Derived from the two field maps.

@@ -91,6 +91,9 @@ pub trait Metric: Send + Sync {
     fn list_scores(&self, _records: &[&Value]) -> Result<ListScores> {
         Ok(Vec::new())
     }
+    /// Operators that edit each score dict after scoring (a `metric_pipeline`'s
+    /// `postprocess_steps`, run by evaluation on the instance and global scores); `None` for
+    /// metrics without them, the default.
     fn score_steps(&self) -> Option<&[crate::artifact::Art<dyn crate::operators::Operator>]> {
         None
     }
