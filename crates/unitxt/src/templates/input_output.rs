@@ -24,9 +24,15 @@ use crate::value::{dict_get, Instance, Value};
 /// `target` = `output_format` over the serialized reference fields, `references` = `[target]`.
 #[derive(Deserialize)]
 pub struct InputOutputTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<String>,
 }
@@ -51,11 +57,18 @@ impl TemplateKind for InputOutputTemplate {
 /// reference is formatted with `reference` instead of `output_format`.
 #[derive(Deserialize)]
 pub struct InputOutputTemplateWithCustomTarget {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<String>,
+    /// `reference`: the single reference, a format string over the serialized reference fields.
     pub reference: String,
 }
 
@@ -81,10 +94,18 @@ impl TemplateKind for InputOutputTemplateWithCustomTarget {
 /// `wrap_with_list_fields` wrapped in a one-element list.
 #[derive(Deserialize)]
 pub struct JsonOutputTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_fields`: reference field name to the key it gets in the target's JSON object, in
+    /// order.
     pub output_fields: IndexMap<String, String>,
+    /// `wrap_with_list_fields`: reference fields whose value is wrapped in a one-element list in
+    /// the JSON.
     pub wrap_with_list_fields: Vec<String>,
 }
 
@@ -122,11 +143,19 @@ fn default_references_field() -> String {
 /// a plain `multi_type_serializer` (lists in input fields render with `str()`).
 #[derive(Deserialize)]
 pub struct MultiReferenceTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `references_field`: the reference field holding the list of references (default
+    /// `references`).
     #[serde(default = "default_references_field")]
     pub references_field: String,
+    /// `random_reference`: pick the target among the references at random (seeded by the reference
+    /// fields) instead of the first (default false).
     #[serde(default)]
     pub random_reference: bool,
 }
@@ -230,14 +259,23 @@ impl TemplateKind for MultiReferenceTemplate {
 /// also copies the input field `turns_field` to the instance's `__turns__`.
 #[derive(Deserialize)]
 pub struct MultiTurnTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     #[serde(default)]
     pub input_format: String,
+    /// `references_field`: the reference field holding the list of references (default
+    /// `references`).
     #[serde(default = "default_references_field")]
     pub references_field: String,
+    /// `random_reference`: pick the target among the references at random (seeded by the reference
+    /// fields) instead of the first (default false).
     #[serde(default)]
     pub random_reference: bool,
+    /// `turns_field`: the input field holding the conversation's turns, copied to `__turns__`.
     pub turns_field: String,
 }
 
@@ -280,11 +318,19 @@ fn default_quantum() -> Value {
 /// `multi_type_serializer`).
 #[derive(Deserialize)]
 pub struct OutputQuantizingTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<String>,
+    /// `quantum`: numbers are rounded to the nearest multiple of it before serialization (default
+    /// 0.1).
     #[serde(default = "default_quantum")]
     pub quantum: Value,
 }
@@ -328,12 +374,17 @@ fn default_empty_label() -> String {
 /// The list-of-labels settings of Unitxt's `MultiLabelTemplate`.
 #[derive(Deserialize)]
 pub struct LabelsSettings {
+    /// `labels_field`: the reference field holding the list of labels (default `labels`).
     #[serde(default = "default_labels_field")]
     pub labels_field: String,
+    /// `labels_separator`: put between labels in the target (default `", "`).
     #[serde(default = "default_labels_separator")]
     pub labels_separator: String,
+    /// `output_format`: the target, a format string in which the joined labels text stands under
+    /// the `labels_field` name (default `{labels}`).
     #[serde(default = "default_labels_output_format")]
     pub output_format: Option<String>,
+    /// `empty_label`: the target's labels text when there are none (default `None`).
     #[serde(default = "default_empty_label")]
     pub empty_label: String,
 }
@@ -371,9 +422,15 @@ impl LabelsSettings {
 /// `labels_separator` (`empty_label` when empty), formatted with `output_format`.
 #[derive(Deserialize)]
 pub struct MultiLabelTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
+    /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]
     pub labels: LabelsSettings,
 }
@@ -417,12 +474,18 @@ fn default_text_field() -> String {
 /// The span settings of Unitxt's `SpanLabelingBaseTemplate`.
 #[derive(Deserialize)]
 pub struct SpanSettings {
+    /// `spans_starts_field`: the reference field with each span's start offset in the text (default
+    /// `spans_starts`).
     #[serde(default = "default_spans_starts")]
     pub spans_starts_field: String,
+    /// `spans_ends_field`: the reference field with each span's end offset, exclusive (default
+    /// `spans_ends`).
     #[serde(default = "default_spans_ends")]
     pub spans_ends_field: String,
+    /// `text_field`: the reference field with the text the spans index into (default `text`).
     #[serde(default = "default_text_field")]
     pub text_field: String,
+    /// `labels_support`: only spans with one of these labels are kept (absent: all).
     #[serde(default)]
     pub labels_support: Option<Vec<Value>>,
 }
@@ -510,15 +573,26 @@ fn default_escape_characters() -> Option<Vec<String>> {
 /// escaped by a backslash in the span), sorted by position, joined like a multi-label target.
 #[derive(Deserialize)]
 pub struct SpanLabelingTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
+    /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]
     pub labels: LabelsSettings,
+    /// The span settings (`spans_starts_field`, `spans_ends_field`, `text_field`,
+    /// `labels_support`), flattened into the artifact.
     #[serde(flatten)]
     pub spans: SpanSettings,
+    /// `span_label_format`: one labelled span, a format string over `{span}` and `{label}` (default
+    /// `{span}: {label}`).
     #[serde(default = "default_span_label_format")]
     pub span_label_format: String,
+    /// `escape_characters`: characters backslash-escaped in a span's text (default `:` and `,`).
     #[serde(default = "default_escape_characters")]
     pub escape_characters: Option<Vec<String>>,
 }
@@ -572,11 +646,19 @@ impl TemplateKind for SpanLabelingTemplate {
 /// (`{"label": ["span", ...]}`, non-ASCII kept); no spans give `empty_label`.
 #[derive(Deserialize)]
 pub struct SpanLabelingJsonTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
+    /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]
     pub labels: LabelsSettings,
+    /// The span settings (`spans_starts_field`, `spans_ends_field`, `text_field`,
+    /// `labels_support`), flattened into the artifact.
     #[serde(flatten)]
     pub spans: SpanSettings,
 }
