@@ -21,16 +21,25 @@ fn no() -> String {
 /// list (the default serializer turns lists into text, which Unitxt rejects; so do we).
 #[derive(Deserialize)]
 pub struct YesNoTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     #[serde(default)]
     pub input_format: Option<String>,
+    /// `class_field`: the reference field holding the class the question asks about (required by
+    /// rendering).
     #[serde(default)]
     pub class_field: Option<String>,
+    /// `label_field`: the reference field holding the list of gold classes (required by rendering).
     #[serde(default)]
     pub label_field: Option<String>,
+    /// `yes_answer`: the target when the asked class is gold (default `Yes`).
     #[serde(default = "yes")]
     pub yes_answer: String,
+    /// `no_answer`: the target otherwise (default `No`).
     #[serde(default = "no")]
     pub no_answer: String,
 }
@@ -94,16 +103,24 @@ fn default_true() -> bool {
 /// `outputs_key_val_separator`.
 #[derive(Deserialize)]
 pub struct KeyValTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `pairs_separator`: put between the `key: value` pairs (default `", "`).
     #[serde(default = "pairs_sep")]
     pub pairs_separator: String,
+    /// `key_val_separator`: put between a key and its value, in the source and the target (default
+    /// `": "`).
     #[serde(default = "kv_sep")]
     pub key_val_separator: String,
+    /// `use_keys_for_inputs`: write the input field names before their values (default true).
     #[serde(default = "default_true")]
     pub use_keys_for_inputs: bool,
+    /// `outputs_key_val_separator`: read but unused, as in Unitxt (default `": "`).
     #[serde(default = "kv_sep")]
     pub outputs_key_val_separator: String,
+    /// `use_keys_for_outputs`: write the reference field names before their values (default false).
     #[serde(default)]
     pub use_keys_for_outputs: bool,
 }
@@ -137,6 +154,8 @@ impl TemplateKind for KeyValTemplate {
 /// `null_template`: empty `source` and `target`, no references, no postprocessors.
 #[derive(Deserialize)]
 pub struct NullTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
 }
@@ -172,17 +191,32 @@ fn unseeded_shuffle() -> Error {
 /// `shuffle: true` is refused (see [`PairwiseComparativeRatingTemplate`]).
 #[derive(Deserialize)]
 pub struct PairwiseChoiceTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<String>,
+    /// `choice_a_field`: the input field holding the first answer; only `shuffle` uses it.
     pub choice_a_field: String,
+    /// `choice_b_field`: the input field holding the second answer; only `shuffle` uses it.
     pub choice_b_field: String,
+    /// `answer_field`: the reference field holding `choice_a`, `choice_b` or `tie`, replaced by its
+    /// label.
     pub answer_field: String,
+    /// `choice_a_label`: what an answer of `choice_a` becomes.
     pub choice_a_label: String,
+    /// `choice_b_label`: what an answer of `choice_b` becomes.
     pub choice_b_label: String,
+    /// `choice_tie_label`: what an answer of `tie` becomes.
     pub choice_tie_label: String,
+    /// `shuffle`: swap the two answers at random; `true` is refused (Unitxt draws from an unseeded
+    /// generator).
     pub shuffle: bool,
 }
 
@@ -227,16 +261,31 @@ impl TemplateKind for PairwiseChoiceTemplate {
 /// unseeded global `random()`, which cannot be reproduced, so it is refused.
 #[derive(Deserialize)]
 pub struct PairwiseComparativeRatingTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
     #[serde(flatten)]
     pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
     pub input_format: String,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<String>,
+    /// `choice_a_field`: the input field holding the first answer; only `shuffle` uses it.
     pub choice_a_field: String,
+    /// `choice_b_field`: the input field holding the second answer; only `shuffle` uses it.
     pub choice_b_field: String,
+    /// `choice_a_id_field`: the input field naming the first answer's model; only `shuffle` uses
+    /// it.
     pub choice_a_id_field: String,
+    /// `choice_b_id_field`: the input field naming the second answer's model; only `shuffle` uses
+    /// it.
     pub choice_b_id_field: String,
+    /// `answer_field`: the reference field holding the rating; only `shuffle` uses it.
     pub answer_field: String,
+    /// `shuffle`: swap the two answers at random; `true` is refused (Unitxt draws from an unseeded
+    /// generator).
     pub shuffle: bool,
 }
 
