@@ -82,7 +82,9 @@ impl Augmentor for AugmentWhitespace {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum Patterns {
+    /// Equal weights for every pattern.
     List(Vec<String>),
+    /// Each pattern's integer weight (drawn with probability weight / sum).
     Weighted(indexmap::IndexMap<String, i64>),
 }
 
@@ -178,14 +180,21 @@ impl Distribution {
 /// [`AugmentPrefixSuffix::prepared`], which checks the arguments as Unitxt's `verify` does.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AugmentPrefixSuffix {
+    /// `prefixes`: the patterns prepended (default: space, `\t`, `\n` and nothing, weighted
+    /// 20/10/40/30; the `\t` and `\n` are a backslash and a letter, as in Unitxt); `null`: none.
     #[serde(default = "default_patterns")]
     pub prefixes: Option<Patterns>,
+    /// `prefix_len`: how many prefix patterns are drawn and concatenated (default 3).
     #[serde(default = "three")]
     pub prefix_len: Option<i64>,
+    /// `suffixes`: the patterns appended (same default as `prefixes`); `null`: none.
     #[serde(default = "default_patterns")]
     pub suffixes: Option<Patterns>,
+    /// `suffix_len`: how many suffix patterns are drawn and concatenated (default 3).
     #[serde(default = "three")]
     pub suffix_len: Option<i64>,
+    /// `remove_existing_whitespaces`: strip white space at both ends of the value first (default
+    /// false).
     #[serde(default)]
     pub remove_existing_whitespaces: Option<bool>,
     #[serde(skip)]

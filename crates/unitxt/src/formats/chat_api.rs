@@ -28,8 +28,12 @@ pub struct ChatApiFormat {
     /// Field holding the demos; `null` means no demos.
     #[serde(default = "super::default_demos_field")]
     pub demos_field: Option<String>,
+    /// `place_instruction_in_user_turns`: start every user message with the instruction instead of
+    /// putting it in the system message (default false).
     #[serde(default)]
     pub place_instruction_in_user_turns: bool,
+    /// Which splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), flattened into the
+    /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
 }

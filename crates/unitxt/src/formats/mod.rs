@@ -33,20 +33,28 @@ fn default_demos_field() -> Option<String> {
 /// demo lacks it).
 #[derive(Debug, Clone)]
 pub struct Demo {
+    /// The demo's `source` text.
     pub source: Value,
+    /// The demo's `target` text.
     pub target: Value,
+    /// The demo's `target_prefix` text.
     pub target_prefix: Value,
 }
 
 /// The pieces a format assembles, taken from an instance by [`take_fields`].
 #[derive(Debug, Clone)]
 pub struct FormatFields {
+    /// The instance's `source`, as the template rendered it.
     pub source: Value,
+    /// The instance's `instruction` (`""` when absent).
     pub instruction: Value,
+    /// The instance's `system_prompt` (`""` when absent).
     pub system_prompt: Value,
+    /// The instance's `target_prefix` (`""` when absent).
     pub target_prefix: Value,
     /// The instance's `__turns__`, when it has one.
     pub turns: Option<Value>,
+    /// The rendered demos from the demos field, in order (empty without demos).
     pub demos: Vec<Demo>,
 }
 

@@ -32,13 +32,21 @@ pub struct SystemFormat {
     /// Field holding the demos; `null` means no demos.
     #[serde(default = "super::default_demos_field")]
     pub demos_field: Option<String>,
+    /// `demo_format`: one demo, a format string over the demo's `source`, `target` and
+    /// `target_prefix`, the instance's `instruction` and `format_args` (default
+    /// `{source}\N{target_prefix}{target}` and two new lines).
     #[serde(default = "default_demo_format")]
     pub demo_format: String,
+    /// `model_input_format`: the whole model input, a format string over `system_prompt`,
+    /// `instruction`, `demos`, `source`, `target_prefix` and `format_args` (default
+    /// `{system_prompt}\N{instruction}\N{demos}{source}\N{target_prefix}`).
     #[serde(default = "default_model_input_format")]
     pub model_input_format: String,
     /// Extra named values for both format strings.
     #[serde(default)]
     pub format_args: IndexMap<String, Value>,
+    /// Which splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), flattened into the
+    /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
 }

@@ -33,9 +33,14 @@ fn set_system_prompt(
 /// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
 #[derive(Debug, Clone, Deserialize)]
 pub struct TextualSystemPrompt {
+    /// `text`: the system prompt (required).
     pub text: String,
+    /// `skip_rendered_instance`: leave an instance that already has a `system_prompt` unchanged
+    /// (default true).
     #[serde(default = "yes")]
     pub skip_rendered_instance: bool,
+    /// Which splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), flattened into the
+    /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
 }
@@ -49,8 +54,12 @@ impl InstanceOperator for TextualSystemPrompt {
 /// Unitxt's `EmptySystemPrompt` (the recipe's default): `system_prompt` is `""`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct EmptySystemPrompt {
+    /// `skip_rendered_instance`: leave an instance that already has a `system_prompt` unchanged
+    /// (default true).
     #[serde(default = "yes")]
     pub skip_rendered_instance: bool,
+    /// Which splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), flattened into the
+    /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
 }

@@ -570,6 +570,9 @@ impl Serializer for SqlDatabaseAsSchemaSerializer {
 /// Python's `str()`.
 #[derive(Deserialize)]
 pub struct MultiTypeSerializer {
+    /// `serializers`: tried in order; the first that handles the value's type writes it
+    /// (default: document, tool call, dialog, multi-document, image, video, table and tools
+    /// serializers, as Unitxt lists them).
     #[serde(default = "default_multi_type_serializers")]
     pub serializers: Vec<Art<dyn Serializer>>,
     /// Whether every one of `serializers` skips strings (then a string is its own text, as
@@ -623,7 +626,9 @@ impl Serializer for MultiTypeSerializer {
 /// A serializer that tries a number quantizer first, then `inner` (how Unitxt's
 /// `OutputQuantizingTemplate` prepends a `NumberQuantizingSerializer` to its serializer).
 pub struct QuantizingFirst {
+    /// Rounds numbers first; declines everything else.
     pub quantizer: NumberQuantizingSerializer,
+    /// Serializes whatever the quantizer declines.
     pub inner: Arc<dyn Serializer>,
 }
 
