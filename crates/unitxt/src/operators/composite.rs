@@ -13,8 +13,10 @@ use crate::stream::MultiStream;
 /// (Unitxt's `SequentialOperator`). Each step is a nested artifact or a catalog name.
 #[derive(Deserialize)]
 pub struct SequentialOperator {
+    /// `steps`: the operators, in order (default none).
     #[serde(default)]
     pub steps: Vec<Art<dyn Operator>>,
+    /// `max_steps`: run only the first this many steps (absent: all).
     #[serde(default)]
     pub max_steps: Option<usize>,
 }

@@ -71,8 +71,10 @@ pub trait StreamOperator: Send + Sync {
 /// `dont_apply_to_streams`); both absent means every split.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct StreamScope {
+    /// `apply_to_streams`: only these splits are processed (absent: every split).
     #[serde(default)]
     pub apply_to_streams: Option<Vec<String>>,
+    /// `dont_apply_to_streams`: these splits are passed through unchanged (absent: none).
     #[serde(default)]
     pub dont_apply_to_streams: Option<Vec<String>>,
 }
@@ -89,7 +91,9 @@ impl StreamScope {
 pub struct InstanceOp {
     /// `__type__` (or catalog name) for error messages.
     pub name: String,
+    /// The splits the operator runs on; other splits pass through.
     pub scope: StreamScope,
+    /// The per-instance work.
     pub op: Arc<dyn InstanceOperator>,
 }
 
@@ -122,8 +126,11 @@ impl Operator for InstanceOp {
 
 /// Adapts a [`StreamOperator`] to an [`Operator`] for the splits in `scope`.
 pub struct StreamOp<T: ?Sized> {
+    /// `__type__` (or catalog name) for error messages.
     pub name: String,
+    /// The splits the operator runs on; other splits pass through.
     pub scope: StreamScope,
+    /// The per-stream work.
     pub op: Arc<T>,
 }
 
@@ -145,19 +152,29 @@ impl<T: StreamOperator + ?Sized + 'static> Operator for StreamOp<T> {
 /// The field selection shared by field operators (Unitxt's `InstanceFieldOperator` fields).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct FieldSpec {
+    /// `field`: the (dotted-path) field to read; exclusive with `field_to_field`.
     #[serde(default)]
     pub field: Option<String>,
+    /// `to_field`: where the result goes (absent: back into `field`); not allowed with
+    /// `field_to_field`.
     #[serde(default)]
     pub to_field: Option<String>,
     /// A list of `[from, to]` pairs or a `{from: to}` dict.
     #[serde(default)]
     pub field_to_field: Option<Value>,
+    /// `process_every_value`: apply the operator to each element of the value (list items, string
+    /// characters or dict keys, as Python iterates) and store the list of results (default false).
     #[serde(default)]
     pub process_every_value: bool,
+    /// `get_default`: the value used for a missing field when `not_exist_ok` (absent: `null`).
     #[serde(default)]
     pub get_default: Option<Value>,
+    /// `not_exist_ok`: a missing field is processed as `get_default` instead of being an error
+    /// (default false).
     #[serde(default)]
     pub not_exist_ok: bool,
+    /// `not_exist_do_nothing`: a missing field is skipped, leaving the instance unchanged (default
+    /// false).
     #[serde(default)]
     pub not_exist_do_nothing: bool,
 }
@@ -211,8 +228,10 @@ pub trait FieldOperator: Send + Sync {
 /// a spec without a field (as processors are written in the catalog, to be completed by
 /// `post_process`) builds fine and errors only when an instance is processed.
 pub struct FieldOp<T: ?Sized> {
+    /// The fields read and written.
     pub spec: FieldSpec,
     pairs: std::result::Result<Vec<(String, String)>, Error>,
+    /// The per-value work.
     pub op: Arc<T>,
 }
 

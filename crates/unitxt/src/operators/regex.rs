@@ -36,6 +36,7 @@ fn call<'de, D: Deserializer<'de>>(src: &'static str) -> std::result::Result<Cal
 
 /// `regex_split`: `re.split(by, value)` (Unitxt's `RegexSplit`).
 pub struct RegexSplit {
+    /// `by`: the regular expression (Python `re` syntax) to split on.
     pub by: String,
     call: Call,
 }
@@ -61,7 +62,9 @@ impl FieldOperator for RegexSplit {
 /// `regex_replace`: `re.sub(pattern, replacement, value)` for strings; other values pass
 /// through (Unitxt's `RegexReplace`).
 pub struct RegexReplace {
+    /// `pattern`: the regular expression (Python `re` syntax) to replace.
     pub pattern: String,
+    /// `replacement`: the replacement text (`re.sub` syntax: `\1`, `\g<name>`).
     pub replacement: String,
     call: Call,
 }
@@ -97,7 +100,9 @@ impl FieldOperator for RegexReplace {
 /// the text (Unitxt's `RegexParser`). With `first_only` (the `extract_with_regex` variant) the
 /// first match, or `""` when there is none.
 pub struct RegexParser {
+    /// `regex`: the regular expression (Python `re` syntax) whose matches are returned.
     pub regex: String,
+    /// `termination_regex`: when it matches the whole text, the result is empty (absent: never).
     pub termination_regex: Option<String>,
     first_only: bool,
     call: Call,
@@ -163,7 +168,9 @@ impl FieldOperator for ExtractWithRegex {
 /// the pattern does not match at the start (Unitxt's `GroupDictWithRegex`; `flags` is the
 /// integer of Python's `re` flags, e.g. 16 for `DOTALL`).
 pub struct GroupDictWithRegex {
+    /// `pattern`: the regular expression (Python `re` syntax) with named groups.
     pub pattern: String,
+    /// `flags`: Python's `re` flags as an integer (e.g. 2 `IGNORECASE`, 16 `DOTALL`; default 0).
     pub flags: i64,
     call: Call,
 }

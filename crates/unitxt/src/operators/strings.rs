@@ -17,6 +17,7 @@ fn text<'a>(v: &'a Value, method: &str) -> Result<&'a str> {
 /// a string.
 #[derive(Debug, Deserialize)]
 pub struct Split {
+    /// `by`: the separator (a non-empty string).
     pub by: String,
 }
 
@@ -33,6 +34,7 @@ impl FieldOperator for Split {
 /// `join`: `by.join(value)` (Unitxt's `Join`). Errors when an item is not a string.
 #[derive(Debug, Deserialize)]
 pub struct Join {
+    /// `by`: put between the items.
     pub by: String,
 }
 
@@ -68,7 +70,9 @@ impl FieldOperator for Strip {
 /// `replace`: `value.replace(old, new)` (Unitxt's `Replace`).
 #[derive(Debug, Deserialize)]
 pub struct Replace {
+    /// `old`: the substring replaced, every occurrence.
     pub old: String,
+    /// `new`: what replaces it.
     pub new: String,
 }
 
@@ -82,6 +86,7 @@ impl FieldOperator for Replace {
 /// `MapReplace`).
 #[derive(Debug, Deserialize)]
 pub struct MapReplace {
+    /// `mapping`: substring to replacement, applied one entry after the other in this order.
     pub mapping: crate::value::Map,
 }
 
@@ -141,7 +146,9 @@ impl FieldOperator for Capitalize {
 /// `{{`/`}}`; errors on a missing field or a non-empty format spec.
 #[derive(Debug, Deserialize)]
 pub struct FormatText {
+    /// `to_field`: the top-level field that receives the text.
     pub to_field: String,
+    /// `text`: the format string, over the instance's fields.
     pub text: String,
 }
 
