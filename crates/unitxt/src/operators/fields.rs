@@ -17,7 +17,9 @@ use crate::value::{dict_get, path_components, Instance, Value};
 /// are never shared). Errors when a path runs through a non-container value.
 #[derive(Debug, Deserialize)]
 pub struct Set {
+    /// `fields`: path (`a/b`) to the value written there, in order.
     pub fields: Instance,
+    /// `use_deepcopy`: accepted for Unitxt's sake; changes nothing (default false).
     #[serde(default)]
     pub use_deepcopy: bool,
     /// Per entry of `fields`, whether its path is one plain key (see [`plain_key`]); worked out
@@ -46,6 +48,7 @@ impl InstanceOperator for Set {
 /// is missing.
 #[derive(Debug, Deserialize)]
 pub struct RemoveFields {
+    /// `fields`: the top-level fields deleted.
     pub fields: Vec<String>,
 }
 
@@ -68,6 +71,7 @@ fn missing_top(instance: &Instance, f: &str) -> Error {
 /// `recipe_metadata`, in that order (Unitxt's `SelectFields`). Errors when one is missing.
 #[derive(Debug, Deserialize)]
 pub struct SelectFields {
+    /// `fields`: the top-level fields kept, in this order.
     pub fields: Vec<String>,
 }
 
@@ -90,7 +94,9 @@ impl InstanceOperator for SelectFields {
 /// (Unitxt's `ListFieldValues`). Errors when a field is missing.
 #[derive(Debug, Deserialize)]
 pub struct ListFieldValues {
+    /// `fields`: the field paths whose values are listed, in order.
     pub fields: Vec<String>,
+    /// `to_field`: the path that receives the list.
     pub to_field: String,
 }
 
@@ -107,8 +113,11 @@ impl InstanceOperator for ListFieldValues {
 /// `ZipFieldValues`).
 #[derive(Debug, Deserialize)]
 pub struct ZipFieldValues {
+    /// `fields`: the field paths holding the lists zipped, in order.
     pub fields: Vec<String>,
+    /// `to_field`: the path that receives the zipped list.
     pub to_field: String,
+    /// `longest`: zip to the longest list, padding with `null` (default false: to the shortest).
     #[serde(default)]
     pub longest: bool,
 }
@@ -149,9 +158,13 @@ fn default_true() -> bool {
 /// field is missing.
 #[derive(Debug, Deserialize)]
 pub struct MapInstanceValues {
+    /// `mappers`: field path to its mapper, a dict from `str(value)` to the new value.
     pub mappers: IndexMap<String, crate::value::Map>,
+    /// `strict`: a value missing from its mapper is an error (default true); otherwise it is kept.
     #[serde(default = "default_true")]
     pub strict: bool,
+    /// `process_every_value`: map each item of a list field instead of the field's value (default
+    /// false).
     #[serde(default)]
     pub process_every_value: bool,
 }
@@ -230,6 +243,7 @@ impl InstanceOperator for MapInstanceValues {
 /// the value is not in the mapping.
 #[derive(Debug, Deserialize)]
 pub struct MapValues {
+    /// `mapping`: `str(value)` to the new value.
     pub mapping: crate::value::Map,
 }
 
@@ -378,7 +392,9 @@ impl InstanceOperator for Rename {
 /// `move`: moves the value at path `field` to path `to_field` (Unitxt's `Move`).
 #[derive(Debug, Deserialize)]
 pub struct Move {
+    /// `field`: the path moved from.
     pub field: String,
+    /// `to_field`: the path moved to.
     pub to_field: String,
 }
 
@@ -394,8 +410,11 @@ impl InstanceOperator for Move {
 /// list (or string) at `search_in` (Unitxt's `IndexOf`). Errors when it is not there.
 #[derive(Debug, Deserialize)]
 pub struct IndexOf {
+    /// `search_in`: the path of the list (or string) searched.
     pub search_in: String,
+    /// `index_of`: the path of the value looked for.
     pub index_of: String,
+    /// `to_field`: the top-level field that receives the position (0-based).
     pub to_field: String,
 }
 
@@ -433,8 +452,11 @@ impl InstanceOperator for IndexOf {
 /// `value` and `index` are read from the paths `field` and `index` (Unitxt's `TakeByField`).
 #[derive(Debug, Deserialize)]
 pub struct TakeByField {
+    /// `field`: the path of the container indexed.
     pub field: String,
+    /// `index`: the path of the index (or key).
     pub index: String,
+    /// `to_field`: the top-level field that receives the item (absent: `field`).
     #[serde(default)]
     pub to_field: Option<String>,
 }
@@ -451,6 +473,7 @@ impl InstanceOperator for TakeByField {
 /// `GetItemByIndex`).
 #[derive(Debug, Deserialize)]
 pub struct GetItemByIndex {
+    /// `items_list`: the items the value indexes into (0-based).
     pub items_list: Vec<Value>,
 }
 
@@ -469,7 +492,9 @@ fn undefined() -> Value {
 /// other failures (e.g. `int(None)`) are errors.
 #[derive(Debug, Deserialize)]
 pub struct Cast {
+    /// `to`: the Python type's name: `int`, `float`, `str`, `bool` or `tuple`.
     pub to: String,
+    /// `failure_default`: the result when the text cannot be parsed (absent: that is an error).
     #[serde(default = "undefined")]
     pub failure_default: Value,
 }
@@ -495,10 +520,14 @@ impl FieldOperator for Cast {
 /// (Unitxt's `CastFields`).
 #[derive(Debug, Deserialize)]
 pub struct CastFields {
+    /// `fields`: field path to the Python type's name it is cast to, in order.
     #[serde(default)]
     pub fields: IndexMap<String, String>,
+    /// `failure_defaults`: field path to the value used when its cast fails (absent: an error).
     #[serde(default)]
     pub failure_defaults: crate::value::Map,
+    /// `process_every_value`: cast each item of a list field instead of the field's value (default
+    /// false).
     #[serde(default)]
     pub process_every_value: bool,
 }
@@ -547,6 +576,7 @@ impl InstanceOperator for CastFields {
 /// constant comes first) (Unitxt's `AddConstant`).
 #[derive(Debug, Deserialize)]
 pub struct AddConstant {
+    /// `add`: the constant, put before the value (`add + value`).
     pub add: Value,
 }
 
@@ -564,6 +594,7 @@ fn comma() -> String {
 /// `JoinStr`).
 #[derive(Debug, Deserialize)]
 pub struct JoinStr {
+    /// `separator`: put between the items' texts (default `,`).
     #[serde(default = "comma")]
     pub separator: String,
 }
@@ -579,6 +610,7 @@ impl FieldOperator for JoinStr {
 /// (Unitxt's `RemoveValues`). Errors when the value is not a list.
 #[derive(Debug, Deserialize)]
 pub struct RemoveValues {
+    /// `unallowed_values`: items equal to one of these are dropped.
     pub unallowed_values: Vec<Value>,
 }
 
@@ -597,6 +629,7 @@ impl FieldOperator for RemoveValues {
 /// NaN, so every value passes through unchanged.
 #[derive(Debug, Deserialize)]
 pub struct Fillna {
+    /// `value`: what a NaN would become (default `null`); never used, as JSON holds no NaN.
     #[serde(default)]
     pub value: Value,
 }
@@ -621,12 +654,17 @@ fn assistant() -> String {
 /// assistant turns, or one more.
 #[derive(Debug, Deserialize)]
 pub struct InterleaveListsToDialogOperator {
+    /// `user_turns_field`: the top-level field with the list of user turns.
     pub user_turns_field: String,
+    /// `assistant_turns_field`: the top-level field with the list of assistant turns.
     pub assistant_turns_field: String,
+    /// `user_role_label`: the role written for user turns (default `user`).
     #[serde(default = "user")]
     pub user_role_label: String,
+    /// `assistant_role_label`: the role written for assistant turns (default `assistant`).
     #[serde(default = "assistant")]
     pub assistant_role_label: String,
+    /// `to_field`: the top-level field that receives the dialog.
     pub to_field: String,
 }
 
@@ -659,6 +697,7 @@ impl InstanceOperator for InterleaveListsToDialogOperator {
 /// (`metrics.squad` pairs each prediction with its reference by id).
 #[derive(Debug, Deserialize)]
 pub struct AddId {
+    /// `id_field_name`: the top-level field that receives the id (default `id`).
     #[serde(default = "default_id_field")]
     pub id_field_name: String,
 }
