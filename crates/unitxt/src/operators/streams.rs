@@ -241,8 +241,11 @@ fn check_condition(condition: &str) -> Result<()> {
 /// (default), a split left empty.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FilterByCondition {
+    /// `values`: field path to the value it is compared with.
     pub values: IndexMap<String, Value>,
+    /// `condition`: the comparison: `gt`, `ge`, `lt`, `le`, `eq`, `ne`, `in`, `not in` or `exists`.
     pub condition: String,
+    /// `error_on_filtered_all`: a split left empty is an error (default true).
     #[serde(default = "yes")]
     pub error_on_filtered_all: bool,
 }
@@ -302,8 +305,11 @@ impl StreamOperator for FilterByCondition {
 /// `values` names a second field, and the instance's two fields are compared.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FilterByConditionBasedOnFields {
+    /// `values`: field path to the path of the field it is compared with.
     pub values: IndexMap<String, String>,
+    /// `condition`: the comparison, as for `filter_by_condition`.
     pub condition: String,
+    /// `error_on_filtered_all`: a split left empty is an error (default true).
     #[serde(default = "yes")]
     pub error_on_filtered_all: bool,
 }
@@ -343,9 +349,12 @@ impl StreamOperator for FilterByConditionBasedOnFields {
 /// (default), a split left empty.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FilterByExpression {
+    /// `expression`: the Python expression, over the instance's fields as variables.
     pub expression: String,
+    /// `imports_list`: module names; accepted and unused (the sandbox provides its own modules).
     #[serde(default)]
     pub imports_list: Vec<String>,
+    /// `error_on_filtered_all`: a split left empty is an error (default true).
     #[serde(default = "yes")]
     pub error_on_filtered_all: bool,
 }
@@ -369,6 +378,7 @@ impl StreamOperator for FilterByExpression {
 /// recipe sets `max_instances` and `apply_to_streams` of its train/validation/test refiners.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct StreamRefiner {
+    /// `max_instances`: how many instances are kept, from the start (absent: all).
     #[serde(default)]
     pub max_instances: Option<usize>,
 }
@@ -425,7 +435,9 @@ fn balance(
 /// `max_instances` in all; keeps the first ones in stream order. Errors on a missing field.
 #[derive(Debug, Clone, Deserialize)]
 pub struct DeterministicBalancer {
+    /// `fields`: the field paths whose values make an instance's signature.
     pub fields: Vec<String>,
+    /// `max_instances`: the most instances kept in all (absent: no limit beyond the balance).
     #[serde(default)]
     pub max_instances: Option<usize>,
 }
@@ -453,8 +465,11 @@ fn py_len(v: &Value) -> Result<usize> {
 /// length, or empty boundaries.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LengthBalancer {
+    /// `fields`: the field paths whose total length is bucketed.
     pub fields: Vec<String>,
+    /// `segments_boundaries`: the length boundaries of the buckets, in order (at least one).
     pub segments_boundaries: Vec<i64>,
+    /// `max_instances`: the most instances kept in all (absent: no limit beyond the balance).
     #[serde(default)]
     pub max_instances: Option<usize>,
 }
@@ -487,7 +502,9 @@ impl StreamOperator for LengthBalancer {
 /// `max_instances` is below the number of signatures, or a field is missing.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MinimumOneExamplePerLabelRefiner {
+    /// `fields`: the field paths whose values make an instance's signature.
     pub fields: Vec<String>,
+    /// `max_instances`: how many instances are kept (absent: all, yielded twice as in Unitxt).
     #[serde(default)]
     pub max_instances: Option<usize>,
 }
@@ -552,6 +569,7 @@ impl StreamOperator for MinimumOneExamplePerLabelRefiner {
 /// `by` (compared as Python prints them). Errors on a missing field.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Deduplicate {
+    /// `by`: the field paths whose values identify duplicates.
     pub by: Vec<String>,
 }
 
@@ -573,6 +591,7 @@ impl StreamOperator for Deduplicate {
 /// position in its split.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AddIncrementalId {
+    /// `to_field`: the top-level field that receives the position.
     pub to_field: String,
 }
 
@@ -592,7 +611,10 @@ impl StreamOperator for AddIncrementalId {
 /// `num_duplications` < 1.
 #[derive(Debug, Clone, Deserialize)]
 pub struct DuplicateInstances {
+    /// `num_duplications`: how many times each instance appears (at least 1).
     pub num_duplications: i64,
+    /// `duplication_index_field`: the top-level field that receives the repetition's 0-based index
+    /// (absent: none is written).
     #[serde(default)]
     pub duplication_index_field: Option<String>,
 }
@@ -637,8 +659,11 @@ fn default_page_size() -> usize {
 /// the splits are read lazily).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Shuffle {
+    /// Which splits it shuffles (`apply_to_streams`, `dont_apply_to_streams`), flattened into the
+    /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
+    /// `page_size`: how many instances are shuffled together (default 1000).
     #[serde(default = "default_page_size")]
     pub page_size: usize,
 }
@@ -711,6 +736,7 @@ impl Operator for Shuffle {
 /// Unitxt's `DeleteSplits`: drops the named splits (names that do not exist are ignored).
 #[derive(Debug, Clone, Deserialize)]
 pub struct DeleteSplits {
+    /// `splits`: the names of the splits dropped.
     pub splits: Vec<String>,
 }
 
@@ -787,7 +813,9 @@ pub fn tee(s: Stream) -> (Stream, Stream) {
 /// Errors when `split` does not exist.
 #[derive(Debug, Clone, Deserialize)]
 pub struct DuplicateSplit {
+    /// `split`: the split copied.
     pub split: String,
+    /// `to_split`: the name of the copy.
     pub to_split: String,
 }
 
@@ -819,12 +847,16 @@ fn default_origin() -> String {
 /// top-level field `origin_stream_name_field_name` (default `origin`). Other splits are dropped.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MergeStreams {
+    /// `streams_to_merge`: the splits merged (absent: all).
     #[serde(default)]
     pub streams_to_merge: Option<Vec<String>>,
+    /// `new_stream_name`: the merged split's name (default `all`).
     #[serde(default = "default_all")]
     pub new_stream_name: String,
+    /// `add_origin_stream_name`: record each instance's split name (default true).
     #[serde(default = "yes")]
     pub add_origin_stream_name: bool,
+    /// `origin_stream_name_field_name`: the top-level field that receives it (default `origin`).
     #[serde(default = "default_origin")]
     pub origin_stream_name_field_name: String,
 }
@@ -869,15 +901,22 @@ impl Operator for MergeStreams {
 /// metadata, an empty result.
 #[derive(Debug, Clone, Deserialize)]
 pub struct JoinStreams {
+    /// `left_stream`: the left split's name.
     pub left_stream: String,
+    /// `right_stream`: the right split's name.
     pub right_stream: String,
+    /// `how`: the join kind: `inner`, `left`, `right` or `cross`.
     pub how: String,
+    /// `on`: the fields joined on, present on both sides.
     #[serde(default)]
     pub on: Option<Vec<String>>,
+    /// `left_on`: the left side's join fields (with `right_on`, in place of `on`).
     #[serde(default)]
     pub left_on: Option<Vec<String>>,
+    /// `right_on`: the right side's join fields.
     #[serde(default)]
     pub right_on: Option<Vec<String>>,
+    /// `new_stream_name`: the name of the split that receives the result.
     pub new_stream_name: String,
 }
 
