@@ -13,6 +13,7 @@ use crate::value::{dict_get, Instance, Value};
 /// `dictify`: `dict(zip(with_keys, value))` (Unitxt's `Dictify`).
 #[derive(Debug, Deserialize)]
 pub struct Dictify {
+    /// `with_keys`: the keys given to the value's items, in order.
     pub with_keys: Vec<String>,
 }
 
@@ -31,7 +32,9 @@ impl FieldOperator for Dictify {
 /// (Unitxt's `Zip`).
 #[derive(Debug, Deserialize)]
 pub struct Zip {
+    /// `fields`: the paths of the lists zipped, in order.
     pub fields: Vec<String>,
+    /// `to_field`: the path that receives the zipped list.
     pub to_field: String,
 }
 
@@ -45,8 +48,11 @@ impl InstanceOperator for Zip {
 /// `ZipLongest`).
 #[derive(Debug, Deserialize)]
 pub struct ZipLongest {
+    /// `fields`: the paths of the lists zipped, in order.
     pub fields: Vec<String>,
+    /// `to_field`: the path that receives the zipped list.
     pub to_field: String,
+    /// `fill_value`: pads the shorter lists (default `null`).
     #[serde(default)]
     pub fill_value: Value,
 }
@@ -108,8 +114,11 @@ impl FieldOperator for Flatten {
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Inside {
+    /// `list`: a one-item list.
     List,
+    /// `tuple`: a one-item tuple (a list in JSON).
     Tuple,
+    /// `set`: a one-item set (a list in JSON).
     Set,
 }
 
@@ -117,6 +126,7 @@ pub enum Inside {
 /// list (Unitxt's `Wrap`). Other `inside` values are rejected when building.
 #[derive(Debug, Deserialize)]
 pub struct Wrap {
+    /// `inside`: the container: `list`, `tuple` or `set`.
     pub inside: Inside,
 }
 
@@ -130,6 +140,7 @@ impl FieldOperator for Wrap {
 /// `chunk`: splits a list or string into pieces of `size` (Unitxt's `Chunk`).
 #[derive(Debug, Deserialize)]
 pub struct Chunk {
+    /// `size`: the length of every piece but possibly the last.
     pub size: i64,
 }
 
@@ -156,10 +167,13 @@ impl FieldOperator for Chunk {
 /// `slice`: `value[start:stop:step]` (Unitxt's `Slice`).
 #[derive(Debug, Deserialize)]
 pub struct Slice {
+    /// `start`: the first index kept (absent: from the start; negative counts from the end).
     #[serde(default)]
     pub start: Option<i64>,
+    /// `stop`: the index where the slice stops, excluded (absent: to the end).
     #[serde(default)]
     pub stop: Option<i64>,
+    /// `step`: the stride (absent: 1).
     #[serde(default)]
     pub step: Option<i64>,
 }
@@ -173,6 +187,7 @@ impl FieldOperator for Slice {
 /// `get`: `value[item]` (Unitxt's `Get`).
 #[derive(Debug, Deserialize)]
 pub struct Get {
+    /// `item`: the index or key read.
     pub item: Value,
 }
 
@@ -202,6 +217,7 @@ impl FieldOperator for GetLength {
 /// `collections_operators`).
 #[derive(Debug, Deserialize)]
 pub struct Filter {
+    /// `values`: the items (or keys) dropped.
     pub values: Vec<Value>,
 }
 
@@ -241,6 +257,8 @@ fn default_true() -> bool {
 /// (Unitxt's `DictOfListsToPairs`).
 #[derive(Debug, Deserialize)]
 pub struct DictOfListsToPairs {
+    /// `position_key_before_value`: write each pair as `[key, value]` (default true) or `[value,
+    /// key]`.
     #[serde(default = "default_true")]
     pub position_key_before_value: bool,
 }
