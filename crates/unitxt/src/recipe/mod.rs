@@ -30,7 +30,9 @@ pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS}
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NumDemos {
+    /// Every instance gets this many demos.
     Fixed(usize),
+    /// Each instance gets a count drawn from these (seeded per instance).
     OneOf(Vec<usize>),
 }
 
@@ -47,6 +49,7 @@ impl NumDemos {
 /// when the recipe is built).
 #[derive(Debug, Clone, Default)]
 pub struct RecipeArgs {
+    /// Argument name to its raw value, in the order given.
     pub args: IndexMap<String, Value>,
 }
 
@@ -102,31 +105,54 @@ impl RecipeArgs {
 
 /// A built recipe, ready to produce streams.
 pub struct Recipe {
+    /// `card`: the dataset's card (loader, preprocessing steps, task, templates).
     pub card: Art<Card>,
+    /// `template` / `template_card_index`: the template of each instance.
     pub templates: TemplateChoice,
+    /// `system_prompt`: the system prompt operator (default: an empty system prompt).
     pub system_prompt: Art<dyn InstanceOperator>,
+    /// `format`: the format operator that assembles `source` (default: a `system_format` with
+    /// its defaults).
     pub format: Art<dyn InstanceOperator>,
+    /// `augmentor`: augmentors run on the task's fields, in order (default none).
     pub augmentors: Vec<Arc<dyn InstanceOperator>>,
+    /// `num_demos`: how many demos each instance gets (default 0).
     pub num_demos: NumDemos,
     /// `None`: no custom demos pool; `Some(usize::MAX)`: the whole `demos_taken_from` split.
     pub demos_pool_size: Option<usize>,
+    /// `demos_taken_from`: the split the demos pool is taken from (default `train`).
     pub demos_taken_from: String,
+    /// `demos_removed_from_data`: the pool's instances leave that split (default true).
     pub demos_removed_from_data: bool,
+    /// `demos_sampling_seed`: the seed handed to the demo sampler (absent: the sampler's own).
     pub demos_sampling_seed: Option<i64>,
+    /// `skip_demoed_instances`: an instance that already has a `demos` field keeps it and gets no
+    /// sampled demos (default false).
     pub skip_demoed_instances: bool,
+    /// `sampler`: the demo sampler (absent: the card's, else a random sampler).
     pub sampler: Option<Art<dyn Sampler>>,
+    /// `loader_limit`: the most records the loader reads per split (absent: all).
     pub loader_limit: Option<usize>,
+    /// `max_train_instances`, `max_validation_instances`, `max_test_instances`: split name to the
+    /// most instances kept.
     pub max_instances: IndexMap<String, usize>,
+    /// `metrics`: overrides the task's metrics in every instance (absent: the task's).
     pub metrics: Option<Vec<Value>>,
+    /// `postprocessors`: overrides the template's postprocessors (absent: the template's).
     pub postprocessors: Option<Vec<Value>>,
+    /// `group_by`: fields (or lists of fields) whose values group the instances for group scores
+    /// (default none).
     pub group_by: Vec<Value>,
+    /// The catalogs artifact names are resolved in.
     pub catalog: Arc<Catalog>,
 }
 
 /// The template of each instance: always the same, or drawn per instance from a list.
 #[derive(Clone)]
 pub enum TemplateChoice {
+    /// The same template for every instance.
     Single(Art<dyn Template>),
+    /// A template drawn per instance from the list (seeded by the instance's fields).
     Random(Vec<Art<dyn Template>>),
 }
 
