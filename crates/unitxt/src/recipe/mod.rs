@@ -32,7 +32,7 @@ pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS}
 pub enum NumDemos {
     /// Every instance gets this many demos.
     Fixed(usize),
-    /// Each instance gets a count drawn from these (seeded per instance).
+    /// Each instance gets a count drawn from these (by a generator seeded with the instance).
     OneOf(Vec<usize>),
 }
 
