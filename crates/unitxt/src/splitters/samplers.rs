@@ -47,6 +47,7 @@ impl Sampler for RandomSampler {
 /// `fixed_indices_sampler`: the pool items at `indices` (the first `sample_size` of them).
 #[derive(Deserialize)]
 pub struct FixedIndicesSampler {
+    /// `indices`: positions in the demos pool, in the order the demos are given (0-based).
     pub indices: Vec<i64>,
 }
 
@@ -74,10 +75,14 @@ impl Sampler for FixedIndicesSampler {
 /// groups are computed once, from the first pool the sampler sees.
 #[derive(Deserialize)]
 pub struct DiverseLabelsSampler {
+    /// `choices`: the input field listing the possible labels (default `choices`).
     #[serde(default = "default_choices")]
     pub choices: String,
+    /// `labels`: the reference field holding an instance's labels (default `labels`).
     #[serde(default = "default_labels")]
     pub labels: String,
+    /// `include_empty_label`: pool items with no label form a group of their own (default true);
+    /// otherwise they are never picked.
     #[serde(default = "default_true")]
     pub include_empty_label: bool,
     #[serde(skip)]
@@ -170,6 +175,7 @@ impl Sampler for DiverseLabelsSampler {
 /// in Unitxt).
 #[derive(Deserialize)]
 pub struct CloseTextSampler {
+    /// `field`: the input field whose text is compared with the instance's.
     pub field: String,
 }
 

@@ -78,6 +78,7 @@ impl SharedSources {
 /// name is missing (also when it was already renamed away by an earlier entry).
 #[derive(Debug, Clone, Deserialize)]
 pub struct RenameSplits {
+    /// `mapper`: old split name to new split name, applied in order.
     pub mapper: IndexMap<String, String>,
 }
 
@@ -225,6 +226,8 @@ fn accumulate(weights: &[f64]) -> Vec<f64> {
 /// that reads it.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SplitRandomMix {
+    /// `mix`: new split name to its mix expression (e.g. `train[95%]`, `train[5%]+validation`), in
+    /// output order.
     pub mix: IndexMap<String, String>,
 }
 
@@ -480,6 +483,7 @@ fn slice_streams(
 /// [`parse_slices_string`]). Output splits are the keys of `slices`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SliceSplit {
+    /// `slices`: new split name to its slice expression (e.g. `train[:1000]`), in output order.
     pub slices: IndexMap<String, String>,
 }
 
@@ -499,9 +503,13 @@ impl Operator for SliceSplit {
 /// Errors when the numbers of names and sizes do not fit.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SeparateSplit {
+    /// `from_split`: the split cut into parts.
     pub from_split: String,
+    /// `to_split_names`: the parts' names, in order.
     pub to_split_names: Vec<String>,
+    /// `to_split_sizes`: the parts' sizes in instances, in order (the last name may have none).
     pub to_split_sizes: Vec<usize>,
+    /// `remove_targets_from_source_split`: drop `from_split` afterwards (default true).
     #[serde(default = "yes")]
     pub remove_targets_from_source_split: bool,
 }
