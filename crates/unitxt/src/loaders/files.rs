@@ -42,12 +42,17 @@ pub struct LoadCSV {
     /// Column names to use, the file then having no header row.
     #[serde(default)]
     pub column_names: Option<Vec<String>>,
+    /// `compression`: only absent or `infer` (plain files) are accepted; a codec is an
+    /// unsupported-feature error.
     #[serde(default)]
     pub compression: Option<String>,
+    /// `chunksize`: pandas' reading chunk size; accepted and unused (files are streamed anyway).
     #[serde(default)]
     pub chunksize: Option<i64>,
+    /// `streaming`: accepted and unused (files are always streamed).
     #[serde(default)]
     pub streaming: Option<bool>,
+    /// `indirect_read`: Unitxt's download-first switch; accepted and unused (files are local).
     #[serde(default)]
     pub indirect_read: Option<bool>,
     /// First instances of each split to keep.
@@ -103,12 +108,17 @@ pub struct LoadJsonFile {
     /// Path (`a/b`) of the list of instances inside the document.
     #[serde(default)]
     pub data_field: Option<String>,
+    /// `compression`: only absent or `infer` (plain files) are accepted; a codec is an
+    /// unsupported-feature error.
     #[serde(default)]
     pub compression: Option<String>,
+    /// `chunksize`: pandas' reading chunk size; accepted and unused (files are streamed anyway).
     #[serde(default)]
     pub chunksize: Option<i64>,
+    /// `streaming`: accepted and unused (files are always streamed).
     #[serde(default)]
     pub streaming: Option<bool>,
+    /// `indirect_read`: Unitxt's download-first switch; accepted and unused (files are local).
     #[serde(default)]
     pub indirect_read: Option<bool>,
     /// First instances of each split to keep.

@@ -29,11 +29,13 @@ const BATCH_ROWS: usize = 512;
 /// A file format the loaders read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileFormat {
+    /// Apache Parquet, decoded 512 rows at a time.
     Parquet,
     /// A JSON array/object or JSON lines (told apart by content, as `datasets` does).
     Json,
     /// Delimited text with a header row, the delimiter given.
     Csv(u8),
+    /// Plain text: one instance per line, in a `text` field.
     Text,
 }
 

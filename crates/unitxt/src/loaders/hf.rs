@@ -53,12 +53,14 @@ pub struct LoadHF {
     /// A branch, tag or commit of the hub cache copy (default `main`).
     #[serde(default)]
     pub revision: Option<String>,
+    /// `streaming`: accepted and unused (local files are always streamed).
     #[serde(default)]
     pub streaming: Option<bool>,
     /// A Python `lambda x: ...` keeping the instances it is true for, evaluated by
     /// [`crate::expr`]; needs `UNITXT_ALLOW_UNVERIFIED_CODE=True` as in Unitxt.
     #[serde(default)]
     pub filtering_lambda: Option<String>,
+    /// `num_proc`: `datasets`' worker processes; accepted and unused.
     #[serde(default)]
     pub num_proc: Option<i64>,
     /// First instances of each split to keep.
@@ -77,9 +79,13 @@ pub struct LoadHF {
 /// One config of a dataset: split name -> file patterns, in the dataset's split order.
 #[derive(Debug, Clone)]
 pub struct ConfigSpec {
+    /// The config's name (`default` when its entry has no `config_name`).
     pub name: String,
+    /// Split name to its file patterns, relative to the snapshot.
     pub data_files: IndexMap<String, Vec<String>>,
+    /// The config's `data_dir`, if the dataset card gives one.
     pub data_dir: Option<String>,
+    /// Whether the dataset card marks this config as the default.
     pub default: bool,
 }
 

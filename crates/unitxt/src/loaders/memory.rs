@@ -18,6 +18,7 @@ use crate::value::Instance;
 pub struct LoadFromDictionary {
     /// Split name -> instances.
     pub data: IndexMap<String, Vec<Instance>>,
+    /// `loader_limit`: accepted and not applied, as in Unitxt (the recipe's limit is).
     #[serde(default)]
     pub loader_limit: Option<usize>,
     /// Set on every instance; default `["proprietary"]`.
@@ -63,9 +64,14 @@ impl Loader for LoadFromDictionary {
 /// has its own `data_classification_policy`, which then replaces them.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MultipleSourceLoader {
+    /// `sources`: the loaders whose splits are concatenated, in order.
     pub sources: Vec<Art<dyn Loader>>,
+    /// `loader_limit`: the most instances taken from each source per split (the recipe's limit wins
+    /// when given).
     #[serde(default)]
     pub loader_limit: Option<usize>,
+    /// `data_classification_policy`: replaces the sources' policies on every instance (absent: they
+    /// keep theirs).
     #[serde(default)]
     pub data_classification_policy: Option<Vec<String>>,
 }
