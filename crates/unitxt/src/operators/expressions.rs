@@ -16,8 +16,11 @@ use crate::value::{Instance, Value};
 /// `imports_list` are the ones the evaluator provides by name. The expression is parsed when
 /// the artifact is built; evaluation errors name the expression.
 pub struct ExecuteExpression {
+    /// `expression`: the Python expression, over the instance's fields as variables.
     pub expression: String,
+    /// `imports_list`: module names the expression may use (from those the evaluator provides).
     pub imports_list: Vec<String>,
+    /// `to_field`: the path that receives the result.
     pub to_field: String,
     parsed: Expression,
 }
@@ -51,10 +54,14 @@ impl InstanceOperator for ExecuteExpression {
 /// top-level `to_field` (Unitxt's `Apply`). Keyword arguments (`_kwargs`) are not supported.
 #[derive(Debug, Deserialize)]
 pub struct Apply {
+    /// `function`: the dotted name of an allow-listed Python function.
     pub function: String,
+    /// `to_field`: the top-level field that receives the result.
     pub to_field: String,
+    /// `_argv`: the top-level fields whose values are the positional arguments, in order.
     #[serde(default, rename = "_argv")]
     pub argv: Vec<String>,
+    /// `_kwargs`: must be absent or empty (keyword arguments are not supported).
     #[serde(default, rename = "_kwargs", deserialize_with = "no_kwargs")]
     pub kwargs: (),
 }

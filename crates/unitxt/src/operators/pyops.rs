@@ -9,7 +9,9 @@ use crate::value::{truthy, Instance, Value};
 /// A number seen the way Python sees it: bools are ints.
 #[derive(Debug, Clone, Copy)]
 pub enum Num {
+    /// A Python `int` (or `bool`).
     Int(i64),
+    /// A Python `float`.
     Float(f64),
 }
 
@@ -199,7 +201,9 @@ pub fn py_strip(s: &str) -> &str {
 /// `OverflowError`). Unitxt's `Cast` only recovers from the first kind.
 #[derive(Debug)]
 pub enum CastError {
+    /// A `ValueError` (text that does not parse), with its message.
     Value(String),
+    /// Any other exception (`TypeError`, `OverflowError`), with its message.
     Other(String),
 }
 

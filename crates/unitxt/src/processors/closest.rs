@@ -78,6 +78,7 @@ fn py_greater(a: &Value, b: &Value) -> Result<bool> {
 /// the instance has no such options list or it is empty.
 #[derive(Debug, Deserialize)]
 pub struct MatchClosestOption {
+    /// `options_field`: the `task_data` field with the list of options (default `options`).
     #[serde(default = "default_options_field")]
     pub options_field: String,
 }

@@ -68,8 +68,10 @@ fn parse(value: &Value, allow_failure: bool, failure_value: &Value, what: &str) 
 /// `allow_failure`, else an error (Unitxt's `LoadJson`).
 #[derive(Debug, Deserialize)]
 pub struct LoadJson {
+    /// `failure_value`: the result when parsing fails or gives the wrong shape (default `null`).
     #[serde(default)]
     pub failure_value: Value,
+    /// `allow_failure`: invalid JSON gives `failure_value` instead of an error (default false).
     #[serde(default)]
     pub allow_failure: bool,
 }
@@ -92,8 +94,10 @@ fn is_tool_call(v: &Value) -> bool {
 /// call, anything else gives `failure_value` (Unitxt's `ToolCallPostProcessor`).
 #[derive(Debug, Deserialize)]
 pub struct ToolCallPostProcessor {
+    /// `failure_value`: the result when parsing fails or gives the wrong shape (default `null`).
     #[serde(default)]
     pub failure_value: Value,
+    /// `allow_failure`: invalid JSON gives `failure_value` instead of an error (default false).
     #[serde(default)]
     pub allow_failure: bool,
 }
@@ -133,8 +137,10 @@ impl FieldOperator for ToolCallPostProcessor {
 /// (Unitxt's `MultipleToolCallPostProcessor`).
 #[derive(Debug, Deserialize)]
 pub struct MultipleToolCallPostProcessor {
+    /// `failure_value`: the result when parsing fails or gives the wrong shape (default `null`).
     #[serde(default)]
     pub failure_value: Value,
+    /// `allow_failure`: invalid JSON gives `failure_value` instead of an error (default false).
     #[serde(default)]
     pub allow_failure: bool,
 }

@@ -106,6 +106,8 @@ impl FieldOperator for ExtractSafeUnsafeJudgment {
 /// (Unitxt's `ExtractVerbalJudgment`, `ExtractVerbalJudgementBadGood`). Errors on non-strings.
 #[derive(Debug, Deserialize)]
 pub struct ExtractVerbalJudgment {
+    /// `classes`: the judgement words, worst first (default `not`, `somewhat`, `mostly`,
+    /// `completely`).
     #[serde(default = "verbal_classes")]
     pub classes: Vec<String>,
 }
@@ -148,8 +150,10 @@ impl FieldOperator for ExtractVerbalJudgment {
 /// `ScaleNumberToZeroOneReturnZeroIfFails`).
 #[derive(Debug, Deserialize)]
 pub struct ScaleNumberToZeroOneReturnZeroIfFails {
+    /// `max_val`: the divisor (default 10); 0 gives the integer `0`.
     #[serde(default = "ten")]
     pub max_val: f64,
+    /// `min_val`: subtracted first (default 0).
     #[serde(default)]
     pub min_val: f64,
 }
@@ -179,12 +183,18 @@ impl FieldOperator for ScaleNumberToZeroOneReturnZeroIfFails {
 /// case-insensitively, allowing surrounding non-word characters, `Ġ` and `_`.
 #[derive(Debug, Deserialize)]
 pub struct InferDictsToBinaryLogprobs {
+    /// `neg_class_name`: the token text of the negative class.
     pub neg_class_name: String,
+    /// `pos_class_name`: the token text of the positive class, whose share is returned.
     pub pos_class_name: String,
+    /// `take_logprobs_from_end`: look at positions from the last one backwards (default false).
     #[serde(default)]
     pub take_logprobs_from_end: bool,
+    /// `num_logprobs_to_take`: how many positions are looked at (default 3).
     #[serde(default = "three")]
     pub num_logprobs_to_take: i64,
+    /// `min_probability_mass`: the least mass the two classes must have at a position (default
+    /// 0.0001).
     #[serde(default = "min_mass")]
     pub min_probability_mass: f64,
 }

@@ -38,8 +38,10 @@ impl FieldOperator for ToStringStripped {
 /// `SplitStrip`, `ToListByComma`, `ToListByCommaSpace`). Errors on non-strings.
 #[derive(Debug, Deserialize)]
 pub struct SplitStrip {
+    /// `delimiter`: what the text is split on (default a space).
     #[serde(default = "space")]
     pub delimiter: String,
+    /// `strip_every_element`: strip white space from every piece (default false).
     #[serde(default)]
     pub strip_every_element: bool,
 }
@@ -77,6 +79,8 @@ impl FieldOperator for SplitStrip {
 /// (last) line, stripped (Unitxt's `TakeFirstNonEmptyLine`, `TakeLastNonEmptyLine`).
 #[derive(Debug, Deserialize)]
 pub struct TakeLine {
+    /// Take the last non-empty line instead of the first (set by the artifact's name, not from
+    /// JSON).
     #[serde(skip)]
     pub last: bool,
 }
@@ -134,6 +138,7 @@ impl FieldOperator for LowerCaseTillPunc {
 /// (Unitxt's `GetStringAfter`). Errors on non-strings and an empty `substring`.
 #[derive(Debug, Deserialize)]
 pub struct GetStringAfter {
+    /// `substring`: the marker the text is taken after (must not be empty).
     pub substring: String,
 }
 
@@ -151,8 +156,10 @@ impl FieldOperator for GetStringAfter {
 /// `substring`: `value[begin:end]` of a string or list (Unitxt's `Substring`).
 #[derive(Debug, Deserialize)]
 pub struct Substring {
+    /// `begin`: the first index kept (default 0; negative counts from the end).
     #[serde(default)]
     pub begin: i64,
+    /// `end`: the index where the slice stops, excluded (absent: to the end).
     #[serde(default)]
     pub end: Option<i64>,
 }
@@ -250,6 +257,7 @@ impl FieldOperator for StrToFloatFormat {
 /// Errors on non-strings.
 #[derive(Debug, Deserialize)]
 pub struct StringEquals {
+    /// `string`: the word looked for.
     pub string: String,
 }
 
