@@ -11,120 +11,195 @@ use super::{err, EResult};
 /// Binary arithmetic operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+` (numbers add; strings, lists and tuples concatenate).
     Add,
+    /// `-`.
     Sub,
+    /// `*` (also repeats a sequence by an int).
     Mul,
+    /// `/` (true division, always a float).
     Div,
+    /// `//` (floor division).
     FloorDiv,
+    /// `%` (modulo, or `%`-formatting of a string).
     Mod,
+    /// `**`.
     Pow,
+    /// `<<`.
     LShift,
+    /// `>>`.
     RShift,
+    /// `|`.
     BitOr,
+    /// `^`.
     BitXor,
+    /// `&`.
     BitAnd,
 }
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CmpOp {
+    /// `==`.
     Eq,
+    /// `!=`.
     NotEq,
+    /// `<`.
     Lt,
+    /// `<=`.
     LtE,
+    /// `>`.
     Gt,
+    /// `>=`.
     GtE,
+    /// `is`.
     Is,
+    /// `is not`.
     IsNot,
+    /// `in`.
     In,
+    /// `not in`.
     NotIn,
 }
 
 /// Unary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {
+    /// `not x`.
     Not,
+    /// `-x`.
     Neg,
+    /// `+x`.
     Pos,
+    /// `~x`.
     Invert,
 }
 
 /// An element of a list/tuple/set display or a positional call argument.
 #[derive(Debug)]
 pub enum Elt {
+    /// A plain element `x`.
     One(Node),
+    /// A starred element `*xs`, spliced in.
     Star(Node),
 }
 
 /// An item of a dict display: `k: v` or `**m`.
 #[derive(Debug)]
 pub enum DictItem {
+    /// `k: v`.
     Pair(Node, Node),
+    /// `**m`, the mapping's items spliced in.
     Unpack(Node),
 }
 
 /// One `for target in iter if cond...` clause.
 #[derive(Debug)]
 pub struct Comp {
+    /// The name or names bound for each item.
     pub target: Target,
+    /// The iterable.
     pub iter: Node,
+    /// The `if` conditions, all of which must hold.
     pub ifs: Vec<Node>,
 }
 
 /// A binding target of a `for` clause or lambda parameter.
 #[derive(Debug)]
 pub enum Target {
+    /// A single name.
     Name(Arc<str>),
+    /// A tuple of targets, unpacked from each item (`for k, v in ...`).
     Unpack(Vec<Target>),
 }
 
 /// Lambda parameters: names with optional defaults.
 #[derive(Debug)]
 pub struct Params {
+    /// Each parameter's name and its default value, in order.
     pub names: Vec<(Arc<str>, Option<Node>)>,
 }
 
 /// A part of an f-string.
 #[derive(Debug)]
 pub enum FPart {
+    /// Literal text.
     Lit(String),
-    Value { expr: Node, conv: Option<char>, spec: Vec<FPart>, debug: Option<String> },
+    /// A replacement field `{expr!conv:spec}`.
+    Value {
+        /// The expression whose value is formatted.
+        expr: Node,
+        /// The conversion after `!`: `r`, `s` or `a` (absent: none).
+        conv: Option<char>,
+        /// The format spec after `:`, itself made of f-string parts (empty: none).
+        spec: Vec<FPart>,
+        /// For `{expr=}`, the text echoed before the value.
+        debug: Option<String>,
+    },
 }
 
 /// An expression node.
 #[derive(Debug)]
 pub enum Node {
+    /// A literal (`None`, a bool, number or string).
     Const(Const),
+    /// A variable name: a comprehension or lambda binding, an instance field, or an allowed builtin or module.
     Name(Arc<str>),
+    /// `[a, b, *c]`.
     List(Vec<Elt>),
+    /// `(a, b, *c)`.
     Tuple(Vec<Elt>),
+    /// `{a, b, *c}`.
     Set(Vec<Elt>),
+    /// `{k: v, **m}`.
     Dict(Vec<DictItem>),
+    /// `left op right`.
     BinOp(Box<Node>, BinOp, Box<Node>),
+    /// `op operand`.
     Unary(UnOp, Box<Node>),
+    /// `a and b and ...` (the first falsy operand, else the last).
     And(Vec<Node>),
+    /// `a or b or ...` (the first truthy operand, else the last).
     Or(Vec<Node>),
+    /// A comparison chain `a < b <= c`: the first operand and each (operator, operand).
     Compare(Box<Node>, Vec<(CmpOp, Node)>),
+    /// `body if test else orelse`, stored as (test, body, orelse).
     IfExp(Box<Node>, Box<Node>, Box<Node>),
+    /// `value.attr` (names starting with `_` are refused).
     Attr(Box<Node>, Arc<str>),
+    /// `value[index]`.
     Subscript(Box<Node>, Box<Node>),
+    /// `start:stop:step` inside a subscript.
     Slice(Option<Box<Node>>, Option<Box<Node>>, Option<Box<Node>>),
+    /// `f(*args, name=value, **kwargs)`: the callee, positional arguments, and keyword arguments
+    /// (`None` name for `**kwargs`).
     Call(Box<Node>, Vec<Elt>, Vec<(Option<Arc<str>>, Node)>),
+    /// `[elt for ...]`.
     ListComp(Arc<Node>, Arc<Vec<Comp>>),
+    /// `{elt for ...}`.
     SetComp(Arc<Node>, Arc<Vec<Comp>>),
+    /// `{key: value for ...}`.
     DictComp(Arc<Node>, Arc<Node>, Arc<Vec<Comp>>),
+    /// `(elt for ...)`, a lazy generator (its first iterable is evaluated at once, as in Python).
     GenExp(Arc<Node>, Arc<Vec<Comp>>),
+    /// `lambda params: body`.
     Lambda(Arc<Params>, Arc<Node>),
+    /// `f"..."`.
     FString(Vec<FPart>),
 }
 
 /// A literal constant.
 #[derive(Debug, Clone)]
 pub enum Const {
+    /// `None`.
     None,
+    /// `True` / `False`.
     Bool(bool),
+    /// An `int` that fits in 64 bits.
     Int(i64),
+    /// A `float`.
     Float(f64),
+    /// A `str`.
     Str(Arc<str>),
 }
 
