@@ -24,7 +24,9 @@ pub const VERBOSE: i64 = 64;
 /// A compiled pattern (`re.Pattern`).
 #[derive(Debug)]
 pub struct Pattern {
+    /// The pattern as written in Python.
     pub source: Rc<str>,
+    /// The `re` flags it was compiled with, as an integer.
     pub flags: i64,
     search: Regex,
     /// The translated source, kept to build the anchored forms on first use.
@@ -131,6 +133,7 @@ impl LazyAhead {
 /// The result of a successful match (`re.Match`).
 #[derive(Debug)]
 pub struct MatchObj {
+    /// The string the match was made in.
     pub text: Rc<str>,
     /// Byte spans of the groups, group 0 first.
     spans: Vec<Option<(usize, usize)>>,
@@ -330,8 +333,11 @@ pub fn compile(src: &str, flags: i64) -> EResult<Rc<Pattern>> {
 /// Which kind of matching to do.
 #[derive(Clone, Copy)]
 pub enum Mode {
+    /// `re.search`: a match anywhere.
     Search,
+    /// `re.match`: a match at the start.
     Match,
+    /// `re.fullmatch`: a match of the whole string.
     Full,
 }
 

@@ -17,10 +17,15 @@ use crate::value::Value;
 /// equal in Python (`1`, `1.0`, `True`) project to the same key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HKey {
+    /// `None`.
     None,
+    /// An int, a bool, or a float with an integral value.
     Int(i64),
+    /// Any other float, by its bit pattern (every NaN the same).
     Float(u64),
+    /// A string.
     Str(Rc<str>),
+    /// A tuple, item by item.
     Tuple(Vec<HKey>),
 }
 
@@ -45,43 +50,64 @@ pub enum Func {
 /// A lambda with the local scopes it captured.
 #[derive(Debug)]
 pub struct Lambda {
+    /// The parameters and their defaults.
     pub params: Arc<Params>,
+    /// The body expression.
     pub body: Arc<Node>,
+    /// The local bindings visible where it was created (name and value).
     pub captured: Vec<(Arc<str>, PyVal)>,
 }
 
 /// A lazily evaluated generator expression.
 #[derive(Debug)]
 pub struct Generator {
+    /// The expression yielded for each binding.
     pub elt: Arc<Node>,
+    /// The `for ... in ... if ...` clauses, outermost first.
     pub comps: Arc<Vec<Comp>>,
+    /// The local bindings visible where it was created (name and value).
     pub captured: Vec<(Arc<str>, PyVal)>,
 }
 
 /// A value inside the sandbox.
 #[derive(Clone, Debug)]
 pub enum PyVal {
+    /// `None`.
     None,
+    /// `True` / `False`.
     Bool(bool),
+    /// An `int` (64-bit; overflow is an error).
     Int(i64),
+    /// A `float`.
     Float(f64),
+    /// A `str`.
     Str(Rc<str>),
+    /// A `list`.
     List(Rc<Vec<PyVal>>),
+    /// A `tuple`.
     Tuple(Rc<Vec<PyVal>>),
+    /// A `dict`, in insertion order.
     Dict(Rc<Dict>),
+    /// A `set`, in insertion order.
     Set(Rc<Set>),
     /// `range(start, stop, step)`.
     Range(i64, i64, i64),
     /// A materialized iterator (`map`, `zip`, `enumerate`, `reversed`, dict views, ...), with
     /// the name of its Python type for messages.
     Iter(&'static str, Rc<Vec<PyVal>>),
+    /// A generator expression's iterator.
     Gen(Rc<Generator>),
+    /// A builtin, method or module function.
     Func(Func),
+    /// A `lambda`.
     Lambda(Rc<Lambda>),
+    /// An allowed module (`itertools`, `json`, `math` or `re`), by name.
     Module(&'static str),
     /// A type name used as a value (`str`, `int`), e.g. in `isinstance(x, str)`.
     Type(&'static str),
+    /// A compiled regular expression (`re.Pattern`).
     Pattern(Rc<Pattern>),
+    /// A match (`re.Match`).
     Match(Rc<MatchObj>),
 }
 
