@@ -2,6 +2,8 @@
 //! artifacts (cards, templates, formats, system prompts, demos, augmentors) and evaluates
 //! predictions, producing the same instances and scores as Unitxt 1.26.10.
 
+#![warn(missing_docs)]
+
 pub mod artifact;
 pub mod augmentors;
 pub mod card;

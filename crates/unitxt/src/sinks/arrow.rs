@@ -63,7 +63,7 @@ pub fn dataset_schema() -> SchemaRef {
 
 /// One prepared instance's cells, ready to append to the columns of a batch
 /// ([`rows_to_batch`]): the text of every string cell and list item back to back, and the
-/// cells in [`COLUMNS`] order (media left out, it is always empty). A row is built where its
+/// cells in `COLUMNS` order (media left out, it is always empty). A row is built where its
 /// instance was prepared (a worker thread, by [`ArrowRow::from_output`]), so that the thread
 /// assembling batches only copies bytes. Rows come from a pool ([`ArrowRow::new`]) and go back
 /// to it ([`recycle_rows`]), so their two buffers are reused rather than freed by another thread.
