@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::pyops::{py_getitem, py_iter, py_str, py_strip, type_name};
+use super::pyops::{py_iter, py_str, py_strip, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
@@ -142,8 +142,7 @@ impl FieldOperator for Capitalize {
 }
 
 /// `format_text`: stores `text.format(**instance)` at top-level `to_field` (Unitxt's
-/// `FormatText`). Supports `{name}`, `{name[key]}`, `{name[0]}`, `{name!r}`/`{name!s}` and
-/// `{{`/`}}`; errors on a missing field or a non-empty format spec.
+/// `FormatText`), with all of `str.format` (see [`python_format`]).
 #[derive(Debug, Deserialize)]
 pub struct FormatText {
     /// `to_field`: the top-level field that receives the text.
@@ -160,85 +159,16 @@ impl InstanceOperator for FormatText {
     }
 }
 
-/// Python's `template.format(**fields)` for the replacement fields described at [`FormatText`].
+/// Python's `template.format(**fields)`, through the templates' [`py_format`]: a missing field
+/// is a not-found error (`KeyError`), a malformed string or spec an invalid-input error.
+///
+/// [`py_format`]: crate::templates::base::py_format
 pub fn python_format(template: &str, fields: &Instance) -> Result<String> {
-    let mut out = String::new();
-    let mut it = template.chars().peekable();
-    while let Some(c) = it.next() {
-        match c {
-            '{' if it.peek() == Some(&'{') => {
-                it.next();
-                out.push('{');
-            }
-            '}' if it.peek() == Some(&'}') => {
-                it.next();
-                out.push('}');
-            }
-            '}' => return Err(Error::invalid("Single '}' encountered in format string")),
-            '{' => {
-                let mut field = String::new();
-                let mut depth = 0;
-                loop {
-                    match it.next() {
-                        None => return Err(Error::invalid("expected '}' before end of string")),
-                        Some('[') => {
-                            depth += 1;
-                            field.push('[');
-                        }
-                        Some(']') => {
-                            depth -= 1;
-                            field.push(']');
-                        }
-                        Some('}') if depth <= 0 => break,
-                        Some(ch) => field.push(ch),
-                    }
-                }
-                out.push_str(&replacement(&field, fields)?);
-            }
-            other => out.push(other),
-        }
-    }
-    Ok(out)
-}
-
-fn replacement(field: &str, fields: &Instance) -> Result<String> {
-    let (field, spec) = match field.find(':') {
-        Some(i) if !field[..i].contains('[') || field[..i].contains(']') => (&field[..i], Some(&field[i + 1..])),
-        _ => (field, None),
-    };
-    if spec.is_some_and(|s| !s.is_empty()) {
-        return Err(Error::unsupported(format!("format spec in {{{field}:...}} is not supported")));
-    }
-    let (field, conv) = match field.rfind('!') {
-        Some(i) => (&field[..i], Some(&field[i + 1..])),
-        None => (field, None),
-    };
-    let name_end = field.find(['[', '.']).unwrap_or(field.len());
-    let name = &field[..name_end];
-    if name.is_empty() {
-        return Err(Error::invalid("Replacement index 0 out of range for positional args tuple"));
-    }
-    let mut v = fields.get(name).cloned().ok_or_else(|| Error::not_found(format!("KeyError: {name:?}")))?;
-    let mut rest = &field[name_end..];
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('[') {
-            let close = r.find(']').ok_or_else(|| Error::invalid("Missing ']' in format string"))?;
-            let key = &r[..close];
-            let item = match key.parse::<i64>() {
-                Ok(i) if key.chars().all(|c| c.is_ascii_digit()) => Value::from(i),
-                _ => Value::String(key.to_string()),
-            };
-            v = py_getitem(&v, &item)?;
-            rest = &r[close + 1..];
-        } else {
-            return Err(Error::unsupported(format!("attribute access in {{{field}}} is not supported")));
-        }
-    }
-    match conv {
-        None | Some("s") => Ok(py_str(&v)),
-        Some("r") => Ok(crate::py::repr::repr(&v)),
-        Some(c) => Err(Error::unsupported(format!("conversion !{c} is not supported"))),
-    }
+    use crate::templates::base::{py_format, FormatError};
+    py_format(template, fields).map_err(|e| match e {
+        FormatError::Key(k) => Error::not_found(format!("KeyError: {k:?}")),
+        FormatError::Other(m) => Error::invalid(m),
+    })
 }
 
 #[cfg(test)]
@@ -274,5 +204,7 @@ mod tests {
         assert_eq!(python_format("{capability}-{task} {{x}} {d[k]} {l[1]}", inst).unwrap(), "math-add {x} v q");
         assert!(python_format("{missing}", inst).is_err());
         assert!(python_format("{capability", inst).is_err());
+        // Format specs, as in CPython: "{task:>5}|{capability!r:^8}".format(**inst) == "  add| 'math' "
+        assert_eq!(python_format("{task:>5}|{capability!r:^8}", inst).unwrap(), "  add| 'math' ");
     }
 }

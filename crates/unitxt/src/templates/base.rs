@@ -663,224 +663,24 @@ fn get_item<'a>(v: &'a Value, key: &str) -> std::result::Result<Cow<'a, Value>, 
     }
 }
 
-/// A parsed format spec: `[[fill]align][sign][#][0][width][grouping][.precision][type]`.
-#[derive(Default)]
-struct Spec {
-    fill: Option<char>,
-    align: Option<char>,
-    sign: Option<char>,
-    alternate: bool,
-    zero: bool,
-    width: usize,
-    grouping: Option<char>,
-    precision: Option<usize>,
-    ty: Option<char>,
-}
-
-fn parse_spec(spec: &str) -> std::result::Result<Spec, FormatError> {
-    let c: Vec<char> = spec.chars().collect();
-    let mut s = Spec::default();
-    let mut i = 0;
-    let is_align = |ch: char| matches!(ch, '<' | '>' | '^' | '=');
-    if c.len() >= 2 && is_align(c[1]) {
-        s.fill = Some(c[0]);
-        s.align = Some(c[1]);
-        i = 2;
-    } else if !c.is_empty() && is_align(c[0]) {
-        s.align = Some(c[0]);
-        i = 1;
-    }
-    if i < c.len() && matches!(c[i], '+' | '-' | ' ') {
-        s.sign = Some(c[i]);
-        i += 1;
-    }
-    if i < c.len() && c[i] == 'z' {
-        i += 1;
-    }
-    if i < c.len() && c[i] == '#' {
-        s.alternate = true;
-        i += 1;
-    }
-    if i < c.len() && c[i] == '0' {
-        s.zero = true;
-        i += 1;
-    }
-    let mut w = String::new();
-    while i < c.len() && c[i].is_ascii_digit() {
-        w.push(c[i]);
-        i += 1;
-    }
-    if !w.is_empty() {
-        s.width = w.parse().map_err(|_| FormatError::Other("Too many decimal digits in format string".into()))?;
-    }
-    if i < c.len() && matches!(c[i], ',' | '_') {
-        s.grouping = Some(c[i]);
-        i += 1;
-    }
-    if i < c.len() && c[i] == '.' {
-        i += 1;
-        let mut p = String::new();
-        while i < c.len() && c[i].is_ascii_digit() {
-            p.push(c[i]);
-            i += 1;
-        }
-        if p.is_empty() {
-            return other("Format specifier missing precision");
-        }
-        s.precision = Some(p.parse().map_err(|_| FormatError::Other("Too many decimal digits in format string".into()))?);
-    }
-    if i < c.len() {
-        s.ty = Some(c[i]);
-        i += 1;
-    }
-    if i < c.len() {
-        return other("Invalid format specifier");
-    }
-    if s.zero && s.fill.is_none() {
-        s.fill = Some('0');
-    }
-    Ok(s)
-}
-
-fn pad(body: &str, sign: &str, s: &Spec, default_align: char) -> String {
-    let len = body.chars().count() + sign.chars().count();
-    if len >= s.width {
-        return format!("{sign}{body}");
-    }
-    let n = s.width - len;
-    let fill = s.fill.unwrap_or(' ');
-    let f = |k: usize| std::iter::repeat_n(fill, k).collect::<String>();
-    match s.align.unwrap_or(default_align) {
-        '<' => format!("{sign}{body}{}", f(n)),
-        '^' => format!("{}{sign}{body}{}", f(n / 2), f(n - n / 2)),
-        '=' => format!("{sign}{}{body}", f(n)),
-        _ => format!("{}{sign}{body}", f(n)),
-    }
-}
-
-fn group(digits: &str, sep: char) -> String {
-    let mut out: Vec<char> = Vec::new();
-    for (k, ch) in digits.chars().rev().enumerate() {
-        if k > 0 && k % 3 == 0 {
-            out.push(sep);
-        }
-        out.push(ch);
-    }
-    out.into_iter().rev().collect()
-}
-
-fn sign_str(neg: bool, s: &Spec) -> &'static str {
-    match (neg, s.sign) {
-        (true, _) => "-",
-        (false, Some('+')) => "+",
-        (false, Some(' ')) => " ",
-        _ => "",
-    }
-}
-
-/// Python's `format(value, spec)` for JSON-like values.
+/// Python's `format(value, spec)` for JSON-like values: strings, numbers and bools through
+/// [`crate::py::format_spec`]; `null`, lists and dicts only with an empty spec (their `str`).
 fn format_value(v: &Value, spec: &str) -> std::result::Result<String, FormatError> {
+    use crate::py::format_spec::{format_spec, Formattable};
     if spec.is_empty() {
         return Ok(py_str(v));
     }
-    let s = parse_spec(spec)?;
-    match v {
-        Value::String(text) => {
-            if !matches!(s.ty, None | Some('s')) {
-                return other(format!("Unknown format code '{}' for object of type 'str'", s.ty.unwrap_or(' ')));
-            }
-            if s.sign.is_some() {
-                return other("Sign not allowed in string format specifier");
-            }
-            if s.align == Some('=') {
-                return other("'=' alignment not allowed in string format specifier");
-            }
-            let body: String = match s.precision {
-                Some(p) => text.chars().take(p).collect(),
-                None => text.clone(),
-            };
-            Ok(pad(&body, "", &s, '<'))
-        }
-        Value::Bool(b) => format_int(*b as i128, &s),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                format_int(i as i128, &s)
-            } else if let Some(u) = n.as_u64() {
-                format_int(u as i128, &s)
-            } else {
-                format_float(n.as_f64().unwrap_or(f64::NAN), &s)
-            }
-        }
-        other_v => other(format!("unsupported format string passed to {}.__format__", crate::py::repr::type_name(other_v))),
-    }
-}
-
-fn format_int(i: i128, s: &Spec) -> std::result::Result<String, FormatError> {
-    let ty = s.ty.unwrap_or('d');
-    if matches!(ty, 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') {
-        return format_float(i as f64, s);
-    }
-    if s.precision.is_some() {
-        return other("Precision not allowed in integer format specifier");
-    }
-    let a = i.unsigned_abs();
-    let (prefix, digits) = match ty {
-        'd' | 'n' => ("", a.to_string()),
-        'b' => ("0b", format!("{a:b}")),
-        'o' => ("0o", format!("{a:o}")),
-        'x' => ("0x", format!("{a:x}")),
-        'X' => ("0X", format!("{a:X}")),
-        'c' => {
-            let ch = char::from_u32(i as u32).ok_or(FormatError::Other("%c arg not in range(0x110000)".into()))?;
-            return Ok(pad(&ch.to_string(), "", s, '<'));
-        }
-        t => return other(format!("Unknown format code '{t}' for object of type 'int'")),
+    let f = match v {
+        Value::String(t) => Formattable::Str(t),
+        Value::Bool(b) => Formattable::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Formattable::Int(i as i128),
+            (None, Some(u)) => Formattable::Int(u as i128),
+            _ => Formattable::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        other_v => return other(format!("unsupported format string passed to {}.__format__", crate::py::repr::type_name(other_v))),
     };
-    let digits = match s.grouping {
-        Some(g) => group(&digits, g),
-        None => digits,
-    };
-    let sign = format!("{}{}", sign_str(i < 0, s), if s.alternate { prefix } else { "" });
-    Ok(pad(&digits, &sign, s, if s.zero { '=' } else { '>' }))
-}
-
-fn format_float(f: f64, s: &Spec) -> std::result::Result<String, FormatError> {
-    let neg = f.is_sign_negative() && !f.is_nan();
-    let a = f.abs();
-    let body = if !a.is_finite() {
-        let t = if a.is_nan() { "nan" } else { "inf" };
-        if matches!(s.ty, Some('E' | 'F' | 'G')) { t.to_uppercase() } else { t.to_string() }
-    } else {
-        match (s.ty, s.precision) {
-            (None, None) => crate::py::repr::float_repr(a),
-            (Some('f' | 'F'), p) => with_grouping(&format!("{:.*}", p.unwrap_or(6), a), s.grouping),
-            (Some('%'), p) => format!("{}%", with_grouping(&format!("{:.*}", p.unwrap_or(6), a * 100.0), s.grouping)),
-            (Some(t @ ('e' | 'E')), p) => {
-                let r = format!("{:.*e}", p.unwrap_or(6), a);
-                let (m, e) = r.split_once('e').unwrap_or((&r, "0"));
-                let e: i32 = e.parse().unwrap_or(0);
-                let out = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-                if t == 'E' { out.to_uppercase() } else { out }
-            }
-            (t, _) => return other(format!("format code {:?} for floats is not supported", t)),
-        }
-    };
-    Ok(pad(&body, sign_str(neg, s), s, if s.zero { '=' } else { '>' }))
-}
-
-fn with_grouping(num: &str, g: Option<char>) -> String {
-    match g {
-        None => num.to_string(),
-        Some(sep) => {
-            let (int, frac) = num.split_once('.').map(|(a, b)| (a, Some(b))).unwrap_or((num, None));
-            let mut out = group(int, sep);
-            if let Some(fr) = frac {
-                out.push('.');
-                out.push_str(fr);
-            }
-            out
-        }
-    }
+    format_spec(f, spec).map_err(FormatError::Other)
 }
 
 /// Python's `str.title()`: the first cased character of each run of cased characters is
@@ -994,6 +794,16 @@ mod tests {
         assert!(matches!(py_format("{}", &data), Err(FormatError::Other(_))));
         assert!(matches!(py_format("a } b", &data), Err(FormatError::Other(_))));
         assert!(matches!(py_format("{a", &data), Err(FormatError::Other(_))));
+    }
+
+    /// Specs go through the shared mini-language ([`crate::py::format_spec`]): general float
+    /// format, grouped zero padding, bools as integers, explicit alignment with the `0` flag.
+    #[test]
+    fn format_specs_follow_cpython() {
+        let data = d(json!({"p": 0.0001234, "n": 1234, "t": true, "s": "ab"}));
+        // CPython 3.11: '{p:.3g}|{n:010,}|{t:>3}|{n:<06}|{n:_x}'.format(**data)
+        assert_eq!(py_format("{p:.3g}|{n:010,}|{t:>3}|{n:<06}|{n:_x}", &data).unwrap(), "0.000123|00,001,234|  1|123400|4d2");
+        assert!(matches!(py_format("{s:=5}", &data), Err(FormatError::Other(m)) if m.contains("'=' alignment")));
     }
 
     /// The parsed (cached) path and the full parse agree, results and errors, on well-formed
