@@ -332,6 +332,13 @@ def main():
     small = [u["seconds"] / r["seconds"] for case, _, u, r in rows if u and case.startswith("prepare ")][:7]
     if small:
         notes.append(f"prepare: the seven acceptance recipes {min(small):.0f}x to {max(small):.0f}x Unitxt (wall)")
+    # The 100x target for every prepare case of the issue (the acceptance recipes, MMLU all with
+    # demos, SST-2 train), on the machine's cores: its weakest case is reported.
+    every = [(u["seconds"] / r["seconds"], case) for case, _, u, r in rows if u and case.startswith("prepare ")]
+    if every:
+        worst, case = min(every)
+        targets.append(("prepare: at least 100x Unitxt on every prepare case (wall, all cores)",
+                        f"{worst:.0f}x (lowest: {case[len('prepare '):][:40]}...)", worst >= 100))
 
     if "floor" in cases:
         import glob
