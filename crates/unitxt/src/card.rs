@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 
-use crate::artifact::{resolve, Art, Artifact};
+use crate::artifact::{Art, Artifact};
 use crate::catalog::resolve_value;
 use crate::error::{Error, Result, ResultExt};
 use crate::loaders::Loader;
@@ -22,29 +22,64 @@ pub enum Templates {
     /// A list of templates (a JSON list, or Unitxt's `templates_list`): in a card,
     /// `template_card_index` picks one by position (default 0); as a recipe's `template`, one
     /// is drawn per instance.
-    List(Vec<Art<dyn Template>>),
+    List(Vec<TemplateEntry>),
     /// Named templates (a JSON dict, or Unitxt's `templates_dict`): `template_card_index`
     /// picks one by name (default: the first).
-    Dict(IndexMap<String, Art<dyn Template>>),
+    Dict(IndexMap<String, TemplateEntry>),
+}
+
+/// An entry of a templates list or dict: a template, or a `templates_list` artifact (as in
+/// the MILU cards, whose `templates` is `["templates.qa.multiple_choice.with_topic.all"]`).
+/// Picked by `template_card_index`, a templates list becomes a per-instance draw from its
+/// items, as Unitxt's `DatasetRecipe.prepare` turns a `TemplatesList` into its `items`.
+#[derive(Clone)]
+pub enum TemplateEntry {
+    /// A template.
+    One(Art<dyn Template>),
+    /// The items of a templates list.
+    List(Vec<Art<dyn Template>>),
+}
+
+impl TemplateEntry {
+    fn from_value(v: &Value) -> Result<TemplateEntry> {
+        match resolve_value(v)? {
+            Artifact::Template(t) => Ok(TemplateEntry::One(t)),
+            Artifact::TemplatesList(l) => Ok(TemplateEntry::List(l)),
+            other => Err(Error::invalid(format!(
+                "expected a template or a templates list, but {} is a {}",
+                crate::artifact::short(v),
+                other.kind()
+            ))),
+        }
+    }
+
+    /// The template, or an error naming `what` when this entry is a templates list.
+    pub fn single(self, what: &str) -> Result<Art<dyn Template>> {
+        match self {
+            TemplateEntry::One(t) => Ok(t),
+            TemplateEntry::List(_) => Err(Error::invalid(format!("{what} must be a template, not a templates list"))),
+        }
+    }
 }
 
 impl Templates {
     /// Reads a templates value: a catalog name or inline artifact (a template,
-    /// `templates_list` or `templates_dict`), a list of templates, or a dict of name to template.
+    /// `templates_list` or `templates_dict`), a list of templates, or a dict of name to template
+    /// (list and dict entries may also be templates lists, see [`TemplateEntry`]).
     pub fn from_value(v: &Value) -> Result<Templates> {
         match v {
-            Value::Array(a) => Ok(Templates::List(a.iter().map(resolve::<dyn Template>).collect::<Result<_>>()?)),
+            Value::Array(a) => Ok(Templates::List(a.iter().map(TemplateEntry::from_value).collect::<Result<_>>()?)),
             Value::Object(m) if !m.contains_key("__type__") => {
                 let mut out = IndexMap::new();
                 for (k, t) in m {
-                    out.insert(k.to_string(), resolve::<dyn Template>(t).with_ctx(|| format!("template {k:?}"))?);
+                    out.insert(k.to_string(), TemplateEntry::from_value(t).with_ctx(|| format!("template {k:?}"))?);
                 }
                 Ok(Templates::Dict(out))
             }
             _ => match resolve_value(v)? {
                 Artifact::Template(t) => Ok(Templates::One(t)),
-                Artifact::TemplatesList(l) => Ok(Templates::List(l)),
-                Artifact::TemplatesDict(d) => Ok(Templates::Dict(d)),
+                Artifact::TemplatesList(l) => Ok(Templates::List(l.into_iter().map(TemplateEntry::One).collect())),
+                Artifact::TemplatesDict(d) => Ok(Templates::Dict(d.into_iter().map(|(k, t)| (k, TemplateEntry::One(t))).collect())),
                 other => Err(Error::invalid(format!("expected templates, got a {}", other.kind()))),
             },
         }

@@ -27,14 +27,18 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "templates_list" => {
             let items = v.get("items").ok_or_else(|| Error::invalid("templates_list needs `items`"))?;
             match crate::card::Templates::from_value(items)? {
-                crate::card::Templates::List(l) => Artifact::TemplatesList(l),
+                crate::card::Templates::List(l) => {
+                    Artifact::TemplatesList(l.into_iter().map(|e| e.single("a templates_list item")).collect::<Result<_>>()?)
+                }
                 _ => return Err(Error::invalid("templates_list `items` must be a list")),
             }
         }
         "templates_dict" => {
             let items = v.get("items").ok_or_else(|| Error::invalid("templates_dict needs `items`"))?;
             match crate::card::Templates::from_value(items)? {
-                crate::card::Templates::Dict(d) => Artifact::TemplatesDict(d),
+                crate::card::Templates::Dict(d) => Artifact::TemplatesDict(
+                    d.into_iter().map(|(k, e)| Ok((k, e.single("a templates_dict item")?))).collect::<Result<_>>()?,
+                ),
                 _ => return Err(Error::invalid("templates_dict `items` must be a dict")),
             }
         }

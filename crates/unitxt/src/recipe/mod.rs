@@ -156,6 +156,17 @@ pub enum TemplateChoice {
     Random(Vec<Art<dyn Template>>),
 }
 
+impl From<crate::card::TemplateEntry> for TemplateChoice {
+    /// A card's template entry as the recipe uses it: a templates list is drawn from per
+    /// instance (Unitxt's `DatasetRecipe.prepare` replaces a `TemplatesList` by its items).
+    fn from(e: crate::card::TemplateEntry) -> Self {
+        match e {
+            crate::card::TemplateEntry::One(t) => TemplateChoice::Single(t),
+            crate::card::TemplateEntry::List(l) => TemplateChoice::Random(l),
+        }
+    }
+}
+
 /// The sampler of a recipe that names none (Unitxt's default, `RandomSampler()`).
 static DEFAULT_SAMPLER: crate::splitters::samplers::RandomSampler = crate::splitters::samplers::RandomSampler {};
 
@@ -199,7 +210,9 @@ impl Recipe {
         let templates = if let Some(t) = args.get("template") {
             match Templates::from_value(t).ctx("recipe argument `template`")? {
                 Templates::One(t) => TemplateChoice::Single(t),
-                Templates::List(l) => TemplateChoice::Random(l),
+                Templates::List(l) => TemplateChoice::Random(
+                    l.into_iter().map(|e| e.single("an item of recipe argument `template`")).collect::<Result<_>>()?,
+                ),
                 Templates::Dict(_) => return Err(Error::invalid("recipe argument `template` cannot be a dict of templates")),
             }
         } else {
@@ -210,9 +223,9 @@ impl Recipe {
                         None => 0,
                         Some(v) => v.as_u64().ok_or_else(|| Error::invalid(format!("template_card_index {v} must be an int for this card")))? as usize,
                     };
-                    TemplateChoice::Single(l.get(i).cloned().ok_or_else(|| {
+                    l.get(i).cloned().map(TemplateChoice::from).ok_or_else(|| {
                         Error::invalid(format!("template_card_index {i} is not defined in the card; options: 0..{}", l.len()))
-                    })?)
+                    })?
                 }
                 (Some(Templates::Dict(d)), idx) => {
                     let key = match &idx {
@@ -220,9 +233,9 @@ impl Recipe {
                         Some(Value::String(s)) => s.clone(),
                         Some(v) => v.to_string(),
                     };
-                    TemplateChoice::Single(d.get(&key).cloned().ok_or_else(|| {
+                    d.get(&key).cloned().map(TemplateChoice::from).ok_or_else(|| {
                         Error::invalid(format!("template_card_index {key:?} is not defined in the card; options: {:?}", d.keys().collect::<Vec<_>>()))
-                    })?)
+                    })?
                 }
                 (Some(Templates::One(t)), None) => TemplateChoice::Single(t.clone()),
                 (_, Some(i)) => return Err(Error::invalid(format!("template_card_index {i} given but the card has no templates"))),
