@@ -29,6 +29,19 @@ pub enum CatalogCommand {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
+    /// Build every artifact (or those whose name starts with PREFIX, e.g. `cards.`) and report
+    /// how many build, with the failures grouped by cause; exits with 1 when any fails.
+    Check {
+        /// Only artifacts whose name starts with this (e.g. `cards.mmlu`).
+        #[arg(default_value = "")]
+        prefix: String,
+        /// Extra catalog directories (as for `prepare`).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+        /// List every failing artifact with its cause, not only the groups.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 pub fn run(cmd: CatalogCommand) -> Result<()> {
@@ -46,7 +59,42 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&*v).map_err(|e| Error::invalid(e.to_string()))?);
             Ok(())
         }
+        CatalogCommand::Check { prefix, catalogs, list } => check(&Arc::new(Catalog::standard(&catalogs)), &prefix, list),
     }
+}
+
+/// `catalog check`: prints `N of M artifacts build`, then each cause of failure (the first
+/// line of the error) with its count and one artifact that has it, most frequent first (with
+/// `list`: every failing artifact and its cause). Errors when an artifact fails, or when no
+/// artifact matches `prefix`.
+fn check(cat: &Arc<Catalog>, prefix: &str, list: bool) -> Result<()> {
+    let results = cat.check(prefix);
+    if results.is_empty() {
+        return Err(Error::not_found(format!("no artifact name starts with {prefix:?} in the catalogs")));
+    }
+    let failed: Vec<(&str, &str)> = results.iter().filter_map(|(n, e)| Some((n.as_str(), e.as_deref()?))).collect();
+    println!("{} of {} artifacts build", results.len() - failed.len(), results.len());
+    if failed.is_empty() {
+        return Ok(());
+    }
+    // cause -> (count, first artifact with it); most frequent first, then by cause.
+    let mut by_cause: std::collections::HashMap<&str, (usize, &str)> = std::collections::HashMap::new();
+    for (name, cause) in &failed {
+        by_cause.entry(cause).or_insert((0, name)).0 += 1;
+    }
+    let mut causes: Vec<(&str, (usize, &str))> = by_cause.into_iter().collect();
+    causes.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    println!("failures by cause (count, cause, e.g. artifact):");
+    for (cause, (count, example)) in &causes {
+        println!("{count:6}  {cause}  ({example})");
+    }
+    if list {
+        println!("failing artifacts:");
+        for (name, cause) in &failed {
+            println!("{name}: {cause}");
+        }
+    }
+    Err(Error::invalid(format!("{} of {} artifacts do not build", failed.len(), results.len())))
 }
 
 const UNPACK: &str = r#"

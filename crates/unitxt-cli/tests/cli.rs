@@ -345,3 +345,40 @@ fn preprocess_step_errors_are_located_on_worker_threads() {
         }
     }
 }
+
+/// `catalog check` builds every artifact: the example catalog builds whole (exit 0); a catalog
+/// with a `dataset_recipe` over the example card and an artifact of an unknown type reports
+/// 2 of 3, the cause with its count and artifact, and exits non-zero.
+#[test]
+fn catalog_check_counts_what_builds_and_groups_failures() {
+    let o = run(&["catalog", "check", "--catalog", "examples/catalog"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "3 of 3 artifacts build\n");
+
+    let d = tempdir();
+    std::fs::create_dir_all(d.join("recipes")).unwrap();
+    std::fs::create_dir_all(d.join("operators")).unwrap();
+    std::fs::write(
+        d.join("recipes/capitals.json"),
+        r#"{"__type__": "dataset_recipe", "card": "cards.example.capitals", "template": "templates.example.capital", "num_demos": 1, "demos_pool_size": 2}"#,
+    )
+    .unwrap();
+    std::fs::write(d.join("operators/odd.json"), r#"{"__type__": "no_such_operator"}"#).unwrap();
+    let (ex, extra) = ("examples/catalog", d.to_str().unwrap());
+    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra, "--list", "operators."]);
+    assert!(!o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "0 of 1 artifacts build\nfailures by cause (count, cause, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\nfailing artifacts:\noperators.odd: unknown artifact type `__type__: no_such_operator`\n"
+    );
+    assert!(stderr(&o).contains("1 of 1 artifacts do not build"), "{}", stderr(&o));
+    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra]);
+    assert!(!o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.starts_with("4 of 5 artifacts build\n"), "{out}");
+    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra, "recipes."]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["catalog", "check", "--catalog", ex, "nothing.here"]);
+    assert!(!o.status.success() && stderr(&o).contains("no artifact name starts with"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -109,6 +109,8 @@ pub enum Artifact {
     Serializer(Art<dyn Serializer>),
     /// A metric (`accuracy_fast`, `f1_fast`, `metrics_list`, ...).
     Metric(Art<dyn crate::metrics::Metric>),
+    /// A recipe (`dataset_recipe`): its arguments, built as `prepare` builds them.
+    Recipe(Art<crate::recipe::Recipe>),
 }
 
 impl Artifact {
@@ -128,6 +130,7 @@ impl Artifact {
             Artifact::Sampler(_) => "sampler",
             Artifact::Serializer(_) => "serializer",
             Artifact::Metric(_) => "metric",
+            Artifact::Recipe(_) => "recipe",
         }
     }
 
@@ -146,6 +149,7 @@ impl Artifact {
             Artifact::Sampler(a) => a.id = id,
             Artifact::Serializer(a) => a.id = id,
             Artifact::Metric(a) => a.id = id,
+            Artifact::Recipe(a) => a.id = id,
             Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => {}
         }
     }

@@ -198,6 +198,27 @@ impl Catalog {
         out
     }
 
+    /// Builds every artifact whose name starts with `prefix` (`""`: all of them), each as
+    /// [`Catalog::fetch`] builds it (nested names resolved, no data loaded), and returns the
+    /// names in order, each with the first line of its error, `None` when it builds. A panic
+    /// while building (a bug) is reported as that artifact's error. For `unitxt-rs catalog
+    /// check`: how much of a catalog this engine reads.
+    pub fn check(self: &Arc<Self>, prefix: &str) -> Vec<(String, Option<String>)> {
+        self.all_names()
+            .into_iter()
+            .filter(|n| n.starts_with(prefix))
+            .map(|name| {
+                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.fetch(&name)));
+                let error = match built {
+                    Ok(Ok(_)) => None,
+                    Ok(Err(e)) => Some(e.to_string().lines().next().unwrap_or_default().to_string()),
+                    Err(_) => Some("building it panicked (a bug in unitxt-rs)".to_string()),
+                };
+                (name, error)
+            })
+            .collect()
+    }
+
     /// Up to `k` catalog names closest to `name` (same top folder preferred), for suggestions.
     pub fn nearest_names(&self, name: &str, k: usize) -> Vec<String> {
         let names = self.all_names();

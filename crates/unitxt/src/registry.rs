@@ -23,6 +23,14 @@ pub fn build(v: &Value) -> Result<Artifact> {
     let a = match t {
         // ---- cards, tasks, template collections (card.rs, task.rs) ----
         "task_card" => Artifact::Card(plain::<crate::card::Card>(t, v)?),
+        // A recipe's arguments as an artifact (Unitxt's `DatasetRecipe`); built in the current
+        // catalog scope, so that its card, template and other names resolve there.
+        "dataset_recipe" => {
+            let m = v.as_object().ok_or_else(|| Error::invalid("a dataset_recipe must be an object"))?;
+            let args = crate::recipe::RecipeArgs::from_map(m.iter().map(|(k, x)| (k.to_string(), x.clone())).collect())?;
+            let recipe = crate::recipe::Recipe::build(&args, crate::catalog::Catalog::current())?;
+            Artifact::Recipe(Art::new(Arc::new(recipe), v.clone()))
+        }
         "task" => Artifact::Task(Art::new(Arc::new(crate::task::Task::from_json(v)?), v.clone())),
         "templates_list" => {
             let items = v.get("items").ok_or_else(|| Error::invalid("templates_list needs `items`"))?;
