@@ -6,6 +6,9 @@
 //! prepares the same recipe with the engine and fails on any difference: every field of every
 //! instance, `task_data` byte for byte. A recipe Unitxt refuses must be refused here too.
 //! A missing golden file is a failure, not a skip.
+//!
+//! For a wider sweep, `UNITXT_RS_ORACLE_RECIPES` names another recipes file and
+//! `UNITXT_RS_ORACLE_DIR` the directory where `scripts/oracle.py` wrote its golden files.
 
 use std::path::{Path, PathBuf};
 
@@ -96,7 +99,9 @@ fn main() {
         std::env::set_var("UNITXT_CATALOGS", root().join("tests/catalog"));
     }
     let golden_dir = std::env::var_os("UNITXT_RS_ORACLE_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle"));
-    let list = std::fs::read_to_string(root().join("tests/oracle_recipes.tsv")).expect("tests/oracle_recipes.tsv");
+    // Another recipes file (with its golden dir in UNITXT_RS_ORACLE_DIR) for wider sweeps.
+    let recipes = std::env::var_os("UNITXT_RS_ORACLE_RECIPES").map(PathBuf::from).unwrap_or_else(|| root().join("tests/oracle_recipes.tsv"));
+    let list = std::fs::read_to_string(&recipes).unwrap_or_else(|e| panic!("{}: {e}", recipes.display()));
     let mut trials = Vec::new();
     for (n, line) in list.lines().enumerate() {
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
