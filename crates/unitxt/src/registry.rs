@@ -259,18 +259,15 @@ pub fn build(v: &Value) -> Result<Artifact> {
         )),
 
         // ---- augmentors (augmentors/) ----
-        "augment_prefix_suffix" => Artifact::Augmentor(Art::new(
-            Arc::new(from_value::<aug::AugmentPrefixSuffix>(t, v)?.prepared()?) as Arc<dyn aug::Augmentor>,
-            v.clone(),
-        )),
-        "augment_whitespace" => Artifact::Augmentor(Art::new(
-            Arc::new(from_value::<aug::AugmentWhitespace>(t, v)?) as Arc<dyn aug::Augmentor>,
-            v.clone(),
-        )),
-        "null_augmentor" => Artifact::Augmentor(Art::new(
-            Arc::new(from_value::<aug::NullAugmentor>(t, v)?) as Arc<dyn aug::Augmentor>,
-            v.clone(),
-        )),
+        "augment_prefix_suffix" => augmentor(from_value::<aug::AugmentPrefixSuffix>(t, v)?.prepared()?, v),
+        "augment_whitespace" => augmentor(from_value::<aug::AugmentWhitespace>(t, v)?, v),
+        "null_augmentor" => augmentor(from_value::<aug::NullAugmentor>(t, v)?, v),
+        "transpose_table" => augmentor(from_value::<aug::table::TransposeTable>(t, v)?, v),
+        "shuffle_table_rows" => augmentor(from_value::<aug::table::ShuffleTableRows>(t, v)?, v),
+        "shuffle_table_columns" => augmentor(from_value::<aug::table::ShuffleTableColumns>(t, v)?, v),
+        "duplicate_table_rows" => augmentor(from_value::<aug::table::DuplicateTableRows>(t, v)?, v),
+        "duplicate_table_columns" => augmentor(from_value::<aug::table::DuplicateTableColumns>(t, v)?, v),
+        "mask_columns_names" => augmentor(from_value::<aug::table::MaskColumnsNames>(t, v)?, v),
 
         // ---- metrics (metrics/) ----
         "accuracy" | "accuracy_fast" => {
@@ -367,6 +364,11 @@ pub fn build(v: &Value) -> Result<Artifact> {
         }
     };
     Ok(a)
+}
+
+/// An augmentor artifact of `a`, built from `v`.
+pub fn augmentor<T: crate::augmentors::Augmentor + 'static>(a: T, v: &Value) -> Artifact {
+    Artifact::Augmentor(Art::new(Arc::new(a) as Arc<dyn crate::augmentors::Augmentor>, v.clone()))
 }
 
 /// Wraps a built [`crate::metrics::Metric`].

@@ -1,0 +1,269 @@
+//! Table augmentors (Unitxt's `TypeDependentAugmentor`s over `Table` in
+//! `struct_data_operators.py`): `transpose_table`, `shuffle_table_rows`,
+//! `shuffle_table_columns`, `duplicate_table_rows`, `duplicate_table_columns` and
+//! `mask_columns_names`.
+//!
+//! A value is a table when it is a dict whose `header` is a list of strings and whose `rows`
+//! is a list of lists (Unitxt's `isoftype(value, Table)`; other keys may be present); any other
+//! value is left unchanged. Tables are `{"header": [...], "rows": [[...], ...]}` in and out.
+//!
+//! Not here: `insert_empty_table_rows` and `shuffle_columns_names` draw from Python's global
+//! `random`, whose state in Unitxt depends on everything the process drew before (it is seeded
+//! once at import), so no engine can reproduce them.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::{task_inputs_op, Augmentor};
+use crate::error::{Error, Result};
+use crate::operators::{FieldOperator, InstanceOperator};
+use crate::py::random::new_random_generator_for_dict;
+use crate::value::{Instance, Value};
+
+/// The header and rows of `v` when it is a table (see the module doc), else `None`.
+fn as_table(v: &Value) -> Option<(&[Value], &[Value])> {
+    let m = v.as_object()?;
+    let header = m.get("header")?.as_array()?;
+    let rows = m.get("rows")?.as_array()?;
+    (header.iter().all(Value::is_string) && rows.iter().all(Value::is_array)).then_some((header, rows))
+}
+
+/// `{"header": header, "rows": rows}`.
+fn table(header: Vec<Value>, rows: Vec<Value>) -> Value {
+    let mut m = Instance::with_capacity(2);
+    m.push_new("header".into(), Value::Array(header));
+    m.push_new("rows".into(), Value::Array(rows));
+    Value::Object(m)
+}
+
+/// Cell `i` of `row`, or Python's `IndexError` as an error naming the augmentor.
+fn cell<'a>(row: &'a Value, i: usize, who: &str) -> Result<&'a Value> {
+    row.as_array()
+        .and_then(|r| r.get(i))
+        .ok_or_else(|| Error::invalid(format!("{who}: a row has no column {i} (the table's rows are shorter than its header)")))
+}
+
+/// The generator Unitxt's `shuffle_rows`/`shuffle_columns` draw from:
+/// `new_random_generator({"table": table, "seed": 0})` (`seed` is a class constant there).
+fn table_rng(t: &Value) -> crate::py::random::PyRandom {
+    let seed = Value::from(0);
+    new_random_generator_for_dict([("table", t), ("seed", &seed)])
+}
+
+/// Implements [`Augmentor`] for a table augmentor that is also a [`FieldOperator`].
+macro_rules! table_augmentor {
+    ($t:ty) => {
+        impl Augmentor for $t {
+            fn for_fields(&self, fields: &[String]) -> Result<Arc<dyn InstanceOperator>> {
+                task_inputs_op(self.clone(), fields)
+            }
+        }
+    };
+}
+
+/// `transpose_table` (Unitxt's `TransposeTable`): columns become rows. The header is `" "`
+/// followed by the row numbers (`"0"`, `"1"`, ...); row `i` is header cell `i` followed by cell
+/// `i` of every row. Errors when a row is shorter than the header.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TransposeTable {}
+
+impl FieldOperator for TransposeTable {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let new_header = std::iter::once(Value::from(" ")).chain((0..rows.len()).map(|i| Value::String(i.to_string()))).collect();
+        let mut new_rows = Vec::with_capacity(header.len());
+        for (i, h) in header.iter().enumerate() {
+            let mut r = Vec::with_capacity(rows.len() + 1);
+            r.push(h.clone());
+            for row in rows {
+                r.push(cell(row, i, "transpose_table")?.clone());
+            }
+            new_rows.push(Value::Array(r));
+        }
+        Ok(table(new_header, new_rows))
+    }
+}
+table_augmentor!(TransposeTable);
+
+/// `shuffle_table_rows` (Unitxt's `ShuffleTableRows`): the rows in an order drawn by Python's
+/// `random.shuffle`, seeded by the table itself; the table's other keys are kept.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ShuffleTableRows {}
+
+impl FieldOperator for ShuffleTableRows {
+    fn process_value(&self, mut value: Value, _instance: &Instance) -> Result<Value> {
+        if as_table(&value).is_none() {
+            return Ok(value);
+        }
+        let mut rng = table_rng(&value);
+        if let Some(Value::Array(rows)) = value.as_object_mut().and_then(|m| m.get_mut("rows")) {
+            rng.shuffle(rows);
+        }
+        Ok(value)
+    }
+}
+table_augmentor!(ShuffleTableRows);
+
+/// `shuffle_table_columns` (Unitxt's `ShuffleTableColumns`): the columns (header and every
+/// row) in an order drawn by Python's `random.shuffle` of the column indices, seeded by the
+/// table itself; the table's other keys are kept. Errors when a row is shorter than the header.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ShuffleTableColumns {}
+
+impl FieldOperator for ShuffleTableColumns {
+    fn process_value(&self, mut value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut order: Vec<usize> = (0..header.len()).collect();
+        table_rng(&value).shuffle(&mut order);
+        let new_header: Vec<Value> = order.iter().map(|&i| header[i].clone()).collect();
+        let new_rows = rows
+            .iter()
+            .map(|row| order.iter().map(|&i| cell(row, i, "shuffle_table_columns").cloned()).collect::<Result<Vec<_>>>().map(Value::Array))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(m) = value.as_object_mut() {
+            m.insert("header".into(), Value::Array(new_header));
+            m.insert("rows".into(), Value::Array(new_rows));
+        }
+        Ok(value)
+    }
+}
+table_augmentor!(ShuffleTableColumns);
+
+fn one() -> i64 {
+    1
+}
+
+/// `times` copies of `v` when `dup`, else one (Python's `[v] * times`: none when `times` < 1).
+fn repeat(v: &Value, dup: bool, times: i64, out: &mut Vec<Value>) {
+    let n = if dup { times.max(0) as usize } else { 1 };
+    out.extend(std::iter::repeat_n(v, n).cloned());
+}
+
+/// `duplicate_table_rows` (Unitxt's `DuplicateTableRows`): each row whose index is in
+/// `row_indices` appears `times` times in its place.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DuplicateTableRows {
+    /// `row_indices`: the rows to repeat (0-based; default none).
+    #[serde(default)]
+    pub row_indices: Vec<i64>,
+    /// `times`: how many times each of them appears (default 1).
+    #[serde(default = "one")]
+    pub times: i64,
+}
+
+impl FieldOperator for DuplicateTableRows {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut out = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            repeat(row, self.row_indices.contains(&(i as i64)), self.times, &mut out);
+        }
+        Ok(table(header.to_vec(), out))
+    }
+}
+table_augmentor!(DuplicateTableRows);
+
+/// `duplicate_table_columns` (Unitxt's `DuplicateTableColumns`): each column whose index is in
+/// `column_indices` appears `times` times in its place, in the header and in every row.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DuplicateTableColumns {
+    /// `column_indices`: the columns to repeat (0-based; default none).
+    #[serde(default)]
+    pub column_indices: Vec<i64>,
+    /// `times`: how many times each of them appears (default 1).
+    #[serde(default = "one")]
+    pub times: i64,
+}
+
+impl DuplicateTableColumns {
+    fn spread(&self, cells: &[Value]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(cells.len());
+        for (i, c) in cells.iter().enumerate() {
+            repeat(c, self.column_indices.contains(&(i as i64)), self.times, &mut out);
+        }
+        out
+    }
+}
+
+impl FieldOperator for DuplicateTableColumns {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let rows = rows.iter().map(|r| Value::Array(self.spread(r.as_array().map_or(&[][..], |a| a)))).collect();
+        Ok(table(self.spread(header), rows))
+    }
+}
+table_augmentor!(DuplicateTableColumns);
+
+/// `mask_columns_names` (Unitxt's `MaskColumnsNames`): the header becomes `Col1`, `Col2`, ...
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct MaskColumnsNames {}
+
+impl FieldOperator for MaskColumnsNames {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let masked = (1..=header.len()).map(|i| Value::String(format!("Col{i}"))).collect();
+        Ok(table(masked, rows.to_vec()))
+    }
+}
+table_augmentor!(MaskColumnsNames);
+
+#[cfg(test)]
+mod tests {
+    use crate::artifact::Artifact;
+    use crate::value::Value;
+
+    /// Every case of `testdata/table_oracle_cases.json` (Unitxt 1.26.10's table augmentors on
+    /// tables and non-tables, written by `table_oracle_gen.py` beside it): the same
+    /// `input_fields` after the augmentor.
+    #[test]
+    fn table_augmentors_match_unitxt() {
+        let cases: Vec<Value> = serde_json::from_str(include_str!("testdata/table_oracle_cases.json")).unwrap();
+        assert_eq!(cases.len(), 64);
+        let catalog = std::sync::Arc::new(crate::catalog::Catalog::new(vec![]));
+        for case in &cases {
+            let name = case["augmentor"].as_str().unwrap();
+            let json = augmentor_json(name);
+            let aug = catalog.scope(|| crate::catalog::resolve_value(&json)).unwrap();
+            let Artifact::Augmentor(aug) = aug else { panic!("{name} is not an augmentor") };
+            let op = aug.inner.for_fields(&["table".to_string()]).unwrap();
+            let mut inst = crate::value::Instance::new();
+            inst.insert("input_fields".into(), case["input"].clone());
+            let out = op.process_instance(inst, "test").unwrap();
+            assert_eq!(out["input_fields"], case["output"], "{name} on {}", case["input"]);
+        }
+    }
+
+    /// The catalog JSON of the augmentors the cases name (`augmentors.table.X[args]`).
+    fn augmentor_json(name: &str) -> Value {
+        let (base, args) = name.split_once('[').map_or((name, ""), |(b, a)| (b, a.trim_end_matches(']')));
+        let ty = match base {
+            "augmentors.table.transpose" => "transpose_table",
+            "augmentors.table.shuffle_rows" => "shuffle_table_rows",
+            "augmentors.table.shuffle_cols" => "shuffle_table_columns",
+            "augmentors.table.mask_cols_names" => "mask_columns_names",
+            "augmentors.table.duplicate_rows" => "duplicate_table_rows",
+            "augmentors.table.duplicate_columns" => "duplicate_table_columns",
+            other => panic!("no type for {other}"),
+        };
+        let mut m = crate::value::Instance::new();
+        m.insert("__type__".into(), Value::from(ty));
+        // `key=[list],times=n` of the case names.
+        if let Some((list_part, times)) = args.split_once("],times=") {
+            let (key, list) = list_part.split_once("=[").unwrap();
+            let items: Vec<Value> = list.split(',').map(|x| Value::from(x.parse::<i64>().unwrap())).collect();
+            m.insert(key.into(), Value::Array(items));
+            m.insert("times".into(), Value::from(times.parse::<i64>().unwrap()));
+        }
+        Value::Object(m)
+    }
+
+    #[test]
+    fn short_rows_are_errors() {
+        use crate::operators::FieldOperator;
+        let t = crate::json!({"header": ["a", "b"], "rows": [["x"]]});
+        let e = super::TransposeTable {}.process_value(t.clone(), &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("transpose_table: a row has no column 1"), "{e}");
+        assert!(super::ShuffleTableColumns {}.process_value(t, &Default::default()).is_err());
+    }
+}
