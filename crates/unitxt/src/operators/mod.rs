@@ -27,6 +27,7 @@ mod oracle_tests;
 pub mod pyops;
 pub mod regex;
 pub mod strings;
+pub mod tables;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};

@@ -21,6 +21,14 @@ fn expression_operators_match_unitxt() {
     run_cases(include_str!("testdata/expr_ops.jsonl"));
 }
 
+/// Same, for the table-building operators (`testdata/table_ops.jsonl`, written by
+/// `testdata/table_ops_gen.py`): CSV corner cases as Python's `csv.reader` reads them, lists
+/// and Python-literal headers and rows.
+#[test]
+fn table_operators_match_unitxt() {
+    run_cases(include_str!("testdata/table_ops.jsonl"));
+}
+
 fn run_cases(cases: &str) {
     let mut failures = Vec::new();
     for (n, line) in cases.lines().enumerate() {
@@ -54,11 +62,11 @@ fn run_cases(cases: &str) {
 
 /// The `__type__`s implemented in this folder.
 const OUR_TYPES: &[&str] = &[
-    "add_constant", "add_fields", "apply", "capitalize", "cast", "cast_fields", "chunk", "copy", "copy_fields",
+    "add_constant", "add_fields", "apply", "capitalize", "cast", "cast_fields", "chunk", "construct_table_from_rows_cols", "copy", "copy_fields",
     "dict_of_lists_to_pairs", "dict_to_tuples_list", "dictify", "execute_expression", "extract_with_regex", "fillna", "filter", "flatten",
     "format_text", "get", "get_item_by_index", "group_dict_with_regex", "get_length", "index_of", "interleave_lists_to_dialog_operator",
     "join", "join_str", "list_field_values", "literal_eval", "lower", "lower_case", "map_instance_values",
-    "map_replace", "map_values", "move", "recursive_copy", "remove_fields", "remove_values", "rename",
+    "map_replace", "map_table_lists_to_std_table_json", "parse_csv", "map_values", "move", "recursive_copy", "remove_fields", "remove_values", "rename",
     "regex_parser", "regex_replace", "regex_split", "rename_fields", "replace", "select_fields", "sequential_operator", "set", "slice", "split", "strip",
     "take_by_field", "upper", "wrap", "zip", "zip_field_values", "zip_longest",
 ];
