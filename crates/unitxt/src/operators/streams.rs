@@ -908,16 +908,31 @@ pub struct JoinStreams {
     /// `how`: the join kind: `inner`, `left`, `right` or `cross`.
     pub how: String,
     /// `on`: the fields joined on, present on both sides.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "one_or_many")]
     pub on: Option<Vec<String>>,
     /// `left_on`: the left side's join fields (with `right_on`, in place of `on`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "one_or_many")]
     pub left_on: Option<Vec<String>>,
     /// `right_on`: the right side's join fields.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "one_or_many")]
     pub right_on: Option<Vec<String>>,
     /// `new_stream_name`: the name of the split that receives the result.
     pub new_stream_name: String,
+}
+
+/// A list of field names, or one name standing for a list of it (pandas' `merge` takes either;
+/// Unitxt's catalog writes `"on": "id"`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(Option::<OneOrMany>::deserialize(d)?.map(|v| match v {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    }))
 }
 
 /// A pandas-like frame: column names in order of first appearance, rows with missing cells.
@@ -1373,6 +1388,13 @@ mod tests {
             m[0].keys().cloned().collect::<Vec<_>>(),
             vec!["k", "a_x", "b", "a_y", "data_classification_policy", "recipe_metadata"]
         );
+        // `on` given as one name (as Unitxt's bfcl cards write it) is the list of that name.
+        let spec = |on: Value| json!({"__type__": "join_streams", "left_stream": "l", "right_stream": "r",
+                                      "how": "inner", "on": on, "new_stream_name": "m"});
+        let one: JoinStreams = serde_json::from_value(spec(json!("k")).into()).unwrap();
+        let many: JoinStreams = serde_json::from_value(spec(json!(["k"])).into()).unwrap();
+        assert_eq!((one.on.as_deref(), many.on.as_deref()), (Some(&["k".to_string()][..]), Some(&["k".to_string()][..])));
+        assert_eq!(one.merge(&left, &right).unwrap(), m);
     }
     #[test]
     fn catalog_json_builds_through_registry() {
