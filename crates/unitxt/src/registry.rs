@@ -104,6 +104,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "regex_replace" => field_op::<op::regex::RegexReplace>(t, v)?,
         "regex_split" => field_op::<op::regex::RegexSplit>(t, v)?,
         "remove_fields" => instance_op::<op::fields::RemoveFields>(t, v)?,
+        "recursive_replace" => instance_op::<op::fields::RecursiveReplace>(t, v)?,
         "remove_values" => field_op::<op::fields::RemoveValues>(t, v)?,
         "rename" | "rename_fields" => instance_op::<op::fields::Rename>(t, v)?,
         "replace" => field_op::<op::strings::Replace>(t, v)?,

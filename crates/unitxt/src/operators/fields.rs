@@ -63,6 +63,87 @@ impl InstanceOperator for RemoveFields {
     }
 }
 
+/// `recursive_replace` (Unitxt's `RecursiveReplace`): everywhere in the instance (dicts and
+/// lists, at any depth), the value of every key named `key` is rewritten: a string found in
+/// `map_values` becomes its mapping; a value equal (Python `==`) to one of `remove_values`
+/// removes the key; a list keeps its items that are not dicts and not in `remove_values`,
+/// each mapped; a dict is searched further. Errors on a list item that is itself a list
+/// (Python cannot look it up in the mapping).
+#[derive(Debug, Deserialize)]
+pub struct RecursiveReplace {
+    /// `key`: the key whose values are rewritten.
+    pub key: String,
+    /// `map_values`: old value (a string) to new value.
+    pub map_values: Instance,
+    /// `remove_values`: values whose key is removed (default none).
+    #[serde(default)]
+    pub remove_values: Option<Vec<Value>>,
+}
+
+impl RecursiveReplace {
+    fn removed(&self, v: &Value) -> bool {
+        self.remove_values.iter().flatten().any(|r| crate::templates::base::py_eq(r, v))
+    }
+
+    fn mapped(&self, v: &Value) -> Option<&Value> {
+        v.as_str().and_then(|s| self.map_values.get(s))
+    }
+
+    fn walk(&self, v: &mut Value) -> Result<()> {
+        match v {
+            Value::Object(m) => self.walk_map(m),
+            Value::Array(items) => items.iter_mut().try_for_each(|item| self.walk(item)),
+            _ => Ok(()),
+        }
+    }
+
+    fn walk_map(&self, m: &mut Instance) -> Result<()> {
+        let mut gone = Vec::new();
+        for (k, val) in m.iter_mut() {
+            if k.as_str() != self.key {
+                self.walk(val)?;
+                continue;
+            }
+            match val {
+                Value::Array(items) => {
+                    let mut kept = Vec::with_capacity(items.len());
+                    for item in items.drain(..) {
+                        if item.is_object() || self.removed(&item) {
+                            continue;
+                        }
+                        if item.is_array() {
+                            return Err(Error::invalid(format!(
+                                "recursive_replace: a list under {:?} holds a list, which cannot be looked up in map_values",
+                                self.key
+                            )));
+                        }
+                        kept.push(self.mapped(&item).cloned().unwrap_or(item));
+                    }
+                    *items = kept;
+                }
+                Value::Object(inner) => self.walk_map(inner)?,
+                other if self.removed(other) => gone.push(k.clone()),
+                other => {
+                    if let Some(new) = self.mapped(other) {
+                        *other = new.clone();
+                    }
+                }
+            }
+        }
+        for k in gone {
+            m.shift_remove(&k);
+        }
+        Ok(())
+    }
+}
+
+impl InstanceOperator for RecursiveReplace {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        self.walk_map(&mut instance)?;
+        Ok(instance)
+    }
+}
+
 fn missing_top(instance: &Instance, f: &str) -> Error {
     Error::not_found(format!("field {f:?} is missing; fields are {:?}", instance.keys().collect::<Vec<_>>()))
 }

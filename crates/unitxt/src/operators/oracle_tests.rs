@@ -21,12 +21,12 @@ fn expression_operators_match_unitxt() {
     run_cases(include_str!("testdata/expr_ops.jsonl"));
 }
 
-/// Same, for the table-building operators (`testdata/table_ops.jsonl`, written by
-/// `testdata/table_ops_gen.py`): CSV corner cases as Python's `csv.reader` reads them, lists
-/// and Python-literal headers and rows.
+/// Same, for the operators added for catalog coverage (`testdata/catalog_ops.jsonl`, written
+/// by `testdata/catalog_ops_gen.py`): the table builders (CSV corner cases as Python's
+/// `csv.reader` reads them, lists, Python-literal headers and rows) and `recursive_replace`.
 #[test]
-fn table_operators_match_unitxt() {
-    run_cases(include_str!("testdata/table_ops.jsonl"));
+fn catalog_coverage_operators_match_unitxt() {
+    run_cases(include_str!("testdata/catalog_ops.jsonl"));
 }
 
 fn run_cases(cases: &str) {
@@ -66,7 +66,7 @@ const OUR_TYPES: &[&str] = &[
     "dict_of_lists_to_pairs", "dict_to_tuples_list", "dictify", "execute_expression", "extract_with_regex", "fillna", "filter", "flatten",
     "format_text", "get", "get_item_by_index", "group_dict_with_regex", "get_length", "index_of", "interleave_lists_to_dialog_operator",
     "join", "join_str", "list_field_values", "literal_eval", "lower", "lower_case", "map_instance_values",
-    "map_replace", "map_table_lists_to_std_table_json", "parse_csv", "map_values", "move", "recursive_copy", "remove_fields", "remove_values", "rename",
+    "map_replace", "map_table_lists_to_std_table_json", "parse_csv", "map_values", "move", "recursive_copy", "recursive_replace", "remove_fields", "remove_values", "rename",
     "regex_parser", "regex_replace", "regex_split", "rename_fields", "replace", "select_fields", "sequential_operator", "set", "slice", "split", "strip",
     "take_by_field", "upper", "wrap", "zip", "zip_field_values", "zip_longest",
 ];

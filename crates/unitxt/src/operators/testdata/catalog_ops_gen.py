@@ -1,7 +1,7 @@
-# Writes table_ops.jsonl: Unitxt 1.26.10's table-building operators on one-instance `test`
-# streams, in the format of instance_ops.jsonl ({"op", "input", "ok" | "error"}).
-# Run from the repository root:
-#   .venv/bin/python crates/unitxt/src/operators/testdata/table_ops_gen.py > crates/unitxt/src/operators/testdata/table_ops.jsonl
+# Writes catalog_ops.jsonl: Unitxt 1.26.10's operators added for catalog coverage (table
+# building, recursive_replace) on one-instance `test` streams, in the format of
+# instance_ops.jsonl ({"op", "input", "ok" | "error"}). Run from the repository root:
+#   .venv/bin/python crates/unitxt/src/operators/testdata/catalog_ops_gen.py > crates/unitxt/src/operators/testdata/catalog_ops.jsonl
 import copy
 import json
 
@@ -50,6 +50,22 @@ for v in ROWS_COLS:
     fields = ["h", "r", "c"] if "c" in v else ["h", "r"]
     cases.append(({"__type__": "construct_table_from_rows_cols", "fields": fields, "to_field": "table"}, v))
 cases.append(({"__type__": "construct_table_from_rows_cols", "fields": ["h", "r", "missing"], "to_field": "table"}, ROWS_COLS[0]))
+
+RR = {"__type__": "recursive_replace", "key": "type", "map_values": {"dict": "object", "int": "integer", "1": "one"},
+      "remove_values": ["drop", 1]}
+RR_INPUTS = [
+    {"schema": {"type": "dict", "properties": {"a": {"type": "int"}, "b": {"type": "float"}}}},
+    {"x": [{"type": "int"}, {"type": "drop", "keep": 1}, {"other": {"type": "dict"}}]},
+    {"type": ["int", "drop", {"nested": 1}, 2, True, "1", None], "after": 1},
+    {"type": {"type": "int", "z": {"type": "dict"}}},
+    {"type": 1.0, "k": 2},
+    {"type": True},
+    {"type": None, "t": {"type": "x"}},
+    {"type": [["int"]]},
+]
+for v in RR_INPUTS:
+    cases.append((RR, v))
+cases.append(({"__type__": "recursive_replace", "key": "type", "map_values": {"int": "integer"}}, RR_INPUTS[0]))
 
 for op, inst in cases:
     line = {"op": op, "input": inst}
