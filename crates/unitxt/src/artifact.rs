@@ -111,6 +111,8 @@ pub enum Artifact {
     Metric(Art<dyn crate::metrics::Metric>),
     /// A recipe (`dataset_recipe`): its arguments, built as `prepare` builds them.
     Recipe(Art<crate::recipe::Recipe>),
+    /// A benchmark (`benchmark`): named recipes and benchmarks, every subset built.
+    Benchmark(Art<crate::recipe::benchmark::Benchmark>),
 }
 
 impl Artifact {
@@ -131,6 +133,7 @@ impl Artifact {
             Artifact::Serializer(_) => "serializer",
             Artifact::Metric(_) => "metric",
             Artifact::Recipe(_) => "recipe",
+            Artifact::Benchmark(_) => "benchmark",
         }
     }
 
@@ -150,6 +153,7 @@ impl Artifact {
             Artifact::Serializer(a) => a.id = id,
             Artifact::Metric(a) => a.id = id,
             Artifact::Recipe(a) => a.id = id,
+            Artifact::Benchmark(a) => a.id = id,
             Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => {}
         }
     }

@@ -31,6 +31,11 @@ pub fn build(v: &Value) -> Result<Artifact> {
             let recipe = crate::recipe::Recipe::build(&args, crate::catalog::Catalog::current())?;
             Artifact::Recipe(Art::new(Arc::new(recipe), v.clone()))
         }
+        "benchmark" => {
+            let cat = crate::catalog::Catalog::current();
+            let b = crate::recipe::benchmark::Benchmark::build(v, &cat, &Default::default())?;
+            Artifact::Benchmark(Art::new(Arc::new(b), v.clone()))
+        }
         "task" => Artifact::Task(Art::new(Arc::new(crate::task::Task::from_json(v)?), v.clone())),
         "templates_list" => {
             let items = v.get("items").ok_or_else(|| Error::invalid("templates_list needs `items`"))?;

@@ -287,6 +287,7 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>) -> R
         references,
         metrics,
         groups,
+        subset: Vec::new(),
         images: media.swap_remove("images").unwrap_or(Value::Array(vec![])),
         audios: media.swap_remove("audios").unwrap_or(Value::Array(vec![])),
         postprocessors,
@@ -295,7 +296,7 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>) -> R
     })
 }
 
-/// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is always empty, `media` is
+/// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is empty but in benchmarks, `media` is
 /// `{"images": ..., "audios": ...}`). It becomes a map ([`OutputInstance::into_instance`]) or
 /// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
 #[derive(Debug, Clone)]
@@ -310,6 +311,9 @@ pub struct OutputInstance {
     pub metrics: Value,
     /// Each group as the JSON text of its dict (empty without `group_by`).
     pub groups: Vec<Value>,
+    /// The names of the benchmark subsets the instance comes through, outermost first (strings;
+    /// empty outside a benchmark).
+    pub subset: Vec<Value>,
     /// `media.images` (a list, empty when the instance has none).
     pub images: Value,
     /// `media.audios` (a list, empty when the instance has none).
@@ -334,7 +338,7 @@ impl OutputInstance {
         out.insert("references".into(), self.references);
         out.insert("metrics".into(), self.metrics);
         out.insert("groups".into(), Value::Array(self.groups));
-        out.insert("subset".into(), Value::Array(vec![]));
+        out.insert("subset".into(), Value::Array(self.subset));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors);
         out.insert("task_data".into(), Value::String(self.task_data.into_text()));
@@ -363,7 +367,14 @@ impl OutputInstance {
             }
             write_value(g, out);
         }
-        out.extend_from_slice(b"],\"subset\":[],\"media\":{\"images\":");
+        out.extend_from_slice(b"],\"subset\":[");
+        for (i, s) in self.subset.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_value(s, out);
+        }
+        out.extend_from_slice(b"],\"media\":{\"images\":");
         write_value(&self.images, out);
         out.extend_from_slice(b",\"audios\":");
         write_value(&self.audios, out);

@@ -7,6 +7,7 @@
 //! finalization (Unitxt's `FinalizeDataset`: `task_data`, `groups`, `subset`, `media`).
 
 mod demos;
+pub mod benchmark;
 mod finalize;
 
 use std::path::PathBuf;
@@ -67,9 +68,8 @@ impl RecipeArgs {
     /// `dataset_recipe` artifact in the catalog.
     pub fn parse(query: &str, catalog: &Arc<Catalog>) -> Result<RecipeArgs> {
         let q = query.trim();
-        if crate::query::is_legal_catalog_name(q) && catalog.contains(q) {
-            let v = catalog.get_json(q)?;
-            let m = v.as_object().ok_or_else(|| Error::invalid(format!("artifact {q} is not a recipe")))?;
+        if let Some(json) = named_artifact(q, catalog)? {
+            let m = json.as_object().ok_or_else(|| Error::invalid(format!("artifact {q} is not a recipe")))?;
             return RecipeArgs::from_map(m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect());
         }
         let args = crate::query::parse_key_values(q).ctx("in the recipe string")?;
@@ -590,6 +590,44 @@ fn run_steps(mut ms: MultiStream, split: &str, steps: &[Step], catalog: &Arc<Cat
     ms
 }
 
+/// The JSON of the catalog artifact that `query` names (`name` or `name[key=value,...]`, the
+/// overrides merged in), or `None` when `query` is not the name of an artifact in `catalog`.
+fn named_artifact(query: &str, catalog: &Arc<Catalog>) -> Result<Option<Value>> {
+    let Ok((name, overwrites)) = crate::query::split_name_and_overwrites(query) else { return Ok(None) };
+    if !crate::query::is_legal_catalog_name(&name) || !catalog.contains(&name) {
+        return Ok(None);
+    }
+    let mut json = (*catalog.get_json(&name)?).clone();
+    if let (Some(ov), Some(m)) = (overwrites, json.as_object_mut()) {
+        m.extend(ov.into_iter().map(|(k, v)| (k.into(), v)));
+    }
+    Ok(Some(json))
+}
+
+/// What a query names: a recipe, or a benchmark of recipes ([`benchmark::Benchmark`]).
+pub enum Source {
+    /// A recipe.
+    Recipe(Arc<Recipe>),
+    /// A benchmark: its subsets' splits concatenated, each instance's `subset` naming its subset.
+    Benchmark(Arc<benchmark::Benchmark>),
+}
+
+impl Source {
+    /// Runs it; `finish` is applied to every output instance on the thread that prepared it
+    /// (see [`Recipe::run_map`]).
+    pub fn run_map<T: Send + 'static>(&self, finish: Finisher<T>) -> Result<MultiStream<T>> {
+        match self {
+            Source::Recipe(r) => r.run_map(finish),
+            Source::Benchmark(b) => b.run_map(finish),
+        }
+    }
+
+    /// Runs it, giving output instances as maps with exactly [`OUTPUT_FIELDS`].
+    pub fn run(&self) -> Result<MultiStream> {
+        self.run_map(Arc::new(|o: OutputInstance| Ok(o.into_instance())))
+    }
+}
+
 /// Options of [`prepare`].
 #[derive(Debug, Clone, Default)]
 pub struct PrepareOptions {
@@ -597,21 +635,17 @@ pub struct PrepareOptions {
     pub catalogs: Vec<PathBuf>,
 }
 
-/// Resolves a recipe query in the standard catalog (plus `opts.catalogs`) and runs it.
+/// Resolves a recipe query (or the name of a `dataset_recipe` or `benchmark` artifact, with
+/// optional `[key=value,...]` overrides) in the standard catalog (plus `opts.catalogs`) and
+/// runs it.
 pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
-    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
-    let args = RecipeArgs::parse(query, &catalog)?;
-    let recipe = Arc::new(Recipe::build(&args, catalog)?);
-    recipe.run()
+    build_with(Some(query), IndexMap::new(), opts)?.run()
 }
 
 /// Like [`prepare`], with `finish` applied to every output instance on the worker threads
 /// (see [`Recipe::run_map`]); the CLI serializes instances there.
 pub fn prepare_map<T: Send + 'static>(query: &str, opts: &PrepareOptions, finish: Finisher<T>) -> Result<MultiStream<T>> {
-    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
-    let args = RecipeArgs::parse(query, &catalog)?;
-    let recipe = Arc::new(Recipe::build(&args, catalog)?);
-    recipe.run_map(finish)
+    build_with(Some(query), IndexMap::new(), opts)?.run_map(finish)
 }
 
 /// Like [`prepare`], with recipe arguments given as values (as Unitxt's `load_dataset` takes
@@ -634,9 +668,21 @@ pub fn prepare_with_map<T: Send + 'static>(
     build_with(query, overrides, opts)?.run_map(finish)
 }
 
-/// The recipe of [`prepare_with`]'s arguments.
-fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Arc<Recipe>> {
+/// The recipe or benchmark of [`prepare_with`]'s arguments. A benchmark takes `overrides`
+/// as its own arguments (`max_samples_per_subset=5`, `format=...`).
+fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
     let catalog = Arc::new(Catalog::standard(&opts.catalogs));
+    if let Some(q) = query.map(str::trim).filter(|q| !q.is_empty()) {
+        if let Some(mut json) = named_artifact(q, &catalog)? {
+            if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") {
+                if let Some(m) = json.as_object_mut() {
+                    m.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
+                }
+                let b = catalog.scope(|| benchmark::Benchmark::build(&json, &catalog, &IndexMap::new())).ctx(&format!("in benchmark `{q}`"))?;
+                return Ok(Source::Benchmark(Arc::new(b)));
+            }
+        }
+    }
     let mut args = match query {
         Some(q) if !q.trim().is_empty() => RecipeArgs::parse(q, &catalog)?,
         _ if overrides.is_empty() => return Err(Error::invalid("give a recipe string or recipe arguments (card=..., template=...)")),
@@ -644,7 +690,7 @@ fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &Pr
     };
     let extra = RecipeArgs::from_map(overrides)?;
     args.args.extend(extra.args);
-    Ok(Arc::new(Recipe::build(&args, catalog)?))
+    Ok(Source::Recipe(Arc::new(Recipe::build(&args, catalog)?)))
 }
 
 /// Runs the operators of `ops` on a multi-stream (used by tests and tools).

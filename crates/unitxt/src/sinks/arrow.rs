@@ -131,7 +131,7 @@ impl ArrowRow {
         r.list_cell("references", Some(&o.references))?;
         r.list_cell("metrics", Some(&o.metrics))?;
         r.list_items(&o.groups);
-        r.spans.push(Span::List(0)); // subset
+        r.list_items(&o.subset);
         r.list_cell("postprocessors", Some(&o.postprocessors))?;
         o.write_task_data(&mut r.text);
         r.spans.push(Span::Text(r.text.len()));
