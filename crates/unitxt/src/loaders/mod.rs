@@ -13,6 +13,7 @@ pub mod arrow_value;
 pub mod files;
 pub mod formats;
 pub mod hf;
+pub mod iob;
 pub mod memory;
 
 use crate::error::{Error, Result};
