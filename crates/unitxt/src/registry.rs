@@ -58,6 +58,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
 
         // ---- loaders (loaders/) ----
         "load_csv" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::files::LoadCSV>(t, v)?), v.clone())),
+        "load_iob" => Artifact::Loader(Art::new(Arc::new(from_value::<ld::iob::LoadIOB>(t, v)?), v.clone())),
         "load_from_dictionary" => {
             Artifact::Loader(Art::new(Arc::new(from_value::<ld::memory::LoadFromDictionary>(t, v)?), v.clone()))
         }
@@ -110,6 +111,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "regex_split" => field_op::<op::regex::RegexSplit>(t, v)?,
         "remove_fields" => instance_op::<op::fields::RemoveFields>(t, v)?,
         "recursive_replace" => instance_op::<op::fields::RecursiveReplace>(t, v)?,
+        "iob_extractor" => instance_op::<op::spans::IobExtractor>(t, v)?,
         "remove_values" => field_op::<op::fields::RemoveValues>(t, v)?,
         "rename" | "rename_fields" => instance_op::<op::fields::Rename>(t, v)?,
         "replace" => field_op::<op::strings::Replace>(t, v)?,

@@ -26,6 +26,7 @@ pub mod literal;
 mod oracle_tests;
 pub mod pyops;
 pub mod regex;
+pub mod spans;
 pub mod strings;
 pub mod tables;
 

@@ -23,7 +23,8 @@ fn expression_operators_match_unitxt() {
 
 /// Same, for the operators added for catalog coverage (`testdata/catalog_ops.jsonl`, written
 /// by `testdata/catalog_ops_gen.py`): the table builders (CSV corner cases as Python's
-/// `csv.reader` reads them, lists, Python-literal headers and rows) and `recursive_replace`.
+/// `csv.reader` reads them, lists, Python-literal headers and rows), `recursive_replace` and
+/// `iob_extractor`.
 #[test]
 fn catalog_coverage_operators_match_unitxt() {
     run_cases(include_str!("testdata/catalog_ops.jsonl"));
@@ -64,7 +65,7 @@ fn run_cases(cases: &str) {
 const OUR_TYPES: &[&str] = &[
     "add_constant", "add_fields", "apply", "capitalize", "cast", "cast_fields", "chunk", "construct_table_from_rows_cols", "copy", "copy_fields",
     "dict_of_lists_to_pairs", "dict_to_tuples_list", "dictify", "execute_expression", "extract_with_regex", "fillna", "filter", "flatten",
-    "format_text", "get", "get_item_by_index", "group_dict_with_regex", "get_length", "index_of", "interleave_lists_to_dialog_operator",
+    "format_text", "get", "get_item_by_index", "group_dict_with_regex", "iob_extractor", "get_length", "index_of", "interleave_lists_to_dialog_operator",
     "join", "join_str", "list_field_values", "literal_eval", "lower", "lower_case", "map_instance_values",
     "map_replace", "map_table_lists_to_std_table_json", "parse_csv", "map_values", "move", "recursive_copy", "recursive_replace", "remove_fields", "remove_values", "rename",
     "regex_parser", "regex_replace", "regex_split", "rename_fields", "replace", "select_fields", "sequential_operator", "set", "slice", "split", "strip",

@@ -1,5 +1,5 @@
 # Writes catalog_ops.jsonl: Unitxt 1.26.10's operators added for catalog coverage (table
-# building, recursive_replace) on one-instance `test` streams, in the format of
+# building, recursive_replace, iob_extractor) on one-instance `test` streams, in the format of
 # instance_ops.jsonl ({"op", "input", "ok" | "error"}). Run from the repository root:
 #   .venv/bin/python crates/unitxt/src/operators/testdata/catalog_ops_gen.py > crates/unitxt/src/operators/testdata/catalog_ops.jsonl
 import copy
@@ -66,6 +66,19 @@ RR_INPUTS = [
 for v in RR_INPUTS:
     cases.append((RR, v))
 cases.append(({"__type__": "recursive_replace", "key": "type", "map_values": {"int": "integer"}}, RR_INPUTS[0]))
+
+IOB = {"__type__": "iob_extractor", "labels": ["Person", "Organization", "Location"],
+       "begin_labels": ["B-PER", "B-ORG", "B-LOC"], "inside_labels": ["I-PER", "I-ORG", "I-LOC"], "outside_label": "O"}
+IOB_INPUTS = [
+    {"text": "John Doe works at Open AI", "tokens": ["John", "Doe", "works", "at", "Open", "AI"], "labels": ["B-PER", "I-PER", "O", "O", "B-ORG", "I-ORG"]},
+    {"text": "Zoë  Müller lives in São Paulo .", "tokens": ["Zoë", "Müller", "lives", "in", "São", "Paulo", "."], "labels": ["B-PER", "I-PER", "O", "O", "B-LOC", "I-LOC", "O"]},
+    {"text": "a b", "tokens": ["a", "b", "c"], "labels": ["I-PER", "B-LOC"]},
+    {"text": "a a a", "tokens": ["a", "a"], "labels": ["B-PER", "B-PER"]},
+    {"text": "x y", "tokens": ["x", "z"], "labels": ["O", "O"]},
+    {"text": "x", "tokens": ["x"]},
+]
+for v in IOB_INPUTS:
+    cases.append((IOB, v))
 
 for op, inst in cases:
     line = {"op": op, "input": inst}
