@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::stream::{MultiStream, Stream};
 use crate::value::Value;
 
-fn local_path(file: &str) -> Result<PathBuf> {
+pub(super) fn local_path(file: &str) -> Result<PathBuf> {
     if file.contains("://") {
         return Err(Error::unsupported(format!(
             "file {file:?} is remote: a download needs network, which unitxt-rs does not use"

@@ -13,7 +13,7 @@
 //! `token` or `tag` column, an `id` that is not an integer, a range `a-b` with `b >= a`, or a
 //! decimal `a.b`. Remote files (URLs) are not read: that needs network.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -63,10 +63,7 @@ impl Loader for LoadIOB {
         let limit = effective_limit(loader_limit, self.loader_limit)?;
         let mut ms = MultiStream::new();
         for (split, file) in &self.files {
-            if file.contains("://") {
-                return Err(Error::unsupported(format!("load_iob: file {file:?} is remote: a download needs network, which unitxt-rs does not use")));
-            }
-            let (path, me) = (PathBuf::from(file), self.clone());
+            let (path, me) = (super::files::local_path(file)?, self.clone());
             let stream: Stream = lazy(move || Ok(Box::new(me.read(&path, limit)?.into_iter().map(Ok)) as Stream));
             ms.streams.insert(split.clone(), limit_stream(stream, limit));
         }
