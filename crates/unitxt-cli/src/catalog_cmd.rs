@@ -70,7 +70,12 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
 fn check(cat: &Arc<Catalog>, prefix: &str, list: bool) -> Result<()> {
     let results = cat.check(prefix);
     if results.is_empty() {
-        return Err(Error::not_found(format!("no artifact name starts with {prefix:?} in the catalogs")));
+        let dirs: Vec<String> = cat.dirs().iter().map(|d| d.display().to_string()).collect();
+        let what = if prefix.is_empty() { "no artifact".to_string() } else { format!("no artifact name starts with {prefix:?}") };
+        return Err(Error::not_found(format!(
+            "{what} in the catalogs (searched: {}; run `unitxt-rs catalog install` for Unitxt's catalog)",
+            if dirs.is_empty() { "none".to_string() } else { dirs.join(", ") }
+        )));
     }
     let failed: Vec<(&str, &str)> = results.iter().filter_map(|(n, e)| Some((n.as_str(), e.as_deref()?))).collect();
     println!("{} of {} artifacts build", results.len() - failed.len(), results.len());
