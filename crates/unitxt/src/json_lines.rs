@@ -178,18 +178,21 @@ pub fn write_value(v: &Value, out: &mut Vec<u8>) {
             let _ = write!(out, "{n}");
         }
         Value::String(s) => write_str(s, out),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (k, x) in a.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                write_value(x, out);
-            }
-            out.push(b']');
-        }
+        Value::Array(a) => write_array(a, out),
         Value::Object(m) => write_object(m, out),
     }
+}
+
+/// Appends the list `items` as a compact JSON array.
+pub fn write_array(items: &[Value], out: &mut Vec<u8>) {
+    out.push(b'[');
+    for (k, x) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        write_value(x, out);
+    }
+    out.push(b']');
 }
 
 /// Appends the map `m` as a compact JSON object.

@@ -26,8 +26,7 @@ pub fn build(v: &Value) -> Result<Artifact> {
         // A recipe's arguments as an artifact (Unitxt's `DatasetRecipe`); built in the current
         // catalog scope, so that its card, template and other names resolve there.
         "dataset_recipe" => {
-            let m = v.as_object().ok_or_else(|| Error::invalid("a dataset_recipe must be an object"))?;
-            let args = crate::recipe::RecipeArgs::from_map(m.iter().map(|(k, x)| (k.to_string(), x.clone())).collect())?;
+            let args = crate::recipe::RecipeArgs::from_json(v)?;
             let recipe = crate::recipe::Recipe::build(&args, crate::catalog::Catalog::current())?;
             Artifact::Recipe(Art::new(Arc::new(recipe), v.clone()))
         }

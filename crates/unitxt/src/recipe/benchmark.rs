@@ -119,24 +119,15 @@ impl Benchmark {
     /// A subset: a catalog name or an inline `dataset_recipe` or `benchmark`.
     fn subset(v: &Value, catalog: &Arc<Catalog>, down: &IndexMap<String, Value>) -> Result<Subset> {
         let json = match v {
-            Value::String(name) => {
-                let (name, overwrites) = crate::query::split_name_and_overwrites(name.trim())?;
-                let mut json = (*catalog.get_json(&name)?).clone();
-                if let (Some(ov), Some(m)) = (overwrites, json.as_object_mut()) {
-                    m.extend(ov.into_iter().map(|(k, x)| (k.into(), x)));
-                }
-                json
-            }
+            Value::String(name) => super::artifact_json(name.trim(), catalog)?,
             other => other.clone(),
         };
         match json.get("__type__").and_then(|t| t.as_str()) {
             Some("benchmark") => Ok(Subset::Benchmark(Benchmark::build(&json, catalog, down)?)),
             Some("dataset_recipe") => {
-                let mut args: IndexMap<String, Value> =
-                    json.as_object().into_iter().flatten().map(|(k, x)| (k.to_string(), x.clone())).collect();
-                args.extend(down.iter().map(|(k, x)| (k.clone(), x.clone())));
-                let args = RecipeArgs::from_map(args)?;
-                Ok(Subset::Recipe(Arc::new(catalog.scope(|| Recipe::build(&args, catalog.clone()))?)))
+                let mut args = RecipeArgs::from_json(&json)?;
+                args.args.extend(down.iter().map(|(k, x)| (k.clone(), x.clone())));
+                Ok(Subset::Recipe(Arc::new(Recipe::build(&args, catalog.clone())?)))
             }
             _ => Err(Error::invalid(format!("a benchmark subset must be a dataset_recipe or a benchmark, got {}", crate::artifact::short(v)))),
         }

@@ -349,7 +349,7 @@ impl OutputInstance {
     /// Appends the instance as compact JSON, the same bytes as
     /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::json_lines::{write_str, write_value};
+        use crate::json_lines::{write_array, write_str, write_value};
         let head: [(&[u8], &Value); 4] = [
             (b"{\"source\":", &self.source),
             (b",\"target\":", &self.target),
@@ -360,21 +360,11 @@ impl OutputInstance {
             out.extend_from_slice(key);
             write_value(v, out);
         }
-        out.extend_from_slice(b",\"groups\":[");
-        for (i, g) in self.groups.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_value(g, out);
-        }
-        out.extend_from_slice(b"],\"subset\":[");
-        for (i, s) in self.subset.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_value(s, out);
-        }
-        out.extend_from_slice(b"],\"media\":{\"images\":");
+        out.extend_from_slice(b",\"groups\":");
+        write_array(&self.groups, out);
+        out.extend_from_slice(b",\"subset\":");
+        write_array(&self.subset, out);
+        out.extend_from_slice(b",\"media\":{\"images\":");
         write_value(&self.images, out);
         out.extend_from_slice(b",\"audios\":");
         write_value(&self.audios, out);

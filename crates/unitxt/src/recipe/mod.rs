@@ -68,12 +68,21 @@ impl RecipeArgs {
     /// `dataset_recipe` artifact in the catalog.
     pub fn parse(query: &str, catalog: &Arc<Catalog>) -> Result<RecipeArgs> {
         let q = query.trim();
-        if let Some(json) = named_artifact(q, catalog)? {
-            let m = json.as_object().ok_or_else(|| Error::invalid(format!("artifact {q} is not a recipe")))?;
-            return RecipeArgs::from_map(m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect());
+        match named_artifact(q, catalog)? {
+            Some(json) => RecipeArgs::from_json(&json),
+            None => RecipeArgs::from_key_values(q),
         }
-        let args = crate::query::parse_key_values(q).ctx("in the recipe string")?;
-        RecipeArgs::from_map(args)
+    }
+
+    /// The arguments of a recipe string (`card=cards.wnli,template=...,num_demos=3`).
+    fn from_key_values(query: &str) -> Result<RecipeArgs> {
+        RecipeArgs::from_map(crate::query::parse_key_values(query).ctx("in the recipe string")?)
+    }
+
+    /// The arguments of a `dataset_recipe` artifact's JSON (an object of recipe arguments).
+    pub fn from_json(v: &Value) -> Result<RecipeArgs> {
+        let m = v.as_object().ok_or_else(|| Error::invalid(format!("a recipe must be an object, got {}", crate::artifact::short(v))))?;
+        RecipeArgs::from_map(m.iter().map(|(k, x)| (k.to_string(), x.clone())).collect())
     }
 
     /// Takes arguments as a map; errors on names that are not recipe arguments.
@@ -598,10 +607,28 @@ fn named_artifact(query: &str, catalog: &Arc<Catalog>) -> Result<Option<Value>> 
         return Ok(None);
     }
     let mut json = (*catalog.get_json(&name)?).clone();
-    if let (Some(ov), Some(m)) = (overwrites, json.as_object_mut()) {
-        m.extend(ov.into_iter().map(|(k, v)| (k.into(), v)));
-    }
+    merge_args(&mut json, overwrites.into_iter().flatten());
     Ok(Some(json))
+}
+
+/// The JSON of the catalog artifact that `query` names, as [`named_artifact`] gives it;
+/// errors (with the catalog's suggestions) when there is none.
+fn artifact_json(query: &str, catalog: &Arc<Catalog>) -> Result<Value> {
+    match named_artifact(query, catalog)? {
+        Some(json) => Ok(json),
+        None => {
+            let (name, _) = crate::query::split_name_and_overwrites(query)?;
+            catalog.get_json(&name)?;
+            Err(Error::invalid(format!("{query:?} is not a catalog artifact name")))
+        }
+    }
+}
+
+/// Sets `args` in the artifact object `json` (an override replaces the value in place).
+fn merge_args(json: &mut Value, args: impl IntoIterator<Item = (String, Value)>) {
+    if let Some(m) = json.as_object_mut() {
+        m.extend(args.into_iter().map(|(k, v)| (k.into(), v)));
+    }
 }
 
 /// What a query names: a recipe, or a benchmark of recipes ([`benchmark::Benchmark`]).
@@ -672,21 +699,22 @@ pub fn prepare_with_map<T: Send + 'static>(
 /// as its own arguments (`max_samples_per_subset=5`, `format=...`).
 fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
     let catalog = Arc::new(Catalog::standard(&opts.catalogs));
-    if let Some(q) = query.map(str::trim).filter(|q| !q.is_empty()) {
-        if let Some(mut json) = named_artifact(q, &catalog)? {
-            if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") {
-                if let Some(m) = json.as_object_mut() {
-                    m.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
-                }
-                let b = catalog.scope(|| benchmark::Benchmark::build(&json, &catalog, &IndexMap::new())).ctx(&format!("in benchmark `{q}`"))?;
-                return Ok(Source::Benchmark(Arc::new(b)));
-            }
+    let query = query.map(str::trim).filter(|q| !q.is_empty());
+    // The artifact the query names, looked up once.
+    let named = match query {
+        Some(q) => named_artifact(q, &catalog)?,
+        None => None,
+    };
+    let mut args = match (named, query) {
+        (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") => {
+            merge_args(&mut json, overrides);
+            let b = catalog.scope(|| benchmark::Benchmark::build(&json, &catalog, &IndexMap::new())).ctx(&format!("in benchmark `{q}`"))?;
+            return Ok(Source::Benchmark(Arc::new(b)));
         }
-    }
-    let mut args = match query {
-        Some(q) if !q.trim().is_empty() => RecipeArgs::parse(q, &catalog)?,
-        _ if overrides.is_empty() => return Err(Error::invalid("give a recipe string or recipe arguments (card=..., template=...)")),
-        _ => RecipeArgs::default(),
+        (Some(json), _) => RecipeArgs::from_json(&json)?,
+        (None, Some(q)) => RecipeArgs::from_key_values(q)?,
+        (None, None) if overrides.is_empty() => return Err(Error::invalid("give a recipe string or recipe arguments (card=..., template=...)")),
+        (None, None) => RecipeArgs::default(),
     };
     let extra = RecipeArgs::from_map(overrides)?;
     args.args.extend(extra.args);
