@@ -10,11 +10,9 @@ use crate::operators::{FieldOperator, InstanceOperator};
 use crate::py::random::{new_random_generator, PyRandom};
 use crate::value::{Instance, Value};
 
-/// Python's `str.isspace()` for one character (also what `\s` matches in Python's `re`): Rust's
-/// white space plus the separators U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
+/// Python's `str.isspace()` for one character (also what `\s` matches in Python's `re`): the
+/// one definition is [`crate::operators::pyops::is_py_space`].
+pub use crate::operators::pyops::is_py_space as py_isspace;
 
 /// Unitxt's `NullAugmentor`: leaves the values unchanged (the recipe skips it altogether).
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 use super::formats::lazy;
 use super::{add_policy, effective_limit, limit_stream, Loader};
-use crate::augmentors::text::py_isspace;
+use crate::operators::pyops::py_strip;
 use crate::error::{Error, Result};
 use crate::stream::{MultiStream, Stream};
 use crate::value::{Instance, Value};
@@ -70,11 +70,6 @@ impl Loader for LoadIOB {
         let policy = self.data_classification_policy.clone().unwrap_or_else(|| vec!["proprietary".into()]);
         Ok(add_policy(ms, &policy))
     }
-}
-
-/// Python's `str.strip()`.
-fn strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
 }
 
 /// The columns of a token line: split at a tab or at a run of two or more spaces
@@ -132,7 +127,7 @@ impl LoadIOB {
         let mut sentence: Vec<&str> = Vec::new();
         let mut lines = text.split_inclusive('\n').peekable();
         while let Some(line) = lines.next() {
-            let blank = strip(line).is_empty();
+            let blank = py_strip(line).is_empty();
             if !blank {
                 sentence.push(line);
             }
@@ -163,13 +158,13 @@ impl LoadIOB {
         let mut meta: IndexMap<String, String> = IndexMap::new();
         let (mut tokens, mut tags, mut annotators) = (Vec::new(), Vec::new(), Vec::new());
         for raw in lines {
-            let line = strip(raw);
+            let line = py_strip(raw);
             if line.is_empty() {
                 continue;
             }
             if let Some(comment) = line.strip_prefix('#') {
                 let (k, v) = comment.split_once('=').map_or((comment, None), |(k, v)| (k, Some(v)));
-                let (k, v) = (strip(k), v.map(strip));
+                let (k, v) = (py_strip(k), v.map(py_strip));
                 if let Some(v) = v.filter(|v| !k.is_empty() && !v.is_empty()) {
                     meta.insert(k.to_string(), v.to_string());
                 }

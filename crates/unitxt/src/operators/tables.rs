@@ -7,6 +7,7 @@
 use serde::Deserialize;
 
 use super::literal::literal_eval;
+use super::pyops::py_strip;
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::value::{dict_get, Instance, Value};
@@ -142,11 +143,6 @@ impl FieldOperator for ParseCsv {
         let strings = |r: Vec<String>| Value::Array(r.into_iter().map(|c| Value::String(clean(c))).collect());
         Ok(Value::Object(table(strings(header), Value::Array(rows.into_iter().map(strings).collect()))))
     }
-}
-
-/// Python's `str.strip()` (white space as `str.isspace` defines it).
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(crate::augmentors::text::py_isspace)
 }
 
 /// The records of `text` as Python's `csv.reader(io.StringIO(text), delimiter=d, quotechar='"')`
