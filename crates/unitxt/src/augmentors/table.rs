@@ -31,10 +31,7 @@ fn as_table(v: &Value) -> Option<(&[Value], &[Value])> {
 
 /// `{"header": header, "rows": rows}`.
 fn table(header: Vec<Value>, rows: Vec<Value>) -> Value {
-    let mut m = Instance::with_capacity(2);
-    m.push_new("header".into(), Value::Array(header));
-    m.push_new("rows".into(), Value::Array(rows));
-    Value::Object(m)
+    Value::Object(crate::operators::tables::table(Value::Array(header), Value::Array(rows)))
 }
 
 /// Cell `i` of `row`, or Python's `IndexError` as an error naming the augmentor.

@@ -12,8 +12,9 @@ use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::value::{dict_get, Instance, Value};
 
-/// `{"header": header, "rows": rows}`.
-fn table(header: Value, rows: Value) -> Instance {
+/// `{"header": header, "rows": rows}`, with room for a `caption` (the table augmentors build
+/// their tables with it too).
+pub(crate) fn table(header: Value, rows: Value) -> Instance {
     let mut m = Instance::with_capacity(3);
     m.push_new("header".into(), header);
     m.push_new("rows".into(), rows);
