@@ -29,7 +29,11 @@ pub struct Catalog {
 }
 
 thread_local! {
-    static CURRENT: RefCell<Vec<Arc<Catalog>>> = const { RefCell::new(Vec::new()) };
+    /// The catalogs of the enclosing [`Catalog::scope`] calls on this thread, innermost last,
+    /// as the pointers of their `Arc`s. Scopes are entered once per instance on the worker
+    /// threads; holding a clone of the `Arc` instead made two threads increment and decrement
+    /// one shared reference count per instance.
+    static CURRENT: RefCell<Vec<*const Catalog>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Where `unitxt-rs catalog install` puts Unitxt's catalog: `$UNITXT_RS_CATALOG` if set, else
@@ -81,7 +85,9 @@ impl Catalog {
 
     /// Runs `f` with this catalog as the one that nested artifact names resolve in.
     pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        CURRENT.with(|c| c.borrow_mut().push(self.clone()));
+        // The pointer stays valid while it is on the stack: `self` is borrowed for the whole
+        // call, and `Pop` removes it before `scope` returns or unwinds.
+        CURRENT.with(|c| c.borrow_mut().push(Arc::as_ptr(self)));
         struct Pop;
         impl Drop for Pop {
             fn drop(&mut self) {
@@ -96,9 +102,16 @@ impl Catalog {
 
     /// The catalog of the innermost [`Catalog::scope`], or the standard one.
     pub fn current() -> Arc<Catalog> {
-        CURRENT
-            .with(|c| c.borrow().last().cloned())
-            .unwrap_or_else(|| Arc::new(Catalog::standard(&[])))
+        match CURRENT.with(|c| c.borrow().last().copied()) {
+            // SAFETY: the pointer came from `Arc::as_ptr` of an `Arc` that `scope` borrows
+            // until the pointer is popped (see `scope`), so the allocation is alive; taking
+            // a new strong reference before `from_raw` leaves the scope's own count untouched.
+            Some(p) => unsafe {
+                Arc::increment_strong_count(p);
+                Arc::from_raw(p)
+            },
+            None => Arc::new(Catalog::standard(&[])),
+        }
     }
 
     fn path_in(dir: &Path, name: &str) -> PathBuf {

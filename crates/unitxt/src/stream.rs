@@ -113,11 +113,32 @@ const PAR_INLINE_TIME: std::time::Duration = std::time::Duration::from_millis(4)
 /// input instances, to be dropped on the reading thread that built them.
 type ChunkDone<T> = (Vec<Result<T>>, Vec<(usize, Instance)>);
 
-/// A chunk of [`par_map_with`] on its way: a worker's result, or an upstream error that follows
-/// the chunks before it.
+/// A chunk of [`par_map_with`] on its way, in output order: a helper's job, a chunk the
+/// reading thread mapped itself, or an upstream error that follows the chunks before it.
 enum InFlight<T> {
     Job(std::sync::mpsc::Receiver<ChunkDone<T>>),
+    Done(Vec<Result<T>>),
     Failed(Error),
+}
+
+/// The helper pool of [`par_map_with`] for a given number of threads: `threads - 1` workers,
+/// since the reading thread maps chunks too. Built once per size and kept for the process;
+/// `None` when its threads cannot be started (the map then stays on the reading thread).
+fn helper_pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    type Pools = Vec<(usize, std::sync::Arc<rayon::ThreadPool>)>;
+    static POOLS: std::sync::Mutex<Pools> = std::sync::Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(p.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads - 1)
+        .thread_name(|i| format!("unitxt-map-{i}"))
+        .build()
+        .ok()
+        .map(std::sync::Arc::new)?;
+    pools.push((threads, pool.clone()));
+    Some(pool)
 }
 
 /// [`par_map_with`] for instance-to-instance maps: the result is again a [`Stream`].
@@ -128,23 +149,27 @@ where
     par_map_with(stream, f)
 }
 
-/// Maps `f` over a stream on rayon's thread pool, in order, as a pipeline: the reading thread
-/// pulls chunks of 64 instances from `stream` and hands each to a worker, keeping up to three
-/// chunks per worker thread in flight, and gives out the results in the input order. The
-/// output (and the first error, after the instances that precede it) is exactly what a
-/// sequential `map` gives, while the upstream stages and the consumer (e.g. the writer) run on
-/// the reading thread at the same time as the workers. Memory holds the chunks in flight. `f`
-/// gets the instance's 0-based position in this stream. The first 512 instances (or as many
-/// as 4 ms of mapping takes) are mapped on the reading thread, and with one thread
-/// (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. A map that panics becomes an
-/// error ("processing instances panicked") in place of its instance on the calling thread, or
-/// of its chunk on a worker.
+/// Maps `f` over a stream on several threads, in order, as a pipeline. The reading thread
+/// pulls chunks of 64 instances from `stream`; it hands chunks to a helper pool of `n - 1`
+/// threads (`n` being rayon's thread count: `RAYON_NUM_THREADS`, else the number of cores),
+/// keeping up to three chunks per helper queued, and whenever the oldest chunk is not back
+/// yet it maps the next chunk itself instead of waiting. So `n` threads map, and the reading
+/// thread's share adapts to what upstream work (loading, splitting) and the consumer (e.g. the
+/// writer), which also run on it, leave it. Results come out in the input order: the output
+/// (and the first error, after the instances that precede it) is exactly what a sequential
+/// `map` gives. Memory holds the chunks in flight (at most three per thread). `f` gets the
+/// instance's 0-based position in this stream. The first 512 instances (or as many as 4 ms of
+/// mapping takes) are mapped on the reading thread before any helper starts, and with one
+/// thread (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. A map that panics
+/// becomes an error ("processing instances panicked") in place of its instance, or of its
+/// chunk on a helper.
 ///
-/// Memory is freed on the thread that allocated it: a worker maps a copy of each instance
-/// (made on the worker) and hands the chunk's input instances back, and the reading thread drops
-/// them. Freeing another thread's blocks goes through mimalloc's cross-thread free lists and
-/// collection, shared between the threads; on SST-2 train with two threads that cost about a
-/// fifth of the CPU time, against a few percent for the copies.
+/// Memory is freed on the thread that allocated it: a helper maps a copy of each instance
+/// (made on the helper) and hands the chunk's input instances back, and the reading thread
+/// drops them. Freeing another thread's blocks goes through mimalloc's cross-thread free lists
+/// and collection, shared between the threads; on SST-2 train with two threads that cost about
+/// a fifth of the CPU time, against a few percent for the copies. Chunks the reading thread
+/// maps itself need no copy.
 pub fn par_map_with<T, F>(stream: Stream, f: F) -> Box<dyn Iterator<Item = Result<T>> + Send>
 where
     T: Send + 'static,
@@ -152,13 +177,17 @@ where
 {
     let f = std::sync::Arc::new(f);
     let mut upstream = stream.enumerate();
-    // The first instances are mapped on the reading thread; the pool (whose first use starts
-    // its threads) only takes over past them.
+    // The first instances are mapped on the reading thread; the helpers (whose first use
+    // starts their threads) only take over past them.
     let mut inline_left = PAR_INLINE_FIRST;
     let mut inline_busy = std::time::Duration::ZERO;
-    // One thread in the pool: every instance is mapped on the calling thread.
+    // One thread: every instance is mapped on the calling thread.
     let mut sequential = false;
+    let mut helpers: Option<std::sync::Arc<rayon::ThreadPool>> = None;
+    // Chunks in flight at most, and helper jobs among them at most.
     let mut window = 0;
+    let mut jobs_max = 0;
+    let mut jobs = 0;
     let mut upstream_done = false;
     let mut stopped = false;
     let mut in_flight: std::collections::VecDeque<InFlight<T>> = std::collections::VecDeque::new();
@@ -177,7 +206,7 @@ where
             return None;
         }
         if !sequential && inline_busy >= PAR_INLINE_TIME {
-            // Past PAR_INLINE_TIME of mapping, the pool pays for its start.
+            // Past PAR_INLINE_TIME of mapping, the helpers pay for their start.
             inline_left = 0;
         }
         if sequential || inline_left > 0 {
@@ -188,12 +217,9 @@ where
                     None
                 }
                 Some((i, r)) => {
-                    // Timed only while the pool may still take over.
+                    // Timed only while the helpers may still take over.
                     let start = (!sequential).then(std::time::Instant::now);
-                    let out = r.and_then(|inst| {
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst)))
-                            .unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
-                    });
+                    let out = map_here(&*f, i, r);
                     if let Some(start) = start {
                         inline_busy += start.elapsed();
                     }
@@ -202,34 +228,25 @@ where
                 }
             };
         }
-        if window == 0 {
-            let threads = rayon::current_num_threads();
-            if threads <= 1 {
-                sequential = true;
-                continue;
-            }
-            window = PAR_WINDOW_PER_THREAD * threads;
-        }
-        while !upstream_done && in_flight.len() < window {
-            let mut batch: Vec<(usize, Instance)> = Vec::with_capacity(PAR_CHUNK);
-            let mut upstream_error = None;
-            while batch.len() < PAR_CHUNK {
-                match upstream.next() {
-                    Some((i, Ok(inst))) => batch.push((i, inst)),
-                    Some((_, Err(e))) => {
-                        upstream_error = Some(e);
-                        break;
-                    }
-                    None => break,
+        let Some(pool) = &helpers else {
+            let threads = pool_threads();
+            match (threads > 1).then(|| helper_pool(threads)).flatten() {
+                Some(p) => {
+                    jobs_max = PAR_WINDOW_PER_THREAD * (threads - 1);
+                    window = PAR_WINDOW_PER_THREAD * threads;
+                    helpers = Some(p);
                 }
+                None => sequential = true,
             }
-            if batch.len() < PAR_CHUNK {
-                upstream_done = true;
-            }
+            continue;
+        };
+        // Keep the helpers supplied.
+        while !upstream_done && jobs < jobs_max && in_flight.len() < window {
+            let (batch, upstream_error) = next_chunk(&mut upstream, &mut upstream_done);
             if !batch.is_empty() {
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 let f = f.clone();
-                rayon::spawn(move || {
+                pool.spawn(move || {
                     // A panic would abort the process inside rayon: it becomes this chunk's error.
                     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         batch.iter().map(|(i, inst)| f(*i, inst.clone())).collect::<Vec<Result<T>>>()
@@ -238,6 +255,7 @@ where
                     let _ = tx.send((out, batch));
                 });
                 in_flight.push_back(InFlight::Job(rx));
+                jobs += 1;
             }
             if let Some(e) = upstream_error {
                 in_flight.push_back(InFlight::Failed(e));
@@ -245,16 +263,82 @@ where
         }
         match in_flight.pop_front() {
             None => return None,
-            Some(InFlight::Job(rx)) => match rx.recv() {
-                Ok((out, inputs)) => {
-                    drop(inputs);
-                    ready.extend(out)
-                }
-                Err(_) => ready.push_back(Err(Error::invalid(PANIC_MESSAGE))),
-            },
+            Some(InFlight::Done(out)) => ready.extend(out),
             Some(InFlight::Failed(e)) => ready.push_back(Err(e)),
+            Some(InFlight::Job(rx)) => {
+                let done = match rx.try_recv() {
+                    Ok(done) => Ok(done),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => Err(()),
+                    Err(std::sync::mpsc::TryRecvError::Empty) if !upstream_done && in_flight.len() + 1 < window => {
+                        // The oldest chunk is not back: map the next one here meanwhile.
+                        in_flight.push_front(InFlight::Job(rx));
+                        let (batch, upstream_error) = next_chunk(&mut upstream, &mut upstream_done);
+                        if !batch.is_empty() {
+                            let out = batch.into_iter().map(|(i, inst)| map_here(&*f, i, Ok(inst))).collect();
+                            in_flight.push_back(InFlight::Done(out));
+                        }
+                        if let Some(e) = upstream_error {
+                            in_flight.push_back(InFlight::Failed(e));
+                        }
+                        continue;
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => rx.recv().map_err(|_| ()),
+                };
+                jobs -= 1;
+                match done {
+                    Ok((out, inputs)) => {
+                        drop(inputs);
+                        ready.extend(out)
+                    }
+                    Err(()) => ready.push_back(Err(Error::invalid(PANIC_MESSAGE))),
+                }
+            }
         }
     }))
+}
+
+/// Maps one instance on the calling thread; a panic becomes the instance's error.
+fn map_here<T>(f: &(impl Fn(usize, Instance) -> Result<T> + ?Sized), i: usize, r: Result<Instance>) -> Result<T> {
+    r.and_then(|inst| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst))).unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
+    })
+}
+
+/// The next chunk of up to [`PAR_CHUNK`] instances from `upstream`, and the upstream error that
+/// ended it early, if any; sets `done` when upstream has nothing more after it.
+fn next_chunk(
+    upstream: &mut impl Iterator<Item = (usize, Result<Instance>)>,
+    done: &mut bool,
+) -> (Vec<(usize, Instance)>, Option<Error>) {
+    let mut batch = Vec::with_capacity(PAR_CHUNK);
+    let mut upstream_error = None;
+    while batch.len() < PAR_CHUNK {
+        match upstream.next() {
+            Some((i, Ok(inst))) => batch.push((i, inst)),
+            Some((_, Err(e))) => {
+                upstream_error = Some(e);
+                break;
+            }
+            None => break,
+        }
+    }
+    if batch.len() < PAR_CHUNK {
+        *done = true;
+    }
+    (batch, upstream_error)
+}
+
+/// The number of threads the pool that [`par_map`] would use has, without starting rayon's
+/// global pool when `RAYON_NUM_THREADS` already says it has one thread (asking rayon starts
+/// its threads, and each new thread's allocator heap faults in fresh memory).
+fn pool_threads() -> usize {
+    if rayon::current_thread_index().is_none() {
+        let env = std::env::var("RAYON_NUM_THREADS").ok().and_then(|s| s.trim().parse::<usize>().ok());
+        if env == Some(1) {
+            return 1;
+        }
+    }
+    rayon::current_num_threads()
 }
 
 #[cfg(test)]
