@@ -62,7 +62,24 @@ fn tag(key: &str) -> u64 {
 /// too unless the key is shorter than eight bytes (then equal tags mean equal keys).
 #[inline]
 fn holds(e: &(Key, Value, u64), key: &str, t: u64) -> bool {
-    e.2 == t && (key.len() < 8 || e.0.as_str() == key)
+    e.2 == t && (key.len() < 8 || same_long_key(e.0.as_bytes(), key.as_bytes()))
+}
+
+/// Whether two keys of at least eight bytes and equal [`tag`]s (so of equal length, below 255)
+/// are equal. Keys up to 16 bytes, most field names, are compared as two overlapping 8-byte
+/// words, without a call to `memcmp`.
+#[inline]
+fn same_long_key(a: &[u8], b: &[u8]) -> bool {
+    let n = b.len();
+    if a.len() != n {
+        return false;
+    }
+    if n <= 16 {
+        let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+        word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8)
+    } else {
+        a == b
+    }
 }
 
 /// An insertion-ordered map from strings to [`Value`]s (a Python dict with string keys).
@@ -559,6 +576,32 @@ mod tests {
 
     fn keys(m: &Map) -> Vec<&str> {
         m.keys().map(|k| k.as_str()).collect()
+    }
+
+    #[test]
+    fn long_keys_that_share_a_tag_are_told_apart_at_every_byte() {
+        // Lengths 8 to 40 (word compares up to 16, memcmp above), each byte changed in turn.
+        for n in 8..=40 {
+            let key: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_long_key(&key, &key.clone()), "length {n}");
+            for at in 0..n {
+                let mut other = key.clone();
+                other[at] = b'Z';
+                assert!(!same_long_key(&key, &other), "length {n}, byte {at}");
+            }
+            let mut longer = key.clone();
+            longer.push(b'a');
+            assert!(!same_long_key(&longer, &key), "length {n} against {}", n + 1);
+        }
+        // Through the map: keys of 9 and 17 bytes that differ only in their last byte.
+        let mut m = Map::new();
+        for k in ["reference", "referencf", "data_classificati", "data_classificatj"] {
+            m.insert(k.into(), Value::from(k));
+        }
+        for k in ["reference", "referencf", "data_classificati", "data_classificatj"] {
+            assert_eq!(m.get(k), Some(&Value::from(k)));
+        }
+        assert_eq!(m.get("referencg"), None);
     }
 
     #[test]
