@@ -10,7 +10,9 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
 - evaluate: 10,000 SST-2 train instances (1,000 with --quick) scored with accuracy, f1_micro
   and f1_macro with confidence intervals. The instances are prepared once by unitxt-rs (not
   timed); both tools get the same instances and the same noisy predictions. Unitxt runs
-  `evaluate(predictions, data=instances)` in-process; unitxt-rs runs `evaluate --data --predictions`.
+  `evaluate(predictions, data=instances)` in-process, once (it takes minutes); unitxt-rs runs
+  `evaluate --data --predictions`, the median of five runs (a fraction of a second each, where
+  one run can be off by half on this shared VM).
 - prepare: the seven acceptance recipes (the first seven of tests/oracle_recipes.tsv), SST-2
   train without demos, and MMLU `all` with 5 demos (a bench-only card in scripts/bench_catalog).
   Unitxt: `load_dataset(recipe, split=..., use_cache=False)`; unitxt-rs: `prepare RECIPE --split
@@ -300,7 +302,7 @@ def main():
             json.dump(preds, f)
         u = unitxt(py, env, "evaluate", data, pred_path)
         scores = os.path.join(work, f"eval-{n}.scores.json")
-        r = rust(a.bin, env, "evaluate", "--data", data, "--predictions", pred_path, "--output", scores)
+        r = rust(a.bin, env, "evaluate", "--data", data, "--predictions", pred_path, "--output", scores, repeat=5)
         with open(scores, encoding="utf-8") as f:
             ours = json.load(f)["global"]
         diff = [k for k, v in u["global"].items() if not (isinstance(ours.get(k), (int, float)) and
