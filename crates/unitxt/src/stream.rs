@@ -161,8 +161,8 @@ where
 /// instance's 0-based position in this stream. The first 512 instances (or as many as 4 ms of
 /// mapping takes) are mapped on the reading thread before any helper starts, and with one
 /// thread (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. A map that panics
-/// becomes an error ("processing instances panicked") in place of its instance, or of its
-/// chunk on a helper.
+/// becomes an error ("processing instances panicked") in place of its instance, on whichever
+/// thread it ran.
 ///
 /// Memory is freed on the thread that allocated it: a helper maps a copy of each instance
 /// (made on the helper) and hands the chunk's input instances back, and the reading thread
@@ -247,11 +247,9 @@ where
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 let f = f.clone();
                 pool.spawn(move || {
-                    // A panic would abort the process inside rayon: it becomes this chunk's error.
-                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        batch.iter().map(|(i, inst)| f(*i, inst.clone())).collect::<Vec<Result<T>>>()
-                    }))
-                    .unwrap_or_else(|_| vec![Err(Error::invalid(PANIC_MESSAGE))]);
+                    // A panic would abort the process inside rayon: `map_here` makes it the
+                    // instance's error, as on the reading thread.
+                    let out: Vec<Result<T>> = batch.iter().map(|(i, inst)| map_here(&*f, *i, Ok(inst.clone()))).collect();
                     let _ = tx.send((out, batch));
                 });
                 in_flight.push_back(InFlight::Job(rx));
@@ -447,17 +445,12 @@ mod tests {
 
     #[test]
     fn par_map_turns_a_panic_into_an_error() {
-        // The instance that panics (mapped on the calling thread, among the first 512 or with
-        // one thread), or the chunk of up to 64 that holds it (in the pool), gives one error in
-        // its place, after everything before it. Where the pool takes over depends on timing,
-        // so the error may stand anywhere in the 64 positions up to the panicking one.
+        // The instance that panics, wherever it is mapped, gives one error in its place, after
+        // everything before it.
         for (threads, at) in [(1, 100), (1, 1100), (2, 100), (2, 1100), (4, 1100)] {
             let got = in_pool(threads, || texts(par_map_with(upstream(2000, None), work(None, Some(at)))));
             let err = got.len() - 1;
-            assert!(err <= at && at - err < 64, "threads {threads}, panic at {at}: error at {err}");
-            if threads == 1 {
-                assert_eq!(err, at, "one thread maps instance by instance");
-            }
+            assert_eq!(err, at, "threads {threads}, panic at {at}");
             assert_eq!(got[..err], sequential(err, None, None)[..], "threads {threads}, panic at {at}");
             assert_eq!(got[err], format!("error: {PANIC_MESSAGE}"));
         }
