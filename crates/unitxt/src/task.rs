@@ -290,6 +290,13 @@ impl Task {
 }
 
 impl InstanceOperator for Task {
+    /// The input and reference fields, and the fields carried through (policy, media, recipe
+    /// metadata, demos, instruction, system prompt); every other field is dropped.
+    fn fields_read(&self) -> crate::operators::FieldsRead {
+        let fields = self.input_fields.keys().chain(self.reference_fields.keys()).cloned();
+        crate::operators::FieldsRead::Only(fields.chain(CARRIED.iter().map(|c| c.to_string())).collect())
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         // `{**defaults, **instance}`: only the values matter here (fields are picked by name),
         // so defaults are added only where the instance lacks the field.

@@ -85,11 +85,26 @@ pub fn lazy(make: impl FnOnce() -> Result<Stream> + Send + 'static) -> Stream {
 
 /// Rows of several files, one after the other, each opened when reached.
 pub fn files_stream(files: Vec<PathBuf>, format: Option<FileFormat>, typing: Typing) -> Stream {
-    Box::new(files.into_iter().flat_map(move |p| file_stream(p, format, typing)))
+    files_stream_columns(files, format, typing, None)
+}
+
+/// [`files_stream`], parquet files read only for the top-level `columns` when given (see
+/// [`parquet_columns_stream`]); other formats give every column.
+pub fn files_stream_columns(
+    files: Vec<PathBuf>,
+    format: Option<FileFormat>,
+    typing: Typing,
+    columns: Option<Arc<[String]>>,
+) -> Stream {
+    Box::new(files.into_iter().flat_map(move |p| file_stream_columns(p, format, typing, columns.clone())))
 }
 
 /// Rows of one file; `format` `None` picks it from the extension.
 pub fn file_stream(path: PathBuf, format: Option<FileFormat>, typing: Typing) -> Stream {
+    file_stream_columns(path, format, typing, None)
+}
+
+fn file_stream_columns(path: PathBuf, format: Option<FileFormat>, typing: Typing, columns: Option<Arc<[String]>>) -> Stream {
     lazy(move || {
         let fmt = match format.or_else(|| FileFormat::from_path(&path)) {
             Some(f) => f,
@@ -101,7 +116,7 @@ pub fn file_stream(path: PathBuf, format: Option<FileFormat>, typing: Typing) ->
             }
         };
         match fmt {
-            FileFormat::Parquet => parquet_stream(&path),
+            FileFormat::Parquet => parquet_columns_stream(&path, columns.as_deref()),
             FileFormat::Json => Ok(vec_stream(read_json(&path, None, typing)?)),
             FileFormat::Csv(sep) => {
                 Ok(vec_stream(read_csv(&path, &CsvOptions { sep, ..Default::default() }, typing)?))
@@ -122,6 +137,13 @@ fn open(path: &Path) -> Result<File> {
 /// A lazy stream over the rows of a parquet file, batch by batch. Errors (kind `Invalid`) name
 /// the file when it is not valid parquet.
 pub fn parquet_stream(path: &Path) -> Result<Stream> {
+    parquet_columns_stream(path, None)
+}
+
+/// [`parquet_stream`] reading only the top-level `columns` when given (in the file's order; a
+/// struct or list column is read whole). Names the file lacks are ignored; when none of the
+/// file's columns is named, every column is read (a batch of no columns would lose its rows).
+pub fn parquet_columns_stream(path: &Path, columns: Option<&[String]>) -> Result<Stream> {
     let file = open(path)?;
     let bad =
         |e: parquet::errors::ParquetError| Error::invalid(format!("cannot read parquet file {}: {e}", path.display()));
@@ -134,7 +156,16 @@ pub fn parquet_stream(path: &Path) -> Result<Stream> {
         }
         None => meta,
     };
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
+    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta);
+    if let Some(columns) = columns {
+        let roots = builder.parquet_schema().root_schema().get_fields();
+        let keep: Vec<usize> = (0..roots.len()).filter(|&i| columns.iter().any(|c| c == roots[i].name())).collect();
+        if !keep.is_empty() && keep.len() < roots.len() {
+            let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), keep);
+            builder = builder.with_projection(mask);
+        }
+    }
+    let reader = builder
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(bad)?;

@@ -17,11 +17,12 @@
 //! are the dataset's. Rows are read lazily in file order; see [`super::arrow_value`] for types.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
 
-use super::formats::{files_stream, lazy, Typing};
+use super::formats::{files_stream_columns, lazy, Typing};
 use super::{add_policy, bool_setting, effective_limit, limit_stream, Loader};
 use crate::value::truthy;
 use crate::error::{Error, Result};
@@ -588,18 +589,38 @@ pub fn parse_lambda(src: &str) -> Result<(String, &str)> {
 
 impl Loader for LoadHF {
     fn load(&self, loader_limit: Option<usize>) -> Result<MultiStream> {
-        let root = dataset_root(&self.path, self.revision.as_deref())
-            .map_err(|e| e.context(format!("in load_hf(path={:?}, name={:?})", self.path, self.name)))?;
-        self.load_at(&root, loader_limit)
+        self.load_selected(loader_limit, None)
+    }
+
+    /// Parquet files are read column by column; with a `filtering_lambda` (which may read any
+    /// field) every column is read.
+    fn load_columns(&self, loader_limit: Option<usize>, columns: &[String]) -> Result<MultiStream> {
+        self.load_selected(loader_limit, Some(columns))
     }
 }
 
 impl LoadHF {
+    fn load_selected(&self, loader_limit: Option<usize>, columns: Option<&[String]>) -> Result<MultiStream> {
+        let root = dataset_root(&self.path, self.revision.as_deref())
+            .map_err(|e| e.context(format!("in load_hf(path={:?}, name={:?})", self.path, self.name)))?;
+        self.load_at_columns(&root, loader_limit, columns)
+    }
+
     /// [`Loader::load`] from the dataset copy at `root` (a snapshot directory).
     pub fn load_at(&self, root: &Path, loader_limit: Option<usize>) -> Result<MultiStream> {
+        self.load_at_columns(root, loader_limit, None)
+    }
+
+    /// [`Loader::load_columns`] from the dataset copy at `root`: parquet files are read only
+    /// for `columns` when given (and no `filtering_lambda` is set).
+    pub fn load_at_columns(&self, root: &Path, loader_limit: Option<usize>, columns: Option<&[String]>) -> Result<MultiStream> {
         let ctx = || format!("in load_hf(path={:?}, name={:?})", self.path, self.name);
         let limit = effective_limit(loader_limit, self.loader_limit)?;
         let filter = self.filter().map_err(|e| e.context(ctx()))?;
+        let columns: Option<Arc<[String]>> = match (&filter, columns) {
+            (None, Some(c)) => Some(c.into()),
+            _ => None,
+        };
         let available = self.resolve_files(root).map_err(|e| e.context(ctx()))?;
         let wanted: Vec<String> = if let Some(s) = &self.split {
             vec![s.clone()]
@@ -620,8 +641,9 @@ impl LoadHF {
             })?;
             let split_ctx = format!("dataset `{}` split `{split}`", self.path);
             let filter = filter.clone();
+            let columns = columns.clone();
             let stream: Stream = lazy(move || {
-                let rows = files_stream(files, None, Typing::Arrow);
+                let rows = files_stream_columns(files, None, Typing::Arrow, columns);
                 let rows = rows.map(move |r| r.map_err(|e| e.context(split_ctx.clone())));
                 Ok(match filter {
                     None => Box::new(rows) as Stream,
@@ -751,6 +773,30 @@ mod tests {
         );
         let keys: Vec<&str> = rows[0].keys().map(|k| k.as_str()).collect();
         assert_eq!(keys, vec!["id", "title", "context", "question", "answers", "data_classification_policy"]);
+    }
+
+    #[test]
+    fn squad_read_by_column() {
+        let l = loader("rajpurkar/squad", Some("plain_text"));
+        let root = snapshot_in_cache(&hub(), &l.path, None).unwrap();
+        let cols = ["answers".to_string(), "context".to_string(), "no_such_column".to_string()];
+        let mut ms = l.load_at_columns(&root, None, Some(&cols)).unwrap();
+        let rows = collect(ms.take("validation").unwrap()).unwrap();
+        assert_eq!(rows.len(), 10570);
+        // File order, whatever the order asked; the loader's policy is added after reading.
+        let keys: Vec<&str> = rows[0].keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, vec!["context", "answers", "data_classification_policy"]);
+        assert_eq!(
+            rows[10569]["answers"].to_string(),
+            r#"{"text":["sthène","sthène","sthène","sthène","sthène"],"answer_start":[665,665,665,665,665]}"#
+        );
+        // A filtering lambda may read any field: every column is read.
+        let mut f = loader("rajpurkar/squad", Some("plain_text"));
+        f.filtering_lambda = Some("lambda x: x['title'] == 'Super_Bowl_50'".into());
+        f.allow_unverified_code = Some(true);
+        let mut ms = f.load_at_columns(&root, Some(3), Some(&cols)).unwrap();
+        let rows = collect(ms.take("validation").unwrap()).unwrap();
+        assert_eq!(rows[0].len(), 6);
     }
 
     #[test]

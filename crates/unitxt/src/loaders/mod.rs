@@ -25,6 +25,15 @@ pub trait Loader: Send + Sync {
     /// Loads the splits, each limited to `loader_limit` instances when given (the recipe's
     /// `loader_limit` overrides the loader's own).
     fn load(&self, loader_limit: Option<usize>) -> Result<MultiStream>;
+
+    /// [`Loader::load`], reading only the top-level `columns` of the records where the data
+    /// format allows it (a column named there but not in the data is ignored). Other columns
+    /// may still come back: the default reads every column, and only parquet files of
+    /// [`hf::LoadHF`] are read by column.
+    fn load_columns(&self, loader_limit: Option<usize>, columns: &[String]) -> Result<MultiStream> {
+        let _ = columns;
+        self.load(loader_limit)
+    }
 }
 
 /// Placeholder type so the registry can name this module before it has artifacts.

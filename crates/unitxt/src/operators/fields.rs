@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
 use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
-use super::{FieldOp, FieldOperator, FieldSpec, InstanceOperator};
+use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
 use super::pyops::{dict_set, plain_key};
 use crate::value::{dict_get, path_components, Instance, Value};
@@ -41,6 +41,11 @@ impl InstanceOperator for Set {
             }
         }
         Ok(instance)
+    }
+
+    /// A plain key is only written; a path `a/b` writes into `a`, which must be read.
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths(self.fields.keys().map(|k| k.as_str()).filter(|k| !plain_key(k)))
     }
 }
 
@@ -318,6 +323,10 @@ impl InstanceOperator for MapInstanceValues {
         }
         Ok(instance)
     }
+
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths(self.mappers.keys().map(|k| k.as_str()))
+    }
 }
 
 /// `map_values`: replaces a value `v` by `mapping[str(v)]` (Unitxt's `MapValues`). Errors when
@@ -343,6 +352,10 @@ pub struct Copy {}
 impl FieldOperator for Copy {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         Ok(value)
+    }
+
+    fn reads_instance(&self) -> bool {
+        false
     }
 }
 
@@ -467,6 +480,10 @@ impl InstanceOperator for Rename {
             }
         }
         Ok(out)
+    }
+
+    fn fields_read(&self) -> FieldsRead {
+        self.inner.fields_read()
     }
 }
 

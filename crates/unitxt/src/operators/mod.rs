@@ -35,6 +35,38 @@ use crate::stream::{MultiStream, Stream};
 use crate::value::{dict_get_opt, Instance, Value};
 use pyops::dict_set;
 
+/// The top-level fields of its instances an operator may read (or modify in place, as a write
+/// into `a/b` modifies `a`). A recipe reads from the data files only the columns that the
+/// card's steps and the task read, when every step says which ones it reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldsRead {
+    /// Any field, or fields known only from the data (the safe answer, and the default).
+    Any,
+    /// Only these top-level fields (possibly none, as for a splitter).
+    Only(Vec<String>),
+}
+
+impl FieldsRead {
+    /// The top-level fields of the field paths `paths` (`a/b` reads `a`; a path that does not
+    /// parse gives [`FieldsRead::Any`]). The whole path is kept as well, in case it names a
+    /// top-level field itself.
+    pub fn of_paths<'a>(paths: impl IntoIterator<Item = &'a str>) -> FieldsRead {
+        let mut out = Vec::new();
+        for p in paths {
+            match crate::value::path_components(p) {
+                Ok(c) if !c.is_empty() => {
+                    out.push(c[0].to_string());
+                    if c[0] != p {
+                        out.push(p.to_string());
+                    }
+                }
+                _ => return FieldsRead::Any,
+            }
+        }
+        FieldsRead::Only(out)
+    }
+}
+
 /// A multi-stream operator: splits in, splits out. Receives `Arc<Self>` so that lazy streams
 /// can hold on to it.
 pub trait Operator: Send + Sync {
@@ -47,6 +79,11 @@ pub trait Operator: Send + Sync {
     /// the thread that reads the data. `None` (the default) for every other operator.
     fn as_instance_op(&self) -> Option<&InstanceOp> {
         None
+    }
+
+    /// The fields of its instances this operator may read ([`FieldsRead::Any`] by default).
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::Any
     }
 }
 
@@ -61,12 +98,22 @@ pub trait InstanceOperator: Send + Sync {
     fn needs_stream_order(&self) -> bool {
         false
     }
+
+    /// The fields of an instance this operator may read ([`FieldsRead::Any`] by default).
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::Any
+    }
 }
 
 /// A per-split operator.
 pub trait StreamOperator: Send + Sync {
     /// Transforms the stream of split `split`.
     fn process_stream(self: Arc<Self>, stream: Stream, split: &str) -> Result<Stream>;
+
+    /// The fields of its instances this operator may read ([`FieldsRead::Any`] by default).
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::Any
+    }
 }
 
 /// Which splits an operator applies to (Unitxt's `apply_to_streams` and
@@ -124,6 +171,10 @@ impl Operator for InstanceOp {
     fn as_instance_op(&self) -> Option<&InstanceOp> {
         Some(self)
     }
+
+    fn fields_read(&self) -> FieldsRead {
+        self.op.fields_read()
+    }
 }
 
 /// Adapts a [`StreamOperator`] to an [`Operator`] for the splits in `scope`.
@@ -148,6 +199,10 @@ impl<T: StreamOperator + ?Sized + 'static> Operator for StreamOp<T> {
             out.streams.insert(split, s);
         }
         Ok(out)
+    }
+
+    fn fields_read(&self) -> FieldsRead {
+        self.op.fields_read()
     }
 }
 
@@ -224,6 +279,12 @@ impl FieldSpec {
 pub trait FieldOperator: Send + Sync {
     /// Transforms one value (the field's value, or each element with `process_every_value`).
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value>;
+
+    /// Whether [`FieldOperator::process_value`] reads fields of `instance` other than the
+    /// value handed to it (true by default, the safe answer).
+    fn reads_instance(&self) -> bool {
+        true
+    }
 }
 
 /// Adapts a [`FieldOperator`] with its [`FieldSpec`] to an [`InstanceOperator`]. As in Unitxt,
@@ -285,6 +346,16 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
             dict_set(&mut instance, to, new)?;
         }
         Ok(instance)
+    }
+
+    /// The fields read and, for a nested `to` path, the field written into.
+    fn fields_read(&self) -> FieldsRead {
+        match self.pairs() {
+            Ok(pairs) if !self.op.reads_instance() => {
+                FieldsRead::of_paths(pairs.iter().flat_map(|(f, t)| [f.as_str(), t.as_str()]))
+            }
+            _ => FieldsRead::Any,
+        }
     }
 }
 

@@ -585,6 +585,10 @@ impl StreamOperator for Deduplicate {
             },
         })))
     }
+
+    fn fields_read(&self) -> super::FieldsRead {
+        super::FieldsRead::of_paths(self.by.iter().map(|f| f.as_str()))
+    }
 }
 
 /// Unitxt's `AddIncrementalId`: sets top-level field `to_field` to the instance's 0-based

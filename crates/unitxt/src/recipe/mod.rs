@@ -19,7 +19,7 @@ use crate::artifact::{resolve, Art};
 use crate::card::{Card, Templates};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
-use crate::operators::{apply_all, InstanceOperator, Operator};
+use crate::operators::{apply_all, FieldsRead, InstanceOperator, Operator};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::task::Task;
@@ -366,8 +366,13 @@ impl Recipe {
     }
 
     fn run_in_scope<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
-        // Loading.
-        let mut ms = self.card.loader.load(self.loader_limit).ctx("in the card's loader")?;
+        // Loading: only the columns the card's steps and the task read, when they all say
+        // which (every other field is dropped by the task unread).
+        let mut ms = match self.columns_read() {
+            Some(columns) => self.card.loader.load_columns(self.loader_limit, &columns),
+            None => self.card.loader.load(self.loader_limit),
+        }
+        .ctx("in the card's loader")?;
         if let Some(l) = self.loader_limit {
             ms = ms.map_streams(|_, s| Box::new(s.take(l)) as Stream);
         }
@@ -451,6 +456,21 @@ impl Recipe {
         });
         // Errors raised before verbalization get located too (by output position).
         Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
+    }
+
+    /// The top-level fields of the loaded records that the card's preprocess steps and the
+    /// task may read; `None` when a step does not say (see [`FieldsRead`]). Nothing after the
+    /// task sees a field the task does not keep.
+    fn columns_read(&self) -> Option<Vec<String>> {
+        let steps = self.card.preprocess_steps.iter().flatten().map(|op| op.inner.fields_read());
+        let mut out = Vec::new();
+        for read in steps.chain([InstanceOperator::fields_read(self.card.task.inner.as_ref())]) {
+            match read {
+                FieldsRead::Any => return None,
+                FieldsRead::Only(fields) => out.extend(fields),
+            }
+        }
+        Some(out)
     }
 
     fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance> {
@@ -724,4 +744,54 @@ fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &Pr
 /// Runs the operators of `ops` on a multi-stream (used by tests and tools).
 pub fn run_operators(ops: &[Art<dyn Operator>], ms: MultiStream) -> Result<MultiStream> {
     apply_all(ops, ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    fn recipe(steps: Value) -> Recipe {
+        let card = json!({
+            "__type__": "task_card",
+            "loader": {"__type__": "load_hf", "path": "rajpurkar/squad"},
+            "preprocess_steps": steps,
+            "task": {
+                "__type__": "task",
+                "input_fields": {"context": "str", "question": "str"},
+                "reference_fields": {"answers": "List[str]"},
+                "metrics": ["metrics.squad"]
+            }
+        });
+        let template = json!({"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answers}"});
+        let args = RecipeArgs::from_map([("card".to_string(), card), ("template".to_string(), template)].into_iter().collect()).unwrap();
+        Recipe::build(&args, Arc::new(Catalog::new(vec![]))).unwrap()
+    }
+
+    #[test]
+    fn columns_read_by_the_steps_and_the_task() {
+        let r = recipe(json!([
+            {"__type__": "split_random_mix", "mix": {"train": "train[95%]", "test": "validation"}},
+            {"__type__": "copy", "field": "answers/text", "to_field": "answers"},
+            {"__type__": "set", "fields": {"context_type": "passage", "meta/source": "squad"}},
+            {"__type__": "rename", "field_to_field": {"title": "topic"}},
+            {"__type__": "map_instance_values", "mappers": {"label": {"0": "no"}}}
+        ]));
+        let carried = ["data_classification_policy", "media", "recipe_metadata", "demos", "instruction", "system_prompt"];
+        let mut want = vec![
+            "answers", "answers/text", "answers", "meta", "meta/source", "title", "topic", "label", "context", "question",
+            "answers",
+        ];
+        want.extend(carried);
+        assert_eq!(r.columns_read().unwrap(), want);
+    }
+
+    #[test]
+    fn a_step_that_may_read_anything_reads_every_column() {
+        let r = recipe(json!([
+            {"__type__": "copy", "field": "answers/text", "to_field": "answers"},
+            {"__type__": "execute_expression", "expression": "len(context)", "to_field": "n"}
+        ]));
+        assert_eq!(r.columns_read(), None);
+    }
 }

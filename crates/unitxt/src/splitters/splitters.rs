@@ -97,6 +97,11 @@ impl Operator for RenameSplits {
         }
         Ok(ms)
     }
+
+    /// Splits are renamed; no instance is looked at.
+    fn fields_read(&self) -> crate::operators::FieldsRead {
+        crate::operators::FieldsRead::Only(Vec::new())
+    }
 }
 
 /// Parses a mix expression such as `"train[90%]+test[0.1]+validation"` (Unitxt's
@@ -281,6 +286,11 @@ impl Operator for SplitRandomMix {
             out.streams.insert(new.clone(), chain_lazy(parts));
         }
         Ok(out)
+    }
+
+    /// Instances are routed by draws seeded with their split's name, never by their content.
+    fn fields_read(&self) -> crate::operators::FieldsRead {
+        crate::operators::FieldsRead::Only(Vec::new())
     }
 }
 
