@@ -48,6 +48,10 @@ struct Args {
 struct SerializeField(Arc<dyn crate::templates::Serializer>);
 
 impl FieldOperator for SerializeField {
+    fn reads_instance(&self) -> bool {
+        true
+    }
+
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value> {
         Ok(Value::String(match self.0.serialize(&value, instance)? {
             Some(s) => s,

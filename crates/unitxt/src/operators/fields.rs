@@ -58,6 +58,10 @@ pub struct RemoveFields {
 }
 
 impl InstanceOperator for RemoveFields {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::Only(self.fields.clone())
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         for f in &self.fields {
             if instance.shift_remove(f).is_none() {
@@ -187,6 +191,10 @@ pub struct ListFieldValues {
 }
 
 impl InstanceOperator for ListFieldValues {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths(self.fields.iter().chain([&self.to_field]).map(|f| f.as_str()))
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let values = self.fields.iter().map(|f| dict_get(&instance, f).cloned()).collect::<Result<Vec<_>>>()?;
         dict_set(&mut instance, &self.to_field, Value::Array(values))?;
@@ -224,6 +232,10 @@ pub fn zip_values(lists: &[Vec<Value>], longest: Option<&Value>) -> Value {
 }
 
 impl InstanceOperator for ZipFieldValues {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths(self.fields.iter().chain([&self.to_field]).map(|f| f.as_str()))
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let lists =
             self.fields.iter().map(|f| py_iter(dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
@@ -352,10 +364,6 @@ pub struct Copy {}
 impl FieldOperator for Copy {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         Ok(value)
-    }
-
-    fn reads_instance(&self) -> bool {
-        false
     }
 }
 
@@ -517,6 +525,10 @@ pub struct IndexOf {
 }
 
 impl InstanceOperator for IndexOf {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths([self.search_in.as_str(), self.index_of.as_str(), self.to_field.as_str()])
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let lst = dict_get(&instance, &self.search_in)?;
         let item = dict_get(&instance, &self.index_of)?;
@@ -648,6 +660,10 @@ impl CastFields {
 }
 
 impl InstanceOperator for CastFields {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths(self.fields.keys().map(|f| f.as_str()))
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         for (field, to) in &self.fields {
             let value = dict_get(&instance, field)?;

@@ -281,9 +281,10 @@ pub trait FieldOperator: Send + Sync {
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value>;
 
     /// Whether [`FieldOperator::process_value`] reads fields of `instance` other than the
-    /// value handed to it (true by default, the safe answer).
+    /// value handed to it (false by default). An operator that uses its `instance` argument
+    /// must say so: a test checks every `process_value` of the crate that names that argument.
     fn reads_instance(&self) -> bool {
-        true
+        false
     }
 }
 
@@ -382,4 +383,64 @@ pub fn apply_to_instance(op: &crate::artifact::Art<dyn Operator>, instance: Inst
         return Err(Error::invalid(format!("{} gave {} instances instead of 1", op.display_name(), out.len())));
     }
     Ok(out.remove(0))
+}
+
+#[cfg(test)]
+mod fields_read_tests {
+    use super::FieldsRead;
+
+    /// Every field operator whose `process_value` names its `instance` argument (rather than
+    /// `_` or `_instance`) says that it reads the instance: a recipe would otherwise leave the
+    /// columns it reads unloaded.
+    #[test]
+    fn field_operators_that_use_the_instance_say_so() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+        let (mut impls, mut using) = (0, Vec::new());
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (at, _) in text.match_indices(" FieldOperator for ") {
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                if !text[line_start..at].starts_with("impl") {
+                    continue;
+                }
+                let block = &text[at..at + text[at..].find("\n}\n").unwrap()];
+                let Some(sig) = block.find("fn process_value(&self, ") else { continue };
+                impls += 1;
+                let params = &block[sig..sig + block[sig..].find(')').unwrap()];
+                let arg = params.rsplit(", ").next().unwrap();
+                if !arg.starts_with('_') {
+                    let name = block[" FieldOperator for ".len()..].split_whitespace().next().unwrap().to_string();
+                    assert!(
+                        block.contains("fn reads_instance(&self) -> bool {\n        true"),
+                        "{name} in {} uses its instance but does not say so",
+                        f.display()
+                    );
+                    using.push(name);
+                }
+            }
+        }
+        assert!(impls > 70, "found only {impls} field operators");
+        using.sort();
+        assert_eq!(using, ["ExtractWithRegex", "MatchClosestOption", "SerializeField"]);
+    }
+
+    #[test]
+    fn paths_read_by_their_first_component() {
+        assert_eq!(
+            FieldsRead::of_paths(["a", "b/c", " d "]),
+            FieldsRead::Only(vec!["a".into(), "b".into(), "b/c".into(), "d".into(), " d ".into()])
+        );
+        assert_eq!(FieldsRead::of_paths(["ok", "/"]), FieldsRead::Any);
+    }
 }

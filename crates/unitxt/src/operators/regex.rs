@@ -159,6 +159,10 @@ impl<'de> Deserialize<'de> for ExtractWithRegex {
 }
 
 impl FieldOperator for ExtractWithRegex {
+    fn reads_instance(&self) -> bool {
+        true
+    }
+
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value> {
         self.0.process_value(value, instance)
     }

@@ -293,6 +293,10 @@ impl FilterByCondition {
 }
 
 impl StreamOperator for FilterByCondition {
+    fn fields_read(&self) -> super::FieldsRead {
+        super::FieldsRead::of_paths(self.values.keys().map(|f| f.as_str()))
+    }
+
     fn process_stream(self: Arc<Self>, stream: Stream, split: &str) -> Result<Stream> {
         self.verify()?;
         let me = self.clone();
@@ -600,6 +604,10 @@ pub struct AddIncrementalId {
 }
 
 impl StreamOperator for AddIncrementalId {
+    fn fields_read(&self) -> super::FieldsRead {
+        super::FieldsRead::of_paths([self.to_field.as_str()])
+    }
+
     fn process_stream(self: Arc<Self>, stream: Stream, _split: &str) -> Result<Stream> {
         let me = self.clone();
         Ok(Box::new(stream.enumerate().map(move |(i, r)| {
@@ -716,6 +724,11 @@ impl Iterator for ShuffleStream {
 }
 
 impl Operator for Shuffle {
+    /// Instances are shuffled by a generator seeded with a constant, never by their content.
+    fn fields_read(&self) -> super::FieldsRead {
+        super::FieldsRead::Only(Vec::new())
+    }
+
     fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
         let rng = Arc::new(Mutex::new(new_random_generator(&Value::String("shuffle".into()))));
         Ok(ms.map_streams(|split, s| {

@@ -88,6 +88,10 @@ fn default_options_field() -> String {
 }
 
 impl FieldOperator for MatchClosestOption {
+    fn reads_instance(&self) -> bool {
+        true
+    }
+
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value> {
         let options = instance
             .get("task_data")
