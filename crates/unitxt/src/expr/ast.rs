@@ -487,3 +487,87 @@ fn lower_node(e: &ra::Expr) -> EResult<Node> {
         E::IpyEscapeCommand(_) => return Err(err("IPython escape commands are not supported")),
     })
 }
+
+impl Node {
+    /// Calls `f` on this node and, when `f` returns true, on its sub-expressions, depth first
+    /// (lambda defaults and bodies, comprehension iterables, conditions and elements,
+    /// f-string fields and format specs included).
+    pub fn visit<'a>(&'a self, f: &mut dyn FnMut(&'a Node) -> bool) {
+        if !f(self) {
+            return;
+        }
+        fn elts<'a>(v: &'a [Elt], f: &mut dyn FnMut(&'a Node) -> bool) {
+            for e in v {
+                match e {
+                    Elt::One(n) | Elt::Star(n) => n.visit(f),
+                }
+            }
+        }
+        fn comps<'a>(v: &'a [Comp], f: &mut dyn FnMut(&'a Node) -> bool) {
+            for c in v {
+                c.iter.visit(f);
+                for n in &c.ifs {
+                    n.visit(f);
+                }
+            }
+        }
+        fn parts<'a>(v: &'a [FPart], f: &mut dyn FnMut(&'a Node) -> bool) {
+            for p in v {
+                if let FPart::Value { expr, spec, .. } = p {
+                    expr.visit(f);
+                    parts(spec, f);
+                }
+            }
+        }
+        match self {
+            Node::Const(_) | Node::Name(_) => {}
+            Node::List(v) | Node::Tuple(v) | Node::Set(v) => elts(v, f),
+            Node::Dict(items) => {
+                for i in items {
+                    match i {
+                        DictItem::Pair(k, v) => {
+                            k.visit(f);
+                            v.visit(f);
+                        }
+                        DictItem::Unpack(m) => m.visit(f),
+                    }
+                }
+            }
+            Node::BinOp(a, _, b) | Node::Subscript(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Node::Unary(_, a) | Node::Attr(a, _) => a.visit(f),
+            Node::And(v) | Node::Or(v) => v.iter().for_each(|n| n.visit(f)),
+            Node::Compare(a, rest) => {
+                a.visit(f);
+                rest.iter().for_each(|(_, n)| n.visit(f));
+            }
+            Node::IfExp(a, b, c) => {
+                a.visit(f);
+                b.visit(f);
+                c.visit(f);
+            }
+            Node::Slice(a, b, c) => [a, b, c].into_iter().flatten().for_each(|n| n.visit(f)),
+            Node::Call(callee, args, kwargs) => {
+                callee.visit(f);
+                elts(args, f);
+                kwargs.iter().for_each(|(_, n)| n.visit(f));
+            }
+            Node::ListComp(e, c) | Node::SetComp(e, c) | Node::GenExp(e, c) => {
+                comps(c, f);
+                e.visit(f);
+            }
+            Node::DictComp(k, v, c) => {
+                comps(c, f);
+                k.visit(f);
+                v.visit(f);
+            }
+            Node::Lambda(params, body) => {
+                params.names.iter().filter_map(|(_, d)| d.as_ref()).for_each(|n| n.visit(f));
+                body.visit(f);
+            }
+            Node::FString(p) => parts(p, f),
+        }
+    }
+}

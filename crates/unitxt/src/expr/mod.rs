@@ -61,6 +61,43 @@ impl Expression {
         &self.source
     }
 
+    /// Every name the expression mentions: instance fields, builtins, modules and bound names
+    /// alike. The sandbox reaches an instance's fields only by name (it has no `globals()` or
+    /// `vars()`), so these include every field an evaluation can read.
+    pub fn names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.tree.visit(&mut |n| {
+            if let ast::Node::Name(name) = n {
+                out.push(name.to_string());
+            }
+            true
+        });
+        out
+    }
+
+    /// The keys `k` of the subscripts `var["k"]` (a string literal key) in the expression,
+    /// when `var` appears only in such subscripts; `None` when it appears any other way (passed
+    /// to a function, iterated, subscripted by a computed key, ...), which may read any key.
+    pub fn string_keys_of(&self, var: &str) -> Option<Vec<String>> {
+        let mut keys = Vec::new();
+        let mut other_use = false;
+        self.tree.visit(&mut |n| match n {
+            ast::Node::Subscript(base, key) if matches!(&**base, ast::Node::Name(b) if &**b == var) => {
+                match &**key {
+                    ast::Node::Const(ast::Const::Str(k)) => keys.push(k.to_string()),
+                    _ => other_use = true,
+                }
+                false
+            }
+            ast::Node::Name(b) if &**b == var => {
+                other_use = true;
+                false
+            }
+            _ => true,
+        });
+        (!other_use).then_some(keys)
+    }
+
     /// Evaluates with `vars` as the local names (an instance's fields). Errors (kind
     /// `Expression`) on failures or when the time or memory bound is exceeded.
     pub fn eval(&self, vars: &Instance) -> Result<Value> {

@@ -186,3 +186,19 @@ fn deep_nesting_and_recursion_are_errors_not_crashes() {
     // brackets inside strings do not count
     assert_eq!(Expression::parse(&format!("len('{}')", "(".repeat(500))).unwrap().eval(&vars).unwrap(), 500);
 }
+
+#[test]
+fn names_and_string_keys() {
+    let e = Expression::parse("[t for t in re.findall(r'a.*', test.replace('c', entry_point)) if f'{t}' != x['k']]").unwrap();
+    let mut names = e.names();
+    names.sort();
+    assert_eq!(names, ["entry_point", "re", "t", "t", "test", "x"]);
+    let lam = |src: &str| Expression::parse(src).unwrap().string_keys_of("x");
+    assert_eq!(lam("x['subject'] == 'anatomy' and x[\"lang\"] in ('en', 'fr')"), Some(vec!["subject".into(), "lang".into()]));
+    assert_eq!(lam("y['a'] == 1"), Some(vec![]));
+    assert_eq!(lam("x['a'] == 1 or len(x) > 2"), None);
+    assert_eq!(lam("x[k] == 1"), None);
+    assert_eq!(lam("(lambda z=x['d']: z)() == 1"), Some(vec!["d".into()]));
+    assert_eq!(lam("{**x}['a']"), None);
+    assert_eq!(lam("f'{x}'"), None);
+}

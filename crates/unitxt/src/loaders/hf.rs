@@ -617,9 +617,12 @@ impl LoadHF {
         let ctx = || format!("in load_hf(path={:?}, name={:?})", self.path, self.name);
         let limit = effective_limit(loader_limit, self.loader_limit)?;
         let filter = self.filter().map_err(|e| e.context(ctx()))?;
+        // The filter reads the fields it subscripts its argument with, when that is all it
+        // does with it; otherwise every column is read.
         let columns: Option<Arc<[String]>> = match (&filter, columns) {
             (None, Some(c)) => Some(c.into()),
-            _ => None,
+            (Some(f), Some(c)) => f.1.string_keys_of(&f.0).map(|keys| c.iter().cloned().chain(keys).collect()),
+            (_, None) => None,
         };
         let available = self.resolve_files(root).map_err(|e| e.context(ctx()))?;
         let wanted: Vec<String> = if let Some(s) = &self.split {
@@ -790,10 +793,17 @@ mod tests {
             rows[10569]["answers"].to_string(),
             r#"{"text":["sthène","sthène","sthène","sthène","sthène"],"answer_start":[665,665,665,665,665]}"#
         );
-        // A filtering lambda may read any field: every column is read.
+        // A filtering lambda that reads its argument's fields by name adds them.
         let mut f = loader("rajpurkar/squad", Some("plain_text"));
         f.filtering_lambda = Some("lambda x: x['title'] == 'Super_Bowl_50'".into());
         f.allow_unverified_code = Some(true);
+        let mut ms = f.load_at_columns(&root, Some(3), Some(&cols)).unwrap();
+        let rows = collect(ms.take("validation").unwrap()).unwrap();
+        let keys: Vec<&str> = rows[2].keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, vec!["title", "context", "answers", "data_classification_policy"]);
+        assert_eq!(rows[2]["title"], Value::String("Super_Bowl_50".into()));
+        // One that may read any field (the argument is passed on whole): every column.
+        f.filtering_lambda = Some("lambda x: len(x) > 0 and x['title'] == 'Super_Bowl_50'".into());
         let mut ms = f.load_at_columns(&root, Some(3), Some(&cols)).unwrap();
         let rows = collect(ms.take("validation").unwrap()).unwrap();
         assert_eq!(rows[0].len(), 6);

@@ -787,10 +787,20 @@ mod tests {
     }
 
     #[test]
+    fn an_expression_reads_the_names_it_mentions() {
+        let r = recipe(json!([
+            {"__type__": "execute_expression", "expression": "len(context) + len(title)", "to_field": "n/m"}
+        ]));
+        let read = r.columns_read().unwrap();
+        assert_eq!(read[..5], ["n", "n/m", "len", "context", "len"]);
+        assert_eq!(read[5], "title");
+    }
+
+    #[test]
     fn a_step_that_may_read_anything_reads_every_column() {
         let r = recipe(json!([
             {"__type__": "copy", "field": "answers/text", "to_field": "answers"},
-            {"__type__": "execute_expression", "expression": "len(context)", "to_field": "n"}
+            {"__type__": "filter_by_expression", "expression": "len(context) > 10"}
         ]));
         assert_eq!(r.columns_read(), None);
     }
