@@ -87,6 +87,11 @@ fn no_kwargs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<(), D::Erro
 }
 
 impl InstanceOperator for Apply {
+    /// The top-level fields passed to the function.
+    fn fields_read(&self) -> crate::operators::FieldsRead {
+        crate::operators::FieldsRead::Only(self.argv.clone())
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let args = self.argv.iter().map(|a| get_top(&instance, a).cloned()).collect::<Result<Vec<_>>>()?;
         let v = crate::expr::call_function(&self.function, args)

@@ -505,6 +505,10 @@ pub struct Move {
 }
 
 impl InstanceOperator for Move {
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::of_paths([self.field.as_str(), self.to_field.as_str()])
+    }
+
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let v = crate::value::dict_delete(&mut instance, &self.field)?;
         dict_set(&mut instance, &self.to_field, v)?;

@@ -364,6 +364,14 @@ pub struct FilterByExpression {
 }
 
 impl StreamOperator for FilterByExpression {
+    /// The names in the expression: the only way it can reach a field.
+    fn fields_read(&self) -> super::FieldsRead {
+        match Expression::parse(&self.expression) {
+            Ok(e) => super::FieldsRead::Only(e.names()),
+            Err(_) => super::FieldsRead::Any,
+        }
+    }
+
     fn process_stream(self: Arc<Self>, stream: Stream, split: &str) -> Result<Stream> {
         let expr =
             Arc::new(Expression::parse(&self.expression).with_ctx(|| format!("expression {:?}", self.expression))?);

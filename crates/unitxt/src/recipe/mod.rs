@@ -789,18 +789,22 @@ mod tests {
     #[test]
     fn an_expression_reads_the_names_it_mentions() {
         let r = recipe(json!([
-            {"__type__": "execute_expression", "expression": "len(context) + len(title)", "to_field": "n/m"}
+            {"__type__": "execute_expression", "expression": "len(context) + len(title)", "to_field": "n/m"},
+            {"__type__": "filter_by_expression", "expression": "n['m'] > 10 and lang == 'en'"},
+            {"__type__": "apply", "function": "str.lower", "_argv": ["question"], "to_field": "q"},
+            {"__type__": "move", "field": "a/b", "to_field": "c"}
         ]));
         let read = r.columns_read().unwrap();
-        assert_eq!(read[..5], ["n", "n/m", "len", "context", "len"]);
-        assert_eq!(read[5], "title");
+        assert_eq!(read[..9], ["n", "n/m", "len", "context", "len", "title", "n", "lang", "question"]);
+        assert_eq!(read[9..12], ["a", "a/b", "c"]);
     }
 
     #[test]
     fn a_step_that_may_read_anything_reads_every_column() {
         let r = recipe(json!([
             {"__type__": "copy", "field": "answers/text", "to_field": "answers"},
-            {"__type__": "filter_by_expression", "expression": "len(context) > 10"}
+            {"__type__": "load_json", "field": "meta"},
+            {"__type__": "extract_with_regex", "field": "context", "regex": "a+"}
         ]));
         assert_eq!(r.columns_read(), None);
     }
