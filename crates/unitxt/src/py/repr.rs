@@ -118,8 +118,54 @@ pub fn float_repr(f: f64) -> String {
     out
 }
 
-/// Appends [`float_repr`] of `f` to `out`.
+/// Appends [`float_repr`] of `f` to `out`. Integral values below 1e16 are written from their
+/// integer digits; other values go through a small per-thread memo of recent texts (keyed by the
+/// float's bits), since instances repeat the same few floats (a task's bounds, a quantized
+/// label) and the shortest-digits search costs about a thousand instructions.
 pub fn write_float_repr(f: f64, out: &mut String) {
+    if f.fract() == 0.0 && f.abs() < 1e16 && f != 0.0 {
+        if f < 0.0 {
+            out.push('-');
+        }
+        out.push_str(itoa::Buffer::new().format(f.abs() as u64));
+        return out.push_str(".0");
+    }
+    /// A memo slot: the float's bits and its repr (at most 24 bytes: `-1.2345678901234567e-308`).
+    type Slot = (u64, u8, [u8; 24]);
+    const SLOTS: usize = 64;
+    thread_local! {
+        static MEMO: std::cell::RefCell<[Slot; SLOTS]> = const { std::cell::RefCell::new([(0, 0, [0; 24]); SLOTS]) };
+    }
+    let bits = f.to_bits();
+    // Bits 0 (+0.0) are never stored (zero is written above or below), so an empty slot never matches.
+    let slot = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+    let hit = MEMO.with(|m| {
+        let m = m.borrow();
+        let (b, n, text) = &m[slot];
+        if *b == bits && bits != 0 {
+            // Only ASCII is stored.
+            out.push_str(std::str::from_utf8(&text[..*n as usize]).unwrap_or_default());
+            true
+        } else {
+            false
+        }
+    });
+    if hit {
+        return;
+    }
+    let start = out.len();
+    write_float_repr_uncached(f, out);
+    let written = &out.as_bytes()[start..];
+    if written.len() <= 24 {
+        MEMO.with(|m| {
+            let mut text = [0u8; 24];
+            text[..written.len()].copy_from_slice(written);
+            m.borrow_mut()[slot] = (bits, written.len() as u8, text);
+        });
+    }
+}
+
+fn write_float_repr_uncached(f: f64, out: &mut String) {
     if f.is_nan() {
         return out.push_str("nan");
     }
@@ -482,6 +528,38 @@ mod tests {
             let (buf, n, exp) = shortest_digits(f);
             let got = (std::str::from_utf8(&buf[..n]).unwrap().to_string(), exp);
             assert_eq!(got, shortest_digits_reference(f), "digits of {f:e}");
+        }
+    }
+
+    #[test]
+    fn float_repr_shortcuts_give_the_full_texts() {
+        // Integral values (the shortcut's edges) against Python 3.11's repr.
+        let cases = [
+            (1.0, "1.0"), (-5.0, "-5.0"), (-0.0, "-0.0"), (0.0, "0.0"), (9999999999999998.0, "9999999999999998.0"),
+            (1e16, "1e+16"), (-1e16, "-1e+16"), (0.5, "0.5"), (f64::INFINITY, "inf"), (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(float_repr(f), want);
+        }
+        // Through the memo: each value twice (a miss, then a hit unless another value took its
+        // slot), interleaved so that slots are shared, against the text computed without it.
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut values: Vec<f64> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                f64::from_bits(x)
+            })
+            .collect();
+        values.extend((0..2_000).map(|k| k as f64 * 0.2 - 7.0));
+        values.extend([f64::NAN, -0.0, 1e-5, 123456789.125]);
+        for pass in 0..2 {
+            for (i, &f) in values.iter().enumerate() {
+                let mut want = String::new();
+                write_float_repr_uncached(f, &mut want);
+                assert_eq!(float_repr(f), want, "pass {pass}, value {i}: {f:e}");
+            }
         }
     }
 
