@@ -134,14 +134,16 @@ pub fn write_float_repr(f: f64, out: &mut String) {
     type Slot = (u64, u8, [u8; 24]);
     const SLOTS: usize = 64;
     thread_local! {
-        static MEMO: std::cell::RefCell<[Slot; SLOTS]> = const { std::cell::RefCell::new([(0, 0, [0; 24]); SLOTS]) };
+        // On the heap, allocated on first use: thread-local storage itself stays a few words
+        // (the Python extension is loaded with `dlopen`, whose static TLS room is small).
+        static MEMO: std::cell::RefCell<Vec<Slot>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     let bits = f.to_bits();
     // Bits 0 (+0.0) are never stored (zero is written above or below), so an empty slot never matches.
     let slot = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
     let hit = MEMO.with(|m| {
         let m = m.borrow();
-        let (b, n, text) = &m[slot];
+        let Some((b, n, text)) = m.get(slot) else { return false };
         if *b == bits && bits != 0 {
             // Only ASCII is stored.
             out.push_str(std::str::from_utf8(&text[..*n as usize]).unwrap_or_default());
@@ -160,7 +162,11 @@ pub fn write_float_repr(f: f64, out: &mut String) {
         MEMO.with(|m| {
             let mut text = [0u8; 24];
             text[..written.len()].copy_from_slice(written);
-            m.borrow_mut()[slot] = (bits, written.len() as u8, text);
+            let mut m = m.borrow_mut();
+            if m.is_empty() {
+                m.resize(SLOTS, (0, 0, [0; 24]));
+            }
+            m[slot] = (bits, written.len() as u8, text);
         });
     }
 }
