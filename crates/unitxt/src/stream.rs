@@ -200,8 +200,8 @@ where
     let bound = stream.size_hint().1;
     let mut upstream = stream.enumerate();
     // The first instances are mapped on the reading thread; the helpers (whose first use
-    // starts their threads) only take over past them.
-    let mut inline_left = PAR_INLINE_FIRST;
+    // starts their threads) only take over past them: how many, and the time their map took.
+    let mut inline_done = 0;
     let mut inline_busy = std::time::Duration::ZERO;
     // One thread: every instance is mapped on the calling thread.
     let mut sequential = false;
@@ -227,20 +227,10 @@ where
         if stopped {
             return None;
         }
-        if !sequential && inline_left > 0 && inline_busy >= PAR_INLINE_TIME {
-            // Past PAR_INLINE_TIME of mapping, the helpers pay for their start, unless the
-            // stream's bound says that little is left.
-            if helpers_pay(inline_busy, PAR_INLINE_FIRST - inline_left, bound) {
-                inline_left = 0;
-            }
-        }
-        if !sequential && inline_left == 1 && !helpers_pay(inline_busy, PAR_INLINE_FIRST - 1, bound) {
-            // The last instance before the helpers would start: the bound says they would not
-            // pay, so the rest stays on this thread.
-            sequential = true;
-        }
-        if sequential || inline_left > 0 {
-            inline_left = inline_left.saturating_sub(1);
+        // Past PAR_INLINE_FIRST instances or PAR_INLINE_TIME of mapping, the helpers pay for
+        // their start.
+        let inline = helpers.is_none() && inline_done < PAR_INLINE_FIRST && inline_busy < PAR_INLINE_TIME;
+        if sequential || inline {
             return match upstream.next() {
                 None => {
                     stopped = true;
@@ -252,6 +242,7 @@ where
                     let out = map_here(&*f, i, r);
                     if let Some(start) = start {
                         inline_busy += start.elapsed();
+                        inline_done += 1;
                     }
                     stopped = out.is_err();
                     Some(out)
@@ -259,8 +250,11 @@ where
             };
         }
         let Some(pool) = &helpers else {
+            // Unless the stream's bound says that too little is left for them to pay: the rest
+            // then stays on this thread.
             let threads = pool_threads();
-            match (threads > 1).then(|| helper_pool(threads)).flatten() {
+            let pays = threads > 1 && helpers_pay(inline_busy, inline_done, bound);
+            match pays.then(|| helper_pool(threads)).flatten() {
                 Some(p) => {
                     jobs_max = PAR_WINDOW_PER_THREAD * (threads - 1);
                     window = PAR_WINDOW_PER_THREAD * threads;
@@ -371,6 +365,8 @@ fn pool_threads() -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::json;
 
     #[test]
     fn helpers_start_only_for_enough_work_left() {
@@ -387,17 +383,13 @@ mod tests {
         assert!(!helpers_pay(ms(4), 0, Some(300)));
     }
 
-    use super::*;
-    use crate::json;
-
     fn inst(i: usize) -> Instance {
         json!({ "i": i }).as_object().unwrap().clone()
     }
 
-    /// `n` instances; an error in place of instance `fail_at`, if given.
-    /// `n` instances, without a length hint (as a loader's stream): the helpers start after
-    /// the first 512 whatever the work per instance (with a hint, light work stays on the
-    /// reading thread, see [`helpers_pay`]).
+    /// `n` instances; an error in place of instance `fail_at`, if given. No length hint (as a
+    /// loader's stream): the helpers start after the first 512 whatever the work per instance
+    /// (with a hint, light work stays on the reading thread, see [`helpers_pay`]).
     fn upstream(n: usize, fail_at: Option<usize>) -> Stream {
         let mut it = (0..n).map(move |i| if Some(i) == fail_at { Err(Error::invalid(format!("upstream {i}"))) } else { Ok(inst(i)) });
         Box::new(std::iter::from_fn(move || it.next()))

@@ -123,8 +123,8 @@ pub fn float_repr(f: f64) -> String {
 /// float's bits), since instances repeat the same few floats (a task's bounds, a quantized
 /// label) and the shortest-digits search costs about a thousand instructions.
 pub fn write_float_repr(f: f64, out: &mut String) {
-    if f.fract() == 0.0 && f.abs() < 1e16 && f != 0.0 {
-        if f < 0.0 {
+    if f.fract() == 0.0 && f.abs() < 1e16 {
+        if f.is_sign_negative() {
             out.push('-');
         }
         out.push_str(itoa::Buffer::new().format(f.abs() as u64));
@@ -138,13 +138,13 @@ pub fn write_float_repr(f: f64, out: &mut String) {
         // (the Python extension is loaded with `dlopen`, whose static TLS room is small).
         static MEMO: std::cell::RefCell<Vec<Slot>> = const { std::cell::RefCell::new(Vec::new()) };
     }
+    // Never 0 (+0.0 is written above), the bits of an empty slot.
     let bits = f.to_bits();
-    // Bits 0 (+0.0) are never stored (zero is written above or below), so an empty slot never matches.
     let slot = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
     let hit = MEMO.with(|m| {
         let m = m.borrow();
         let Some((b, n, text)) = m.get(slot) else { return false };
-        if *b == bits && bits != 0 {
+        if *b == bits {
             // Only ASCII is stored.
             out.push_str(std::str::from_utf8(&text[..*n as usize]).unwrap_or_default());
             true
