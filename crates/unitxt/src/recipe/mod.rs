@@ -380,22 +380,27 @@ impl Recipe {
         // Unitxt stores the two objects themselves there. They never reach the output, and no
         // operator of ours reads them, so their names stand in (catalog name, or `__type__`
         // for an inline one): cheaper to copy into every instance than their definitions.
-        let mut base = Instance::with_capacity(2);
-        base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name()));
-        base.insert("format".into(), Value::String(self.format.display_name()));
-        ms = ms.map_streams(|_, s| {
-            let base = base.clone();
-            Box::new(s.map(move |r| {
-                let mut inst = r?;
-                match inst.get_mut("recipe_metadata") {
-                    Some(Value::Object(m)) => m.extend(base.iter().map(|(k, v)| (k.clone(), v.clone()))),
-                    _ => {
-                        inst.insert("recipe_metadata".into(), Value::Object(base.clone()));
+        // When every preprocess step says what it reads and none names `recipe_metadata`,
+        // nothing before the task can see it and the task keeps it unread: it is not added
+        // (the task then carries an empty one, as for any record without it).
+        if self.card_steps_may_read("recipe_metadata") {
+            let mut base = Instance::with_capacity(2);
+            base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name()));
+            base.insert("format".into(), Value::String(self.format.display_name()));
+            ms = ms.map_streams(|_, s| {
+                let base = base.clone();
+                Box::new(s.map(move |r| {
+                    let mut inst = r?;
+                    match inst.get_mut("recipe_metadata") {
+                        Some(Value::Object(m)) => m.extend(base.iter().map(|(k, v)| (k.clone(), v.clone()))),
+                        _ => {
+                            inst.insert("recipe_metadata".into(), Value::Object(base.clone()));
+                        }
                     }
-                }
-                Ok(inst)
-            })) as Stream
-        });
+                    Ok(inst)
+                })) as Stream
+            });
+        }
         // Standardization. The per-instance steps at the end of the card's preprocess steps
         // (after its last stream-level step) are deferred: they run on the worker threads,
         // fused with the task, augmentors and verbalization that follow them.
@@ -471,6 +476,16 @@ impl Recipe {
             }
         }
         Some(out)
+    }
+
+    /// Whether a card preprocess step may read the top-level field `field` (or a path inside
+    /// it): true when a step does not say what it reads ([`FieldsRead::Any`]) or names it.
+    fn card_steps_may_read(&self, field: &str) -> bool {
+        let names = |f: &str| f.trim_start_matches('/').split('/').next() == Some(field);
+        self.card.preprocess_steps.iter().flatten().any(|op| match op.inner.fields_read() {
+            FieldsRead::Any => true,
+            FieldsRead::Only(fields) => fields.iter().any(|f| names(f)),
+        })
     }
 
     fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance> {
@@ -797,6 +812,28 @@ mod tests {
         let read = r.columns_read().unwrap();
         assert_eq!(read[..9], ["n", "n/m", "len", "context", "len", "title", "n", "lang", "question"]);
         assert_eq!(read[9..12], ["a", "a/b", "c"]);
+    }
+
+    #[test]
+    fn recipe_metadata_is_added_only_for_steps_that_may_read_it() {
+        let quiet = recipe(json!([
+            {"__type__": "copy", "field": "answers/text", "to_field": "answers"},
+            {"__type__": "set", "fields": {"context_type": "passage"}}
+        ]));
+        assert!(!quiet.card_steps_may_read("recipe_metadata"));
+        assert!(quiet.card_steps_may_read("answers"));
+        let named = recipe(json!([
+            {"__type__": "copy", "field": "recipe_metadata/format", "to_field": "fmt"}
+        ]));
+        assert!(named.card_steps_may_read("recipe_metadata"));
+        let expr = recipe(json!([
+            {"__type__": "execute_expression", "expression": "str(recipe_metadata)", "to_field": "m"}
+        ]));
+        assert!(expr.card_steps_may_read("recipe_metadata"));
+        let unknown = recipe(json!([
+            {"__type__": "extract_with_regex", "field": "context", "regex": "a+"}
+        ]));
+        assert!(unknown.card_steps_may_read("recipe_metadata"));
     }
 
     #[test]
