@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
@@ -143,7 +144,39 @@ pub fn parquet_stream(path: &Path) -> Result<Stream> {
 /// [`parquet_stream`] reading only the top-level `columns` when given (in the file's order; a
 /// struct or list column is read whole). Names the file lacks are ignored; when none of the
 /// file's columns is named, every column is read (a batch of no columns would lose its rows).
+/// Decoded batches are kept in the local Arrow cache and read from it next time (see
+/// [`super::arrow_cache`]; `UNITXT_RS_ARROW_CACHE=off` reads the Parquet file every time).
 pub fn parquet_columns_stream(path: &Path, columns: Option<&[String]>) -> Result<Stream> {
+    parquet_columns_stream_cached(path, columns, super::arrow_cache::cache_dir().as_deref())
+}
+
+/// [`parquet_columns_stream`] with the cache in `cache_dir` (`None`: no cache).
+fn parquet_columns_stream_cached(path: &Path, columns: Option<&[String]>, cache_dir: Option<&Path>) -> Result<Stream> {
+    let cache_file = cache_dir.and_then(|dir| super::arrow_cache::entry_key(dir, path, columns, BATCH_ROWS));
+    let entry = cache_file.as_ref().and_then(super::arrow_cache::open_entry);
+    let batches = Batches {
+        path: path.to_path_buf(),
+        columns: columns.map(|c| c.to_vec()),
+        entry_rows: entry.as_ref().map_or(0, |e| e.rows),
+        entry,
+        cache_file,
+        from_entry: 0,
+        parquet: None,
+        writer: None,
+        done: false,
+    };
+    let mut batches = batches;
+    if batches.entry.is_none() {
+        // Without a cache entry the file is opened now: a file that is not Parquet fails
+        // here rather than at the first row.
+        batches.start_parquet()?;
+    }
+    Ok(Box::new(ParquetRows { path: path.to_path_buf(), batches, buf: VecDeque::new() }))
+}
+
+/// The reader of a Parquet file for `columns` (see [`parquet_columns_stream`]), skipping its
+/// first `offset` rows.
+fn parquet_reader(path: &Path, columns: Option<&[String]>, offset: usize) -> Result<ParquetRecordBatchReader> {
     let file = open(path)?;
     let bad =
         |e: parquet::errors::ParquetError| Error::invalid(format!("cannot read parquet file {}: {e}", path.display()));
@@ -165,11 +198,120 @@ pub fn parquet_columns_stream(path: &Path, columns: Option<&[String]>) -> Result
             builder = builder.with_projection(mask);
         }
     }
-    let reader = builder
-        .with_batch_size(BATCH_ROWS)
-        .build()
-        .map_err(bad)?;
-    Ok(Box::new(ParquetRows { path: path.to_path_buf(), reader: Some(reader), buf: VecDeque::new() }))
+    if offset > 0 {
+        builder = builder.with_offset(offset);
+    }
+    builder.with_batch_size(BATCH_ROWS).build().map_err(bad)
+}
+
+/// The record batches of a Parquet file: those of its cache entry first (see
+/// [`super::arrow_cache`]), then, unless the entry holds the whole file, the file's own from
+/// the first row the entry lacks. Batches read from the file are written to a new entry, kept
+/// when the file is read to its end or when it holds more rows than the old entry.
+struct Batches {
+    path: PathBuf,
+    columns: Option<Vec<String>>,
+    cache_file: Option<super::arrow_cache::EntryKey>,
+    entry: Option<super::arrow_cache::Entry>,
+    /// Rows of the entry opened at the start (0 without one).
+    entry_rows: usize,
+    /// Rows given from the entry so far.
+    from_entry: usize,
+    parquet: Option<ParquetRecordBatchReader>,
+    writer: Option<super::arrow_cache::Writer>,
+    done: bool,
+}
+
+impl Batches {
+    /// Opens the Parquet file after the rows the entry gave, and starts a new entry holding
+    /// those rows again (copied from the old entry).
+    fn start_parquet(&mut self) -> Result<()> {
+        let reader = parquet_reader(&self.path, self.columns.as_deref(), self.from_entry)?;
+        if let Some(target) = &self.cache_file {
+            let schema = arrow_array::RecordBatchReader::schema(&reader);
+            self.writer = super::arrow_cache::Writer::create(target, &schema);
+            if self.from_entry > 0 {
+                let copied = match (self.writer.as_mut(), super::arrow_cache::open_entry(target)) {
+                    (Some(w), Some(old)) => {
+                        for b in old.reader.take_while(|b| b.is_ok()).flatten() {
+                            if w.rows() < self.from_entry {
+                                w.write(&b);
+                            }
+                        }
+                        w.rows() == self.from_entry
+                    }
+                    _ => false,
+                };
+                if !copied {
+                    self.writer = None;
+                }
+            }
+        }
+        self.parquet = Some(reader);
+        Ok(())
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<RecordBatch>;
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        if self.done {
+            return None;
+        }
+        if let Some(e) = self.entry.as_mut() {
+            if let Some(Ok(b)) = e.reader.next() {
+                self.from_entry += b.num_rows();
+                return Some(Ok(b));
+            }
+            // The entry's end (or an unreadable rest, then read from the file).
+            let whole = e.complete && self.from_entry == e.rows;
+            self.entry = None;
+            if whole {
+                self.done = true;
+                return None;
+            }
+        }
+        if self.parquet.is_none() {
+            if let Err(e) = self.start_parquet() {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
+        match self.parquet.as_mut()?.next() {
+            None => {
+                self.done = true;
+                self.parquet = None;
+                if let Some(w) = self.writer.take() {
+                    w.finish(true);
+                }
+                None
+            }
+            Some(Err(e)) => {
+                self.done = true;
+                self.parquet = None;
+                self.writer = None;
+                Some(Err(Error::invalid(format!("cannot read parquet file {}: {e}", self.path.display()))))
+            }
+            Some(Ok(b)) => {
+                if let Some(w) = self.writer.as_mut() {
+                    w.write(&b);
+                }
+                Some(Ok(b))
+            }
+        }
+    }
+}
+
+impl Drop for Batches {
+    /// A reader stopped early keeps the rows it read as a prefix entry, when that is more than
+    /// the entry it started from held.
+    fn drop(&mut self) {
+        if let Some(w) = self.writer.take() {
+            if w.rows() > self.entry_rows {
+                w.finish(false);
+            }
+        }
+    }
 }
 
 /// `schema` with every `Utf8` type (at any depth: in lists and structs) read as `Utf8View`;
@@ -213,7 +355,7 @@ fn string_views(schema: &arrow_schema::SchemaRef) -> Option<arrow_schema::Schema
 
 struct ParquetRows {
     path: PathBuf,
-    reader: Option<ParquetRecordBatchReader>,
+    batches: Batches,
     buf: VecDeque<Instance>,
 }
 
@@ -224,24 +366,14 @@ impl Iterator for ParquetRows {
             if let Some(r) = self.buf.pop_front() {
                 return Some(Ok(r));
             }
-            let batch = match self.reader.as_mut()?.next() {
-                None => {
-                    self.reader = None;
-                    return None;
-                }
-                Some(Err(e)) => {
-                    self.reader = None;
-                    return Some(Err(Error::invalid(format!(
-                        "cannot read parquet file {}: {e}",
-                        self.path.display()
-                    ))));
-                }
-                Some(Ok(b)) => b,
+            let batch = match self.batches.next()? {
+                Err(e) => return Some(Err(e)),
+                Ok(b) => b,
             };
             match super::arrow_value::batch_rows(&batch) {
                 Ok(rows) => self.buf.extend(rows),
                 Err(e) => {
-                    self.reader = None;
+                    self.batches.done = true;
                     return Some(Err(e.context(format!("in file {}", self.path.display()))));
                 }
             }
@@ -524,5 +656,103 @@ mod tests {
         let numbers = Arc::new(Schema::new(vec![Field::new("label", list(DataType::Int64), true)]));
         assert_eq!(string_views(&numbers), None);
         assert_eq!(string_views(&schema(DataType::LargeUtf8)), None);
+    }
+
+    /// SQuAD's validation file in the shared hub cache: 10,570 rows, strings in dictionary
+    /// pages and a struct of lists.
+    fn squad_validation() -> PathBuf {
+        let snapshots = crate::loaders::test_hub().join("datasets--rajpurkar--squad/snapshots");
+        let snap = std::fs::read_dir(&snapshots).unwrap().next().unwrap().unwrap().path();
+        snap.join("plain_text/validation-00000-of-00001.parquet")
+    }
+
+    /// A fresh directory under the system's temporary directory, removed when dropped.
+    struct TempDir(PathBuf);
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let p = std::env::temp_dir().join(format!("unitxt-rs-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            TempDir(p)
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn rows_of(path: &Path, columns: Option<&[String]>, cache: Option<&Path>, n: usize) -> Vec<String> {
+        let s = parquet_columns_stream_cached(path, columns, cache).unwrap();
+        s.take(n).map(|r| Value::Object(r.unwrap()).to_string()).collect()
+    }
+
+    #[test]
+    fn the_arrow_cache_gives_the_rows_of_the_parquet_file() {
+        use crate::loaders::arrow_cache::{entry_key, open_entry};
+        let file = squad_validation();
+        let dir = TempDir::new("arrow-cache");
+        let cols: Vec<String> = ["context", "question", "answers"].map(String::from).to_vec();
+        let plain = rows_of(&file, Some(&cols), None, usize::MAX);
+        assert_eq!(plain.len(), 10_570);
+        assert!(plain[0].contains(r#""answers":{"text":["Denver Broncos","Denver Broncos","Denver Broncos"]"#), "{}", plain[0]);
+        let key = entry_key(&dir.0, &file, Some(&cols), BATCH_ROWS).unwrap();
+        assert!(open_entry(&key).is_none());
+        // A reader that stops early leaves the batches it read as a prefix entry.
+        assert_eq!(rows_of(&file, Some(&cols), Some(&dir.0), 100), plain[..100]);
+        let e = open_entry(&key).unwrap();
+        assert_eq!((e.rows, e.complete), (BATCH_ROWS, false));
+        // The next reader takes the prefix from the entry and the rest from the file, and leaves
+        // the whole file in the entry.
+        assert_eq!(rows_of(&file, Some(&cols), Some(&dir.0), usize::MAX), plain);
+        let e = open_entry(&key).unwrap();
+        assert_eq!((e.rows, e.complete), (10_570, true));
+        assert_eq!(rows_of(&file, Some(&cols), Some(&dir.0), usize::MAX), plain);
+        assert_eq!(rows_of(&file, Some(&cols), Some(&dir.0), 700), plain[..700]);
+        // Other columns have their own entry; no temporary file is left behind.
+        let all = rows_of(&file, None, None, 3);
+        assert_eq!(rows_of(&file, None, Some(&dir.0), 3), all);
+        assert_eq!(rows_of(&file, None, Some(&dir.0), 3), all);
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().all(|n| n.ends_with(".arrow")), "{names:?}");
+    }
+
+    #[test]
+    fn a_changed_file_does_not_use_the_old_entry() {
+        use crate::loaders::arrow_cache::{entry_key, open_entry};
+        let dir = TempDir::new("arrow-cache-changed");
+        let file = dir.0.join("data.parquet");
+        std::fs::copy(squad_validation(), &file).unwrap();
+        let cache = dir.0.join("cache");
+        let cols: Vec<String> = vec!["title".into()];
+        let first = rows_of(&file, Some(&cols), Some(&cache), usize::MAX);
+        assert_eq!(first[0], r#"{"title":"Super_Bowl_50"}"#);
+        let key = entry_key(&cache, &file, Some(&cols), BATCH_ROWS).unwrap();
+        assert!(open_entry(&key).unwrap().complete);
+        // Another file at the same path (here: a later modification time): the entry is stale.
+        let f = std::fs::File::options().write(true).open(&file).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+        drop(f);
+        let key2 = entry_key(&cache, &file, Some(&cols), BATCH_ROWS).unwrap();
+        assert_eq!(key2.file, key.file);
+        assert!(open_entry(&key2).is_none());
+        // Read again from the file, the entry is replaced.
+        assert_eq!(rows_of(&file, Some(&cols), Some(&cache), usize::MAX), first);
+        assert!(open_entry(&key2).unwrap().complete);
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_cache_that_cannot_be_written_is_skipped() {
+        let dir = TempDir::new("arrow-cache-blocked");
+        // The cache "directory" is a file: no entry can be made, the rows still come.
+        let blocked = dir.0.join("not-a-dir");
+        std::fs::write(&blocked, b"x").unwrap();
+        let cols: Vec<String> = vec!["title".into()];
+        let file = squad_validation();
+        assert_eq!(rows_of(&file, Some(&cols), Some(&blocked), 2), rows_of(&file, Some(&cols), None, 2));
     }
 }

@@ -678,14 +678,7 @@ mod tests {
     use super::*;
     use crate::stream::collect;
 
-    /// The shared hub cache with real datasets: `UNITXT_RS_HF_HUB`, else `shared/hf-hub` next to
-    /// the project.
-    fn hub() -> PathBuf {
-        match std::env::var("UNITXT_RS_HF_HUB") {
-            Ok(p) if !p.is_empty() => PathBuf::from(p),
-            _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/hf-hub"),
-        }
-    }
+    use crate::loaders::test_hub as hub;
 
     fn loader(path: &str, name: Option<&str>) -> LoadHF {
         crate::value::from_value(crate::json!({"path": path, "name": name})).unwrap()

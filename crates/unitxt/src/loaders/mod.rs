@@ -9,6 +9,7 @@
 //! `multiple_source_loader`). [`arrow_value`] converts Arrow data to values as the Python
 //! `datasets` library does, and [`formats`] reads data files (parquet, JSON, CSV, text) lazily.
 
+pub mod arrow_cache;
 pub mod arrow_value;
 pub mod files;
 pub mod formats;
@@ -96,6 +97,16 @@ pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
 /// A float as a value; NaN and infinities (which JSON values cannot hold) become `None`.
 pub fn float_value(f: f64) -> Value {
     crate::value::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+}
+
+/// The shared hub cache with real datasets, for tests: `UNITXT_RS_HF_HUB`, else `shared/hf-hub`
+/// next to the project.
+#[cfg(test)]
+pub(crate) fn test_hub() -> std::path::PathBuf {
+    match std::env::var("UNITXT_RS_HF_HUB") {
+        Ok(p) if !p.is_empty() => std::path::PathBuf::from(p),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/hf-hub"),
+    }
 }
 
 #[cfg(test)]

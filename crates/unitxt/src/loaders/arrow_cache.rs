@@ -1,0 +1,205 @@
+//! A local cache of decoded Parquet data as uncompressed Arrow IPC files, so that a dataset
+//! read again skips decompression and page decoding. The `datasets` library does the same
+//! (`load_dataset` writes Arrow files under `~/.cache/huggingface/datasets` and memory-maps them
+//! afterwards), and Unitxt reads through it.
+//!
+//! - Where: `$UNITXT_RS_ARROW_CACHE` (a directory; `0`, `off` or `false` turns the cache off),
+//!   else `$XDG_CACHE_HOME/unitxt-rs/arrow` (or `~/.cache/unitxt-rs/arrow`).
+//! - What: one entry per (Parquet file, columns read), named by the MD5 of the file's canonical
+//!   path, the columns, the batch size and [`FORMAT`]. The entry records the file's length and
+//!   modification time: a changed file's entry is not used, and the next read replaces it.
+//! - A prefix: a reader that stops early (`max_test_instances=200`) caches the batches it read
+//!   (`rows` in the file's metadata, and `complete` false). A later read uses them, goes on in
+//!   the Parquet file after them, and replaces the entry with a longer one.
+//! - Best effort: a cache that cannot be written or read is skipped (the data comes from the
+//!   Parquet file); entries are written to a temporary name and renamed when finished, so a
+//!   reader never sees half a file.
+//! - Batches keep their Arrow types; string views are compacted first (a view array of a
+//!   Parquet batch points into whole dictionary pages, which would be written with every batch).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_ipc::reader::FileReader;
+use arrow_ipc::writer::FileWriter;
+
+/// Bumped when the layout of entries changes, so that old entries are not read.
+pub const FORMAT: &str = "unitxt-rs arrow cache 1";
+
+/// The environment variable that moves or turns off the cache.
+pub const CACHE_ENV: &str = "UNITXT_RS_ARROW_CACHE";
+
+const META_ROWS: &str = "unitxt_rs_rows";
+const META_SOURCE: &str = "unitxt_rs_source";
+const META_COMPLETE: &str = "unitxt_rs_complete";
+
+/// The cache directory (see the module docs); `None` when the cache is off.
+pub fn cache_dir() -> Option<PathBuf> {
+    match std::env::var(CACHE_ENV) {
+        Ok(v) if matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no") => None,
+        Ok(v) if !v.trim().is_empty() => Some(PathBuf::from(v)),
+        _ => {
+            let base = std::env::var_os("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            Some(base.join("unitxt-rs").join("arrow"))
+        }
+    }
+}
+
+/// Where the entry of a Parquet file read for some columns lives, and what the file must still
+/// be (its length and modification time) for the entry to hold its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryKey {
+    /// The entry's file: `<dir>/<md5 of the canonical path, columns, batch size, FORMAT>.arrow`
+    /// (one entry per file and columns: a changed file's entry replaces the old one).
+    pub file: PathBuf,
+    /// The Parquet file's length and modification time (`<bytes>:<secs>.<nanos>`), kept in the
+    /// entry's metadata and compared when it is opened.
+    pub source: String,
+}
+
+/// The entry of `path` read for `columns` (`None`: every column) in batches of `batch_rows`,
+/// under `dir`; `None` when the file's metadata cannot be read.
+pub fn entry_key(dir: &Path, path: &Path, columns: Option<&[String]>, batch_rows: usize) -> Option<EntryKey> {
+    use md5::{Digest as _, Md5};
+    let real = std::fs::canonicalize(path).ok()?;
+    let meta = std::fs::metadata(&real).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let columns = columns.map(|c| c.join("\u{1f}"));
+    let key = format!("{FORMAT}\u{1e}{}\u{1e}{columns:?}\u{1e}{batch_rows}", real.display());
+    let hex: String = Md5::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    Some(EntryKey {
+        file: dir.join(format!("{hex}.arrow")),
+        source: format!("{}:{}.{:09}", meta.len(), mtime.as_secs(), mtime.subsec_nanos()),
+    })
+}
+
+/// A cache entry open for reading: its batches, the rows they hold, and whether they are the
+/// whole file.
+pub struct Entry {
+    /// The entry's batches, in file order.
+    pub reader: FileReader<std::io::BufReader<File>>,
+    /// Rows in the entry.
+    pub rows: usize,
+    /// Whether the entry holds every row of the Parquet file.
+    pub complete: bool,
+}
+
+/// Opens the entry of `key`; `None` when it is missing, unreadable, or made from another
+/// version of the file (then it is not used).
+pub fn open_entry(key: &EntryKey) -> Option<Entry> {
+    let f = File::open(&key.file).ok()?;
+    let reader = FileReader::try_new(std::io::BufReader::new(f), None).ok()?;
+    let meta = reader.custom_metadata();
+    if meta.get(META_SOURCE) != Some(&key.source) {
+        return None;
+    }
+    let rows = meta.get(META_ROWS)?.parse().ok()?;
+    let complete = meta.get(META_COMPLETE)? == "1";
+    Some(Entry { reader, rows, complete })
+}
+
+/// An entry being written: batches go to a temporary file, renamed to the entry's name by
+/// [`Writer::finish`] (dropped unfinished, the temporary file is removed).
+pub struct Writer {
+    target: PathBuf,
+    source: String,
+    tmp: PathBuf,
+    writer: Option<FileWriter<BufWriter<File>>>,
+    rows: usize,
+}
+
+impl Writer {
+    /// Starts the entry of `key` for batches of `schema`; `None` when the directory or the
+    /// file cannot be created.
+    pub fn create(key: &EntryKey, schema: &arrow_schema::Schema) -> Option<Writer> {
+        static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let target = &key.file;
+        std::fs::create_dir_all(target.parent()?).ok()?;
+        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = target.with_extension(format!("arrow.tmp-{}-{n}", std::process::id()));
+        let file = File::create(&tmp).ok()?;
+        let mut out = Writer { target: target.clone(), source: key.source.clone(), tmp, writer: None, rows: 0 };
+        out.writer = FileWriter::try_new(BufWriter::with_capacity(1 << 20, file), schema).ok();
+        out.writer.is_some().then_some(out)
+    }
+
+    /// Appends `batch` (its string views compacted); a write error abandons the entry.
+    pub fn write(&mut self, batch: &RecordBatch) {
+        let Some(w) = self.writer.as_mut() else { return };
+        let compact = compact_batch(batch);
+        match compact.and_then(|b| w.write(&b)) {
+            Ok(()) => self.rows += batch.num_rows(),
+            Err(_) => self.writer = None,
+        }
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Finishes the entry (`complete`: it holds every row of the file) and renames it into
+    /// place, replacing an older entry.
+    pub fn finish(mut self, complete: bool) {
+        if let Some(mut w) = self.writer.take() {
+            w.write_metadata(META_SOURCE, self.source.clone());
+            w.write_metadata(META_ROWS, self.rows.to_string());
+            w.write_metadata(META_COMPLETE, if complete { "1" } else { "0" });
+            let done = w.finish().is_ok() && w.into_inner().ok().and_then(|b| b.into_inner().ok()).is_some();
+            if done && std::fs::rename(&self.tmp, &self.target).is_ok() {
+                return;
+            }
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            self.writer = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// `batch` with every string or binary view array (at any depth) compacted to the bytes its
+/// views use.
+fn compact_batch(batch: &RecordBatch) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let columns: Vec<ArrayRef> = batch.columns().iter().map(compact).collect();
+    RecordBatch::try_new(batch.schema(), columns)
+}
+
+fn compact(a: &ArrayRef) -> ArrayRef {
+    use arrow_array::cast::AsArray;
+    use arrow_array::{FixedSizeListArray, LargeListArray, ListArray, StructArray};
+    use arrow_schema::DataType;
+    match a.data_type() {
+        DataType::Utf8View => Arc::new(a.as_string_view().gc()),
+        DataType::BinaryView => Arc::new(a.as_binary_view().gc()),
+        DataType::List(f) => {
+            let l = a.as_list::<i32>();
+            Arc::new(ListArray::new(f.clone(), l.offsets().clone(), compact(l.values()), l.nulls().cloned()))
+        }
+        DataType::LargeList(f) => {
+            let l = a.as_list::<i64>();
+            Arc::new(LargeListArray::new(f.clone(), l.offsets().clone(), compact(l.values()), l.nulls().cloned()))
+        }
+        DataType::FixedSizeList(f, n) => {
+            let l = a.as_fixed_size_list();
+            Arc::new(FixedSizeListArray::new(f.clone(), *n, compact(l.values()), l.nulls().cloned()))
+        }
+        DataType::Struct(fields) => {
+            let s = a.as_struct();
+            let cols = s.columns().iter().map(compact).collect();
+            Arc::new(StructArray::new(fields.clone(), cols, s.nulls().cloned()))
+        }
+        _ => a.clone(),
+    }
+}
