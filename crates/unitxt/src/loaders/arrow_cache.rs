@@ -120,7 +120,9 @@ impl Writer {
     pub fn create(key: &EntryKey, schema: &arrow_schema::Schema) -> Option<Writer> {
         static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let target = &key.file;
-        std::fs::create_dir_all(target.parent()?).ok()?;
+        let dir = target.parent()?;
+        std::fs::create_dir_all(dir).ok()?;
+        remove_stale_temporaries(dir, STALE_AFTER);
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = target.with_extension(format!("arrow.tmp-{}-{n}", std::process::id()));
         let file = File::create(&tmp).ok()?;
@@ -169,6 +171,26 @@ impl Drop for Writer {
     }
 }
 
+/// How old a temporary entry file must be to count as left by a process that was killed while
+/// writing it.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the temporary entry files in `dir` last modified more than `age` ago (entries that
+/// a killed process never finished); errors are ignored.
+fn remove_stale_temporaries(dir: &Path, age: std::time::Duration) {
+    let Ok(list) = std::fs::read_dir(dir) else { return };
+    let now = std::time::SystemTime::now();
+    for e in list.flatten() {
+        if !e.file_name().to_string_lossy().contains(".arrow.tmp-") {
+            continue;
+        }
+        let old = e.metadata().and_then(|m| m.modified()).is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// `batch` with every string or binary view array (at any depth) compacted to the bytes its
 /// views use.
 fn compact_batch(batch: &RecordBatch) -> Result<RecordBatch, arrow_schema::ArrowError> {
@@ -201,5 +223,33 @@ fn compact(a: &ArrayRef) -> ArrayRef {
             Arc::new(StructArray::new(fields.clone(), cols, s.nulls().cloned()))
         }
         _ => a.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporaries_older_than_the_limit_are_removed() {
+        let dir = std::env::temp_dir().join(format!("unitxt-rs-arrow-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = dir.join("a.arrow.tmp-1-0");
+        let fresh = dir.join("b.arrow.tmp-2-0");
+        let entry = dir.join("c.arrow");
+        for p in [&old, &fresh, &entry] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        for p in [&old, &entry] {
+            std::fs::File::options().write(true).open(p).unwrap().set_modified(two_hours_ago).unwrap();
+        }
+        remove_stale_temporaries(&dir, STALE_AFTER);
+        let mut left: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, ["b.arrow.tmp-2-0", "c.arrow"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
