@@ -3,7 +3,7 @@
 //! (`load_dataset` writes Arrow files under `~/.cache/huggingface/datasets` and memory-maps them
 //! afterwards), and Unitxt reads through it.
 //!
-//! - Where: `$UNITXT_RS_ARROW_CACHE` (a directory; `0`, `off` or `false` turns the cache off),
+//! - Where: `$UNITXT_RS_ARROW_CACHE` (a directory; `0`, `off`, `false` or `no` turns the cache off),
 //!   else `$XDG_CACHE_HOME/unitxt-rs/arrow` (or `~/.cache/unitxt-rs/arrow`).
 //! - What: one entry per (Parquet file, columns read), named by the MD5 of the file's canonical
 //!   path, the columns, the batch size and [`FORMAT`]. The entry records the file's length and
@@ -38,14 +38,20 @@ const META_COMPLETE: &str = "unitxt_rs_complete";
 
 /// The cache directory (see the module docs); `None` when the cache is off.
 pub fn cache_dir() -> Option<PathBuf> {
-    match std::env::var(CACHE_ENV) {
-        Ok(v) if matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no") => None,
-        Ok(v) if !v.trim().is_empty() => Some(PathBuf::from(v)),
+    let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    cache_dir_from(var(CACHE_ENV).as_deref(), var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
+}
+
+/// [`cache_dir`] from the values of `UNITXT_RS_ARROW_CACHE`, `XDG_CACHE_HOME` and `HOME`.
+fn cache_dir_from(setting: Option<&str>, xdg: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+    match setting.map(str::trim) {
+        Some(v) if matches!(v.to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no") => None,
+        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
         _ => {
-            let base = std::env::var_os("XDG_CACHE_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            let base = match xdg.filter(|v| !v.is_empty()) {
+                Some(x) => PathBuf::from(x),
+                None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".cache"),
+            };
             Some(base.join("unitxt-rs").join("arrow"))
         }
     }
@@ -229,6 +235,17 @@ fn compact(a: &ArrayRef) -> ArrayRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_directory_follows_the_setting_then_xdg_then_home() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(cache_dir_from(Some("/data/c"), Some("/x"), Some("/h")), p("/data/c"));
+        assert_eq!(cache_dir_from(Some(" OFF "), Some("/x"), Some("/h")), None);
+        assert_eq!(cache_dir_from(Some("0"), None, Some("/h")), None);
+        assert_eq!(cache_dir_from(Some(""), Some("/x"), Some("/h")), p("/x/unitxt-rs/arrow"));
+        assert_eq!(cache_dir_from(None, Some(""), Some("/h")), p("/h/.cache/unitxt-rs/arrow"));
+        assert_eq!(cache_dir_from(None, None, None), None);
+    }
 
     #[test]
     fn temporaries_older_than_the_limit_are_removed() {

@@ -1,7 +1,8 @@
 //! Readers of data files, each giving a lazy [`Stream`] of rows in file order.
 //!
 //! - Parquet: read in record batches as the stream is consumed (one batch in memory at a time),
-//!   converted with [`super::arrow_value`].
+//!   converted with [`super::arrow_value`]; batches read once are kept in the local Arrow cache
+//!   and read from there next time ([`super::arrow_cache`]).
 //! - JSON and JSON lines, CSV/TSV: read when the stream is first pulled, with the column typing of
 //!   the reader being imitated ([`Typing::Arrow`] for the `datasets` library, [`Typing::Pandas`]
 //!   for Unitxt's pandas loaders).
@@ -154,7 +155,7 @@ pub fn parquet_columns_stream(path: &Path, columns: Option<&[String]>) -> Result
 fn parquet_columns_stream_cached(path: &Path, columns: Option<&[String]>, cache_dir: Option<&Path>) -> Result<Stream> {
     let cache_file = cache_dir.and_then(|dir| super::arrow_cache::entry_key(dir, path, columns, BATCH_ROWS));
     let entry = cache_file.as_ref().and_then(super::arrow_cache::open_entry);
-    let batches = Batches {
+    let mut batches = Batches {
         path: path.to_path_buf(),
         columns: columns.map(|c| c.to_vec()),
         entry_rows: entry.as_ref().map_or(0, |e| e.rows),
@@ -165,7 +166,6 @@ fn parquet_columns_stream_cached(path: &Path, columns: Option<&[String]>, cache_
         writer: None,
         done: false,
     };
-    let mut batches = batches;
     if batches.entry.is_none() {
         // Without a cache entry the file is opened now: a file that is not Parquet fails
         // here rather than at the first row.
