@@ -1,5 +1,6 @@
 //! `unitxt-rs`: prepare Unitxt recipes into model-ready JSON Lines, and manage the catalog.
 
+mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
 mod floor_cmd;
@@ -73,6 +74,12 @@ enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Inspect or clear the local Arrow cache of decoded Parquet data
+    /// (`~/.cache/unitxt-rs/arrow`, or `$UNITXT_RS_ARROW_CACHE`).
+    Cache {
+        #[command(subcommand)]
+        command: cache_cmd::CacheCommand,
+    },
     /// Manage the Unitxt catalog.
     Catalog {
         #[command(subcommand)]
@@ -93,6 +100,7 @@ fn main() -> ExitCode {
             evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
         }
         Command::IoFloor { inputs, output } => floor_cmd::run(&inputs, output.as_deref()),
+        Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
     };
     match res {

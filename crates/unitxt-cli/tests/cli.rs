@@ -382,3 +382,28 @@ fn catalog_check_counts_what_builds_and_groups_failures() {
     assert!(!o.status.success() && stderr(&o).contains("no artifact name starts with"), "{}", stderr(&o));
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn cache_info_counts_the_entries_and_clear_removes_only_them() {
+    let dir = tempdir();
+    std::fs::write(dir.join("a.arrow"), b"abc").unwrap();
+    std::fs::write(dir.join("b.arrow.tmp-1-0"), b"de").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"kept").unwrap();
+    let cache = |arg: &str, setting: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+            .args(["cache", arg])
+            .env("UNITXT_RS_ARROW_CACHE", setting)
+            .output()
+            .expect("run unitxt-rs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let d = dir.to_str().unwrap();
+    assert_eq!(cache("info", d), format!("{d}\n2 files, 0.0 MiB\n"));
+    assert_eq!(cache("info", "off"), "the Arrow cache is off (UNITXT_RS_ARROW_CACHE)\n");
+    assert_eq!(cache("clear", d), format!("removed 2 files (0.0 MiB) from {d}\n"));
+    let left: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["notes.txt"]);
+    assert_eq!(cache("info", d), format!("{d}\n0 files, 0.0 MiB\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

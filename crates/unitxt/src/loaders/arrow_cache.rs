@@ -177,6 +177,36 @@ impl Drop for Writer {
     }
 }
 
+/// The cache's files in `dir`: entries (`*.arrow`) and temporary entry files
+/// (`*.arrow.tmp-*`), with their sizes in bytes, sorted by name. A missing directory has none.
+pub fn cache_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let Ok(list) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<(PathBuf, u64)> = list
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.ends_with(".arrow") || name.contains(".arrow.tmp-")
+        })
+        .filter_map(|e| Some((e.path(), e.metadata().ok().filter(|m| m.is_file())?.len())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Removes the cache's files in `dir` (see [`cache_files`]; other files stay); returns how many
+/// were removed and their bytes. Errors name the file that could not be removed.
+pub fn clear(dir: &Path) -> crate::error::Result<(usize, u64)> {
+    let mut removed = (0, 0);
+    for (path, len) in cache_files(dir) {
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed = (removed.0 + 1, removed.1 + len),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::error::Error::from(e).context(format!("removing {}", path.display()))),
+        }
+    }
+    Ok(removed)
+}
+
 /// How old a temporary entry file must be to count as left by a process that was killed while
 /// writing it.
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
