@@ -445,7 +445,8 @@ def main():
     if "startup" in cases:
         recipe = "card=cards.wnli,template=templates.classification.multi_class.relation.default,max_test_instances=1"
         times = [rust(a.bin, env, "prepare", recipe, "--split", "test", "--output", "/dev/null")["seconds"] for _ in range(5)]
-        installed = os.environ.get("UNITXT_RS_CATALOG") or os.path.expanduser("~/.cache/unitxt-rs/catalog-1.26.10")
+        cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        installed = os.environ.get("UNITXT_RS_CATALOG") or os.path.join(cache_home, "unitxt-rs", "catalog-1.26.10")
         count = sum(len([f for f in fs if f.endswith(".json")]) for _, _, fs in os.walk(installed))
         notes.append(f"startup: a wnli recipe resolved in the installed catalog ({count:,} artifacts) and its first "
                      f"instance written in {1000 * min(times):.0f} ms (best of 5, whole process)")

@@ -41,7 +41,7 @@ fi
 devnull_guard
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.
-if [ ! -f "${UNITXT_RS_CATALOG:-$HOME/.cache/unitxt-rs/catalog-1.26.10}/cards/sst2.json" ]; then
+if [ ! -f "${UNITXT_RS_CATALOG:-${XDG_CACHE_HOME:-$HOME/.cache}/unitxt-rs/catalog-1.26.10}/cards/sst2.json" ]; then
   ./target/debug/unitxt-rs catalog install --python "$VENV/bin/python"
 fi
 

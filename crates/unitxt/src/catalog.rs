@@ -42,10 +42,13 @@ pub fn default_catalog_dir() -> PathBuf {
     if let Ok(p) = std::env::var("UNITXT_RS_CATALOG") {
         return PathBuf::from(p);
     }
+    // An empty XDG_CACHE_HOME counts as unset (the XDG base directory specification).
     let base = std::env::var("XDG_CACHE_HOME")
+        .ok()
+        .filter(|x| !x.is_empty())
         .map(PathBuf::from)
-        .or_else(|_| std::env::var("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|_| PathBuf::from(".cache"));
+        .or_else(|| std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
     base.join("unitxt-rs").join(format!("catalog-{UNITXT_VERSION}"))
 }
 
