@@ -42,14 +42,16 @@ pub fn default_catalog_dir() -> PathBuf {
     if let Ok(p) = std::env::var("UNITXT_RS_CATALOG") {
         return PathBuf::from(p);
     }
-    // An empty XDG_CACHE_HOME counts as unset (the XDG base directory specification).
-    let base = std::env::var("XDG_CACHE_HOME")
-        .ok()
-        .filter(|x| !x.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".cache"));
+    let base = user_cache_home().unwrap_or_else(|| PathBuf::from(".cache"));
     base.join("unitxt-rs").join(format!("catalog-{UNITXT_VERSION}"))
+}
+
+/// The user's cache directory, as the XDG base directory specification gives it:
+/// `$XDG_CACHE_HOME` when set and not empty, else `$HOME/.cache`; `None` without either. The
+/// installed catalog, the Arrow cache and the Hugging Face hub cache live under it.
+pub fn user_cache_home() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
 }
 
 impl std::fmt::Debug for Catalog {

@@ -376,6 +376,7 @@ fn global_pool_threads(env: Option<&str>, cores: impl FnOnce() -> usize) -> usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
 
     #[test]
     fn global_pool_size_follows_rayon_num_threads_else_the_cores() {
@@ -385,7 +386,6 @@ mod tests {
         assert_eq!(global_pool_threads(Some("many"), || 8), 8);
         assert_eq!(global_pool_threads(None, || 2), 2);
     }
-    use crate::json;
 
     #[test]
     fn helpers_start_only_for_enough_work_left() {

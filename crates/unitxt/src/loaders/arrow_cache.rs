@@ -4,7 +4,8 @@
 //! afterwards), and Unitxt reads through it.
 //!
 //! - Where: `$UNITXT_RS_ARROW_CACHE` (a directory; `0`, `off`, `false` or `no` turns the cache off),
-//!   else `$XDG_CACHE_HOME/unitxt-rs/arrow` (or `~/.cache/unitxt-rs/arrow`).
+//!   else `unitxt-rs/arrow` in the user's cache directory ([`crate::catalog::user_cache_home`]:
+//!   `$XDG_CACHE_HOME`, or `~/.cache`).
 //! - What: one entry per (Parquet file, columns read), named by the MD5 of the file's canonical
 //!   path, the columns, the batch size and [`FORMAT`]. The entry records the file's length and
 //!   modification time: a changed file's entry is not used, and the next read replaces it.
@@ -32,28 +33,25 @@ pub const FORMAT: &str = "unitxt-rs arrow cache 1";
 /// The environment variable that moves or turns off the cache.
 pub const CACHE_ENV: &str = "UNITXT_RS_ARROW_CACHE";
 
+/// What marks a temporary entry file: `<entry>.arrow.tmp-<pid>-<n>`.
+const TEMPORARY: &str = ".arrow.tmp-";
+
 const META_ROWS: &str = "unitxt_rs_rows";
 const META_SOURCE: &str = "unitxt_rs_source";
 const META_COMPLETE: &str = "unitxt_rs_complete";
 
 /// The cache directory (see the module docs); `None` when the cache is off.
 pub fn cache_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-    cache_dir_from(var(CACHE_ENV).as_deref(), var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
+    cache_dir_from(std::env::var(CACHE_ENV).ok().as_deref(), crate::catalog::user_cache_home())
 }
 
-/// [`cache_dir`] from the values of `UNITXT_RS_ARROW_CACHE`, `XDG_CACHE_HOME` and `HOME`.
-fn cache_dir_from(setting: Option<&str>, xdg: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+/// [`cache_dir`] from the value of `UNITXT_RS_ARROW_CACHE` and the user's cache directory
+/// ([`crate::catalog::user_cache_home`]).
+fn cache_dir_from(setting: Option<&str>, cache_home: Option<PathBuf>) -> Option<PathBuf> {
     match setting.map(str::trim) {
         Some(v) if matches!(v.to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no") => None,
         Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => {
-            let base = match xdg.filter(|v| !v.is_empty()) {
-                Some(x) => PathBuf::from(x),
-                None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".cache"),
-            };
-            Some(base.join("unitxt-rs").join("arrow"))
-        }
+        _ => Some(cache_home?.join("unitxt-rs").join("arrow")),
     }
 }
 
@@ -130,7 +128,7 @@ impl Writer {
         std::fs::create_dir_all(dir).ok()?;
         remove_stale_temporaries(dir, STALE_AFTER);
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = target.with_extension(format!("arrow.tmp-{}-{n}", std::process::id()));
+        let tmp = target.with_extension(format!("{}{}-{n}", &TEMPORARY[1..], std::process::id()));
         let file = File::create(&tmp).ok()?;
         let mut out = Writer { target: target.clone(), source: key.source.clone(), tmp, writer: None, rows: 0 };
         out.writer = FileWriter::try_new(BufWriter::with_capacity(1 << 20, file), schema).ok();
@@ -185,7 +183,7 @@ pub fn cache_files(dir: &Path) -> Vec<(PathBuf, u64)> {
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.ends_with(".arrow") || name.contains(".arrow.tmp-")
+            name.ends_with(".arrow") || name.contains(TEMPORARY)
         })
         .filter_map(|e| Some((e.path(), e.metadata().ok().filter(|m| m.is_file())?.len())))
         .collect();
@@ -217,7 +215,7 @@ fn remove_stale_temporaries(dir: &Path, age: std::time::Duration) {
     let Ok(list) = std::fs::read_dir(dir) else { return };
     let now = std::time::SystemTime::now();
     for e in list.flatten() {
-        if !e.file_name().to_string_lossy().contains(".arrow.tmp-") {
+        if !e.file_name().to_string_lossy().contains(TEMPORARY) {
             continue;
         }
         let old = e.metadata().and_then(|m| m.modified()).is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
@@ -267,14 +265,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cache_directory_follows_the_setting_then_xdg_then_home() {
+    fn the_cache_directory_follows_the_setting_then_the_user_cache() {
         let p = |s: &str| Some(PathBuf::from(s));
-        assert_eq!(cache_dir_from(Some("/data/c"), Some("/x"), Some("/h")), p("/data/c"));
-        assert_eq!(cache_dir_from(Some(" OFF "), Some("/x"), Some("/h")), None);
-        assert_eq!(cache_dir_from(Some("0"), None, Some("/h")), None);
-        assert_eq!(cache_dir_from(Some(""), Some("/x"), Some("/h")), p("/x/unitxt-rs/arrow"));
-        assert_eq!(cache_dir_from(None, Some(""), Some("/h")), p("/h/.cache/unitxt-rs/arrow"));
-        assert_eq!(cache_dir_from(None, None, None), None);
+        assert_eq!(cache_dir_from(Some("/data/c"), p("/x")), p("/data/c"));
+        assert_eq!(cache_dir_from(Some(" OFF "), p("/x")), None);
+        assert_eq!(cache_dir_from(Some("0"), p("/x")), None);
+        assert_eq!(cache_dir_from(Some(""), p("/x")), p("/x/unitxt-rs/arrow"));
+        assert_eq!(cache_dir_from(None, p("/h/.cache")), p("/h/.cache/unitxt-rs/arrow"));
+        assert_eq!(cache_dir_from(None, None), None);
     }
 
     #[test]

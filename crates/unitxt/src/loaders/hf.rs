@@ -102,11 +102,8 @@ pub fn hub_cache_dir() -> PathBuf {
     if let Some(h) = env_nonempty("HF_HOME") {
         return Path::new(&h).join("hub");
     }
-    if let Some(x) = env_nonempty("XDG_CACHE_HOME") {
-        return Path::new(&x).join("huggingface").join("hub");
-    }
-    let home = env_nonempty("HOME").unwrap_or_else(|| ".".into());
-    Path::new(&home).join(".cache").join("huggingface").join("hub")
+    let base = crate::catalog::user_cache_home().unwrap_or_else(|| PathBuf::from(".cache"));
+    base.join("huggingface").join("hub")
 }
 
 /// The snapshot directory of dataset `repo` at `revision` (default `main`) in hub cache `cache`.

@@ -44,13 +44,7 @@ impl<'de> Deserialize<'de> for ExecuteExpression {
 impl InstanceOperator for ExecuteExpression {
     /// The names in the expression (the only way it can reach a field) and the field written.
     fn fields_read(&self) -> crate::operators::FieldsRead {
-        match crate::operators::FieldsRead::of_paths([self.to_field.as_str()]) {
-            crate::operators::FieldsRead::Only(mut f) => {
-                f.extend(self.parsed.names());
-                crate::operators::FieldsRead::Only(f)
-            }
-            any => any,
-        }
+        crate::operators::FieldsRead::of_paths([self.to_field.as_str()]).with(self.parsed.names())
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {

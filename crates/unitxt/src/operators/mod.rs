@@ -65,6 +65,17 @@ impl FieldsRead {
         }
         FieldsRead::Only(out)
     }
+
+    /// These fields and `more` ([`FieldsRead::Any`] stays `Any`).
+    pub fn with(self, more: impl IntoIterator<Item = String>) -> FieldsRead {
+        match self {
+            FieldsRead::Any => FieldsRead::Any,
+            FieldsRead::Only(mut f) => {
+                f.extend(more);
+                FieldsRead::Only(f)
+            }
+        }
+    }
 }
 
 /// A multi-stream operator: splits in, splits out. Receives `Arc<Self>` so that lazy streams
@@ -442,5 +453,7 @@ mod fields_read_tests {
             FieldsRead::Only(vec!["a".into(), "b".into(), "b/c".into(), "d".into(), " d ".into()])
         );
         assert_eq!(FieldsRead::of_paths(["ok", "/"]), FieldsRead::Any);
+        assert_eq!(FieldsRead::of_paths(["a/b"]).with(["x".to_string()]), FieldsRead::Only(vec!["a".into(), "a/b".into(), "x".into()]));
+        assert_eq!(FieldsRead::Any.with(["x".to_string()]), FieldsRead::Any);
     }
 }

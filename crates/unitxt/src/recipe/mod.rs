@@ -479,12 +479,12 @@ impl Recipe {
     }
 
     /// Whether a card preprocess step may read the top-level field `field` (or a path inside
-    /// it): true when a step does not say what it reads ([`FieldsRead::Any`]) or names it.
+    /// it): true when a step does not say what it reads ([`FieldsRead::Any`]) or names it (a
+    /// step reading a path lists the path's top-level field, see [`FieldsRead::of_paths`]).
     fn card_steps_may_read(&self, field: &str) -> bool {
-        let names = |f: &str| f.trim_start_matches('/').split('/').next() == Some(field);
         self.card.preprocess_steps.iter().flatten().any(|op| match op.inner.fields_read() {
             FieldsRead::Any => true,
-            FieldsRead::Only(fields) => fields.iter().any(|f| names(f)),
+            FieldsRead::Only(fields) => fields.iter().any(|f| f == field),
         })
     }
 
