@@ -296,6 +296,40 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>) -> R
     })
 }
 
+/// Slots of [`write_repeated`]: one per output field whose value is usually the same list for
+/// every instance of a recipe.
+const REPEATED_METRICS: usize = 0;
+const REPEATED_POSTPROCESSORS: usize = 1;
+const REPEATED_POLICY: usize = 2;
+
+thread_local! {
+    /// Per slot of [`write_repeated`], on each thread: the list of strings written last and its
+    /// compact JSON.
+    static REPEATED: std::cell::RefCell<[(Vec<String>, Vec<u8>); 3]> = Default::default();
+}
+
+/// Appends `v` as compact JSON, as [`crate::json_lines::write_value`] does. A list of strings
+/// equal, item for item, to the one last written in `slot` on this thread has its JSON copied
+/// instead of escaped again: a recipe's metrics, postprocessors and classification policy are
+/// the same lists for all its instances. Other values are written as usual.
+fn write_repeated(slot: usize, v: &Value, out: &mut Vec<u8>) {
+    let Value::Array(items) = v else { return crate::json_lines::write_value(v, out) };
+    if !items.iter().all(|x| x.is_string()) {
+        return crate::json_lines::write_value(v, out);
+    }
+    REPEATED.with(|r| {
+        let Ok(mut r) = r.try_borrow_mut() else { return crate::json_lines::write_value(v, out) };
+        let (last, json) = &mut r[slot];
+        let same = last.len() == items.len() && items.iter().zip(last.iter()).all(|(x, l)| x.as_str() == Some(l.as_str()));
+        if !same || json.is_empty() {
+            json.clear();
+            crate::json_lines::write_value(v, json);
+            *last = items.iter().filter_map(|x| x.as_str().map(str::to_string)).collect();
+        }
+        out.extend_from_slice(json);
+    })
+}
+
 /// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is empty but in benchmarks, `media` is
 /// `{"images": ..., "audios": ...}`). It becomes a map ([`OutputInstance::into_instance`]) or
 /// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
@@ -350,16 +384,17 @@ impl OutputInstance {
     /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
         use crate::json_lines::{write_array, write_str, write_value};
-        let head: [(&[u8], &Value); 4] = [
+        let head: [(&[u8], &Value); 3] = [
             (b"{\"source\":", &self.source),
             (b",\"target\":", &self.target),
             (b",\"references\":", &self.references),
-            (b",\"metrics\":", &self.metrics),
         ];
         for (key, v) in head {
             out.extend_from_slice(key);
             write_value(v, out);
         }
+        out.extend_from_slice(b",\"metrics\":");
+        write_repeated(REPEATED_METRICS, &self.metrics, out);
         out.extend_from_slice(b",\"groups\":");
         write_array(&self.groups, out);
         out.extend_from_slice(b",\"subset\":");
@@ -369,7 +404,7 @@ impl OutputInstance {
         out.extend_from_slice(b",\"audios\":");
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
-        write_value(&self.postprocessors, out);
+        write_repeated(REPEATED_POSTPROCESSORS, &self.postprocessors, out);
         out.extend_from_slice(b",\"task_data\":");
         match &self.task_data {
             TaskData::Text(t) => write_str(t, out),
@@ -380,7 +415,7 @@ impl OutputInstance {
             }
         }
         out.extend_from_slice(b",\"data_classification_policy\":");
-        write_value(&self.data_classification_policy, out);
+        write_repeated(REPEATED_POLICY, &self.data_classification_policy, out);
         out.push(b'}');
     }
 

@@ -23,10 +23,17 @@ fn set_system_prompt(
     scope: &StreamScope,
     split: &str,
 ) -> Result<Instance> {
-    if !scope.applies(split) || (skip_rendered_instance && instance.contains_key(SYSTEM_PROMPT_FIELD)) {
+    if !scope.applies(split) {
         return Ok(instance);
     }
-    instance.insert(SYSTEM_PROMPT_FIELD.into(), Value::String(text.to_string()));
+    // One lookup: an existing field is kept (skipped) or overwritten in place, a new one appended.
+    match instance.entry(SYSTEM_PROMPT_FIELD) {
+        crate::value::map::Entry::Occupied(_) if skip_rendered_instance => {}
+        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.to_string()),
+        crate::value::map::Entry::Vacant(e) => {
+            e.insert(Value::String(text.to_string()));
+        }
+    }
     Ok(instance)
 }
 

@@ -131,8 +131,16 @@ impl Map {
                 let t = tag(key);
                 self.entries.iter().position(|e| holds(e, key, t))
             }
-            Some(ix) => ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied(),
+            Some(ix) => self.hashed_index_of(ix, key),
         }
+    }
+
+    /// [`Map::get_index_of`] through the hash index. Kept out of line: the linear scan, which
+    /// every instance-sized map uses, then inlines into its callers without the hash path's
+    /// registers and stack frame.
+    #[inline(never)]
+    fn hashed_index_of(&self, ix: &HashTable<usize>, key: &str) -> Option<usize> {
+        ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied()
     }
 
     /// Positions of `keys` (distinct), found in one pass over the entries: the same as
