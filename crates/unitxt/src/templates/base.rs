@@ -87,13 +87,21 @@ pub trait TemplateKind: Send + Sync {
     fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
         Ok(refs)
     }
-    /// Serializes every field value to text (Unitxt's `Template.serialize`).
+    /// Serializes every field value to text (Unitxt's `Template.serialize`). When the
+    /// serializer passes strings ([`Serializer::passes_strings`]), a string field's text is
+    /// moved into the result instead of copied, leaving an empty string in `data`:
+    /// [`render`] moves it back once it has formatted the fields.
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
         let ser = self.serializer();
+        let moves = ser.passes_strings();
         let mut out = Fields::with_capacity(data.len());
         for (k, v) in data.iter_mut() {
+            let text = match v {
+                Value::String(s) if moves => std::mem::take(s),
+                _ => serialize_with(&*ser, v, instance)?,
+            };
             // `data`'s keys are distinct.
-            out.push_new(k.clone(), Value::String(serialize_with(&*ser, v, instance)?));
+            out.push_new(k.clone(), Value::String(text));
         }
         Ok(out)
     }
@@ -175,7 +183,6 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     // serializing; nothing removes any until the end).
     let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
         instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
-    instance.set_at(p_input, "input_fields", Value::Object(input));
     if let Some(r) = &refs {
         instance.set_at(p_refs, "reference_fields", Value::Object(r.clone()));
     }
@@ -187,6 +194,10 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     };
     let instruction = t.format(&serialized_inputs, "input field", instruction_fmt, "instruction")?;
     let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
+    if fresh.is_none() {
+        restore_moved_strings(&*t.serializer(), &mut input, serialized_inputs);
+    }
+    instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;
     result.set_at(p_source, "source", Value::String(source));
     result.set_at(p_instruction, "instruction", Value::String(instruction));
@@ -204,6 +215,25 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     result.set_at(p_target, "target", Value::String(target));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::String).collect()));
     t.post_process_instance(result)
+}
+
+/// Puts back the string fields that [`TemplateKind::serialize`] moved out of `input` into
+/// `serialized` (each left as an empty string). Only with a serializer that passes strings, and
+/// only into empty strings: their serialization is then their own text, so an input string that
+/// was empty to begin with gets its own (empty) text back and is unchanged either way.
+fn restore_moved_strings(ser: &dyn Serializer, input: &mut Fields, mut serialized: Fields) {
+    if !ser.passes_strings() {
+        return;
+    }
+    for (k, v) in input.iter_mut() {
+        if let Value::String(s) = v {
+            if s.is_empty() {
+                if let Some(Value::String(text)) = serialized.get_mut(k) {
+                    *s = std::mem::take(text);
+                }
+            }
+        }
+    }
 }
 
 /// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes

@@ -44,6 +44,13 @@ pub trait Serializer: Send + Sync {
     fn skips_strings(&self) -> bool {
         false
     }
+
+    /// True when every string serializes to itself and nothing else happens (no change to the
+    /// value or the instance): a template may then use a string field's text as its
+    /// serialization without asking (see [`base::TemplateKind::serialize`]).
+    fn passes_strings(&self) -> bool {
+        false
+    }
 }
 
 /// Placeholder type so the registry can name this module before it has artifacts.

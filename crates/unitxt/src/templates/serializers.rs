@@ -587,18 +587,24 @@ impl MultiTypeSerializer {
         MultiTypeSerializer { serializers, strings_pass: std::sync::OnceLock::new() }
     }
 
+    /// Whether no serializer of the list can claim a string (worked out once).
+    fn strings_pass(&self) -> bool {
+        *self.strings_pass.get_or_init(|| self.serializers.iter().all(|x| x.skips_strings()))
+    }
+
     /// The text of a string value when no serializer can claim it.
     fn passed_string(&self, value: &Value) -> Option<String> {
         match value {
-            Value::String(s) if *self.strings_pass.get_or_init(|| self.serializers.iter().all(|x| x.skips_strings())) => {
-                Some(s.clone())
-            }
+            Value::String(s) if self.strings_pass() => Some(s.clone()),
             _ => None,
         }
     }
 }
 
 impl Serializer for MultiTypeSerializer {
+    fn passes_strings(&self) -> bool {
+        self.strings_pass()
+    }
     fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
         if let Some(text) = self.passed_string(value) {
             return Ok(Some(text));
