@@ -73,14 +73,23 @@ const BATCH_MAX_LINES: usize = 1024;
 /// Writes a split's lines (serialized on the worker threads by [`prepare_lines`]) to `w`, in
 /// batches written with `write_vectored` straight from the line buffers: the reading thread
 /// does not copy the lines into a buffer of its own (on two threads that copy read every line
-/// out of the other core's cache). `w` should be unbuffered, or buffered with less room than a
+/// out of the other core's cache). On an error of the stream, the lines before it are written
+/// before the error is returned. `w` should be unbuffered, or buffered with less room than a
 /// batch ([`BATCH_BYTES`]), for the lines to go to the file without a copy.
 fn write_lines(lines: StreamOf<Vec<u8>>, w: &mut dyn Write, pb: &ProgressBar) -> Result<u64> {
     let mut n = 0;
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH_MAX_LINES);
     let mut batch_bytes = 0;
     for line in lines {
-        let line = line?;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                // The lines before the error are written (to stdout they stay; a file is
+                // removed by the caller).
+                write_batch(w, &mut batch)?;
+                return Err(e);
+            }
+        };
         batch_bytes += line.len();
         batch.push(line);
         n += 1;
@@ -252,6 +261,41 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Takes at most seven bytes per write, so vectored writes are partial and resume mid-line.
+    struct Trickle(Vec<u8>);
+
+    impl Write for Trickle {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let n = b.len().min(7);
+            self.0.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn numbered_lines(n: usize) -> Vec<Vec<u8>> {
+        (0..n).map(|i| format!("{{\"i\":{i}}}\n").into_bytes()).collect()
+    }
+
+    /// Lines go out whole and in order across batches (2,500 lines: two full batches of 1,024
+    /// and a last one) through partial writes; on an error, the lines before it are written
+    /// first and the error is returned.
+    #[test]
+    fn lines_are_written_in_order_across_batches_and_before_an_error() {
+        let mut w = Trickle(Vec::new());
+        let lines = numbered_lines(2500).into_iter().map(Ok);
+        assert_eq!(write_lines(Box::new(lines), &mut w, &ProgressBar::hidden()).unwrap(), 2500);
+        assert_eq!(w.0, numbered_lines(2500).concat());
+
+        let mut w = Trickle(Vec::new());
+        let lines = numbered_lines(1500).into_iter().map(Ok).chain([Err(Error::invalid("the 1501st failed"))]);
+        let e = write_lines(Box::new(lines), &mut w, &ProgressBar::hidden()).unwrap_err();
+        assert!(e.to_string().contains("the 1501st failed"), "{e}");
+        assert_eq!(w.0, numbered_lines(1500).concat());
+    }
 
     /// A written line's buffer comes back emptied with its room; a buffer that grew past the
     /// limit is freed instead of kept.
