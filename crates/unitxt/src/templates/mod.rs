@@ -45,6 +45,13 @@ pub trait Serializer: Send + Sync {
         false
     }
 
+    /// True when this serializer answers `None` for every non-empty list whose items are all
+    /// strings, without touching the value or the instance (it handles dicts, numbers, or lists
+    /// of dicts only), so that a multi-type serializer can pass such lists on without asking.
+    fn skips_string_lists(&self) -> bool {
+        false
+    }
+
     /// True when every string serializes to itself and nothing else happens (no change to the
     /// value or the instance): a template may then use a string field's text as its
     /// serialization without asking (see [`base::TemplateKind::serialize`]).

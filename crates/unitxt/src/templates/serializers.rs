@@ -166,7 +166,20 @@ fn is_sql_database(v: &Value) -> bool {
 }
 
 fn join_str(items: &[Value]) -> String {
-    items.iter().map(py_str).collect::<Vec<_>>().join(", ")
+    // Room for the strings and separators (other items grow it as needed).
+    let room = items.iter().map(|x| x.as_str().map_or(0, str::len) + 2).sum::<usize>();
+    let mut out = String::with_capacity(room);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        match item {
+            // `str()` of a string is its text.
+            Value::String(s) => out.push_str(s),
+            other => out.push_str(&py_str(other)),
+        }
+    }
+    out
 }
 
 // ---- serializers ----
@@ -216,6 +229,9 @@ impl Serializer for DictAsJsonSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(value.is_object().then(|| dumps(value, DumpOptions::default())))
     }
@@ -246,6 +262,9 @@ impl Serializer for DialogSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(match value {
             Value::Array(a) if is_dialog(value) => Some(dialog_text(a)),
@@ -262,6 +281,9 @@ impl Serializer for ConversationSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_conversation(value) {
             return Ok(None);
@@ -276,6 +298,9 @@ pub struct NumberSerializer {}
 
 impl Serializer for NumberSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -343,6 +368,9 @@ impl Serializer for NumberQuantizingSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_number(value) {
             return Ok(None);
@@ -378,6 +406,9 @@ pub struct TableSerializer {}
 
 impl Serializer for TableSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -427,6 +458,9 @@ impl Serializer for ImageSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_image(value) {
             return Ok(None);
@@ -447,6 +481,9 @@ pub struct VideoSerializer {}
 
 impl Serializer for VideoSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -486,6 +523,9 @@ impl Serializer for DocumentSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(is_document(value).then(|| document_text(value)))
     }
@@ -497,6 +537,9 @@ pub struct MultiDocumentSerializer {}
 
 impl Serializer for MultiDocumentSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -515,6 +558,9 @@ pub struct ToolsSerializer {}
 
 impl Serializer for ToolsSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -544,6 +590,9 @@ impl Serializer for ToolCallSerializer {
     fn skips_strings(&self) -> bool {
         true
     }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         Ok(is_tool_call(value).then(|| dumps(value, DumpOptions::default())))
     }
@@ -556,6 +605,9 @@ pub struct SqlDatabaseAsSchemaSerializer {}
 
 impl Serializer for SqlDatabaseAsSchemaSerializer {
     fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
         true
     }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
@@ -579,17 +631,39 @@ pub struct MultiTypeSerializer {
     /// `str()` gives it); worked out on first use.
     #[serde(skip)]
     strings_pass: std::sync::OnceLock<bool>,
+    /// Position in `serializers` of the first one that may claim a non-empty list of strings
+    /// (the ones before it all skip such lists); worked out on first use.
+    #[serde(skip)]
+    first_for_string_lists: std::sync::OnceLock<usize>,
 }
 
 impl MultiTypeSerializer {
     /// A multi-type serializer trying `serializers` in order.
     pub fn new(serializers: Vec<Art<dyn Serializer>>) -> Self {
-        MultiTypeSerializer { serializers, strings_pass: std::sync::OnceLock::new() }
+        MultiTypeSerializer {
+            serializers,
+            strings_pass: std::sync::OnceLock::new(),
+            first_for_string_lists: std::sync::OnceLock::new(),
+        }
     }
 
     /// Whether no serializer of the list can claim a string (worked out once).
     fn strings_pass(&self) -> bool {
         *self.strings_pass.get_or_init(|| self.serializers.iter().all(|x| x.skips_strings()))
+    }
+
+    /// The serializers that may claim `value`: all of them, except for a non-empty list of
+    /// strings, which skips those that never claim one.
+    fn candidates(&self, value: &Value) -> &[Art<dyn Serializer>] {
+        match value {
+            Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_string()) => {
+                let first = *self
+                    .first_for_string_lists
+                    .get_or_init(|| self.serializers.iter().take_while(|x| x.skips_string_lists()).count());
+                &self.serializers[first..]
+            }
+            _ => &self.serializers,
+        }
     }
 
     /// The text of a string value when no serializer can claim it.
@@ -609,7 +683,7 @@ impl Serializer for MultiTypeSerializer {
         if let Some(text) = self.passed_string(value) {
             return Ok(Some(text));
         }
-        for s in &self.serializers {
+        for s in self.candidates(value) {
             if let Some(out) = s.serialize(value, instance)? {
                 return Ok(Some(out));
             }
@@ -620,7 +694,7 @@ impl Serializer for MultiTypeSerializer {
         if let Some(text) = self.passed_string(value) {
             return Ok(Some(text));
         }
-        for s in &self.serializers {
+        for s in self.candidates(value) {
             if let Some(out) = s.serialize_mut(value, instance)? {
                 return Ok(Some(out));
             }
@@ -671,6 +745,7 @@ mod tests {
         let d = default_template_serializer();
         assert_eq!(ser(&*d, json!(["a", "b"])).0, "a, b");
         assert_eq!(ser(&*d, json!([])).0, "");
+        assert_eq!(ser(&*d, json!(["a", 1, 2.5, null, true])).0, "a, 1, 2.5, None, True");
         assert_eq!(ser(&*d, json!("text")).0, "text");
         assert_eq!(
             ser(&*d, json!({"header": ["a", "b"], "rows": [["x,y", "q\"r"], ["", null]]})).0,
@@ -683,6 +758,22 @@ mod tests {
         let (out, inst) = ser(&*d, json!({"image": "data", "format": "png"}));
         assert_eq!(out, "<unitxt-img src=\"media/images/0\">");
         assert_eq!(inst["media"], json!({"images": [{"image": "data", "format": "png"}]}));
+    }
+
+    /// A non-empty list of strings skips the serializers that never claim one and goes to the
+    /// first that may, whatever it is; other values still meet every serializer in order.
+    #[test]
+    fn string_lists_go_to_the_first_serializer_that_may_claim_them() {
+        let multi = |list: Vec<Art<dyn Serializer>>| MultiTypeSerializer::new(list);
+        let dialog = || art(Arc::new(DialogSerializer {}), "dialog_serializer");
+        let with_str = multi(vec![dialog(), art(Arc::new(DefaultSerializer {}), "default_serializer")]);
+        assert_eq!(ser(&with_str, json!(["x", "y"])).0, "['x', 'y']");
+        assert_eq!(ser(&with_str, json!([{"role": "user", "content": "hi"}])).0, "user: hi");
+        let with_list = multi(vec![dialog(), art(Arc::new(DefaultListSerializer {}), "default_list_serializer")]);
+        assert_eq!(ser(&with_list, json!(["x", "y"])).0, "x, y");
+        // Without any serializer that claims them, str() of the list.
+        let none = multi(vec![dialog()]);
+        assert_eq!(ser(&none, json!(["x", "y"])).0, "['x', 'y']");
     }
 
     #[test]
