@@ -225,10 +225,17 @@ fn restore_moved_strings(ser: &dyn Serializer, input: &mut Fields, mut serialize
     if !ser.passes_strings() {
         return;
     }
-    for (k, v) in input.iter_mut() {
+    // The default `serialize` writes the fields in `input`'s order, so each field is usually
+    // at the same position in both; a key found elsewhere is looked up.
+    let same_order = serialized.len() == input.len();
+    for (i, (k, v)) in input.iter_mut().enumerate() {
         if let Value::String(s) = v {
             if s.is_empty() {
-                if let Some(Value::String(text)) = serialized.get_mut(k) {
+                let at = match serialized.get_index_entry_mut(i) {
+                    Some((sk, sv)) if same_order && sk.as_str() == k.as_str() => Some(sv),
+                    _ => serialized.get_mut(k),
+                };
+                if let Some(Value::String(text)) = at {
                     *s = std::mem::take(text);
                 }
             }

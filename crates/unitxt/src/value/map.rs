@@ -182,6 +182,12 @@ impl Map {
         &mut self.entries[i].1
     }
 
+    /// The key and value at position `i` (the value mutable), or `None` past the end.
+    #[inline]
+    pub fn get_index_entry_mut(&mut self, i: usize) -> Option<(&Key, &mut Value)> {
+        self.entries.get_mut(i).map(|e| (&e.0, &mut e.1))
+    }
+
     /// Sets `key` to `v` where [`Map::positions_of`] found it (`pos`, which must still be
     /// `key`'s position), or appends it when `pos` is `None`; returns the replaced value.
     #[inline]
