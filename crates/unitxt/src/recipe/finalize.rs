@@ -68,15 +68,7 @@ impl Parts {
         for (k, v) in &self.input {
             w.item(k, self.refs.get(k).unwrap_or(v));
         }
-        let meta = w.plain_key("metadata");
-        let mut m = DictWriter::begin(meta);
-        m.plain_item("data_classification_policy", &self.policy);
-        if let Some(r) = recipe {
-            m.plain_item("num_demos", &r.num_demos);
-            m.plain_item("demos_pool_size", &r.demos_pool_size);
-            m.plain_item("template", &r.template);
-        }
-        m.end();
+        write_metadata(w.plain_key("metadata"), &self.policy, recipe);
         for (k, v) in &self.refs {
             if !self.input.contains_key(k) {
                 w.item(k, v);
@@ -127,6 +119,86 @@ impl Parts {
         }
         td
     }
+}
+
+/// Writes the `metadata` dict of a `task_data` dict: the policy, then the recipe's
+/// `num_demos`, `demos_pool_size` and `template` when given.
+fn write_metadata_dict<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta>) {
+    let mut m = DictWriter::begin(out);
+    m.plain_item("data_classification_policy", policy);
+    if let Some(r) = recipe {
+        m.plain_item("num_demos", &r.num_demos);
+        m.plain_item("demos_pool_size", &r.demos_pool_size);
+        m.plain_item("template", &r.template);
+    }
+    m.end();
+}
+
+/// The `metadata` dict last written on this thread (see [`write_metadata`]): what it was
+/// written from, as text and as the inside of a JSON string.
+struct MetadataMemo {
+    policy: Value,
+    num_demos: Value,
+    demos_pool_size: Value,
+    template: Value,
+    text: String,
+    escaped: Vec<u8>,
+}
+
+thread_local! {
+    static METADATA: std::cell::RefCell<Option<MetadataMemo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether `a` and `b` are written as the same JSON: only for `null`, booleans, numbers (of
+/// the same kind: `1` and `1.0` differ), strings and lists of these; `false` for dicts, whose
+/// equality ignores key order. A value equal to itself here can be memoized.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        // `serde_json::Number` equality keeps integers and floats apart.
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b)),
+        _ => false,
+    }
+}
+
+/// [`write_metadata_dict`], copying the dict this thread wrote last when it was written from
+/// the same values ([`same_json`]): the recipe's part is the same for every instance and the
+/// policy nearly always is, so a recipe's `task_data` dicts share this text.
+fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta>) {
+    let Some(r) = recipe else { return write_metadata_dict(out, policy, None) };
+    METADATA.with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else { return write_metadata_dict(out, policy, recipe) };
+        let hit = memo.as_ref().is_some_and(|m| {
+            same_json(&m.policy, policy)
+                && same_json(&m.num_demos, &r.num_demos)
+                && same_json(&m.demos_pool_size, &r.demos_pool_size)
+                && same_json(&m.template, &r.template)
+        });
+        if !hit {
+            let values = [policy, &r.num_demos, &r.demos_pool_size, &r.template];
+            if !values.iter().all(|v| same_json(v, v)) {
+                return write_metadata_dict(out, policy, recipe);
+            }
+            let mut text = String::new();
+            write_metadata_dict(&mut text, policy, recipe);
+            let mut escaped = Vec::new();
+            write_metadata_dict(&mut InJsonString(&mut escaped), policy, recipe);
+            *memo = Some(MetadataMemo {
+                policy: policy.clone(),
+                num_demos: r.num_demos.clone(),
+                demos_pool_size: r.demos_pool_size.clone(),
+                template: r.template.clone(),
+                text,
+                escaped,
+            });
+        }
+        if let Some(m) = memo.as_ref() {
+            out.pre_written(&m.text, &m.escaped);
+        }
+    })
 }
 
 /// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
@@ -479,6 +551,55 @@ mod tests {
             task_data(inst),
             r#"{"q": "x", "n": 1.5, "metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "a": "y", "demos": [{"q": "d", "metadata": {"data_classification_policy": ["p"]}, "a": "e"}]}"#
         );
+    }
+
+    /// The `metadata` dict this thread wrote last is copied only when written from the same
+    /// values: a change of policy, of a number's kind (`1` against `1.0`) or of template gives
+    /// its own text, in the JSON line as in the text; a dict template is never memoized.
+    #[test]
+    fn metadata_is_rewritten_when_its_values_change() {
+        let with = |policy: Value, num_demos: Value, template: Value| {
+            let mut inst = verbalized(json!({"q": "x"}), json!({"a": "y"}), None);
+            inst.insert("data_classification_policy".into(), policy);
+            let recipe = RecipeMeta { num_demos, demos_pool_size: json!(null), template };
+            let out = finalize_instance(inst, &[], recipe, None).unwrap();
+            let text = out.task_data().into_owned();
+            let line = String::from_utf8(out.json_line()).unwrap();
+            let in_line: Value = serde_json::from_str::<serde_json::Value>(&line).unwrap()["task_data"].as_str().unwrap().into();
+            assert_eq!(in_line, Value::String(text.clone()), "{line}");
+            text
+        };
+        let meta = |body: &str| format!(r#"{{"q": "x", "metadata": {{{body}}}, "a": "y"}}"#);
+        for _ in 0..2 {
+            assert_eq!(
+                with(json!(["public"]), json!(1), json!("t.a")),
+                meta(r#""data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": null, "template": "t.a""#)
+            );
+        }
+        assert_eq!(
+            with(json!(["proprietary"]), json!(1), json!("t.a")),
+            meta(r#""data_classification_policy": ["proprietary"], "num_demos": 1, "demos_pool_size": null, "template": "t.a""#)
+        );
+        assert_eq!(
+            with(json!(["proprietary"]), json!(1.0), json!("t.a")),
+            meta(r#""data_classification_policy": ["proprietary"], "num_demos": 1.0, "demos_pool_size": null, "template": "t.a""#)
+        );
+        assert_eq!(
+            with(json!(["proprietary"]), json!(1.0), json!("t.\"b\"")),
+            meta(r#""data_classification_policy": ["proprietary"], "num_demos": 1.0, "demos_pool_size": null, "template": "t.\"b\"""#)
+        );
+        // Equal dicts in another order are written in their own order.
+        assert_eq!(
+            with(json!(null), json!(0), json!({"x": 1, "y": 2})),
+            meta(r#""data_classification_policy": null, "num_demos": 0, "demos_pool_size": null, "template": {"x": 1, "y": 2}"#)
+        );
+        assert_eq!(
+            with(json!(null), json!(0), json!({"y": 2, "x": 1})),
+            meta(r#""data_classification_policy": null, "num_demos": 0, "demos_pool_size": null, "template": {"y": 2, "x": 1}"#)
+        );
+        assert!(same_json(&json!([1, "a", null, true]), &json!([1, "a", null, true])));
+        assert!(!same_json(&json!(1), &json!(1.0)));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1})));
     }
 
     #[test]
