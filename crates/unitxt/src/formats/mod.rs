@@ -140,6 +140,21 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
         .ok_or_else(|| Error::invalid(format!("{what} must be a string, got {}", crate::artifact::short(v))))
 }
 
+/// The position of the first `\N` in `b`: each backslash (found with `memchr`) is checked for
+/// an `N` after it. Cheaper than a substring search for this two-byte needle on the short
+/// texts formats produce.
+fn find_capital_new_line(b: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(off) = memchr::memchr(b'\\', &b[from..]) {
+        let p = from + off;
+        if b.get(p + 1) == Some(&b'N') {
+            return Some(p);
+        }
+        from = p + 1;
+    }
+    None
+}
+
 /// Unitxt's "capital new line notation": the two characters `\N` in a format string mean "a
 /// new line, unless there is nothing before it". A leading run of new lines and `\N`s that
 /// ends in `\N` is dropped; then every other run ending in one or more `\N`s becomes one
@@ -147,10 +162,7 @@ pub(crate) fn need_str<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 /// before it (Unitxt's pattern uses a character class that contains them).
 /// The text is returned as is (not copied) when it holds no `\\N`.
 pub fn apply_capital_new_line_notation(text: String) -> String {
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\N"));
-    let finder: &memchr::memmem::Finder<'static> = &FINDER;
-    if finder.find(text.as_bytes()).is_none() {
+    if find_capital_new_line(text.as_bytes()).is_none() {
         return text;
     }
     let text = text.as_str();
@@ -179,7 +191,7 @@ pub fn apply_capital_new_line_notation(text: String) -> String {
     // class characters. `from` is the end of the last run handled, a non-class byte (or the
     // start), so a run never reaches back past it.
     let mut from = 0;
-    while let Some(off) = finder.find(&b[from..]) {
+    while let Some(off) = find_capital_new_line(&b[from..]) {
         let p = from + off;
         let mut i = p;
         while i > from && in_class(b[i - 1]) {
