@@ -65,12 +65,16 @@ impl Parts {
     /// reference field that is also an input field takes the input field's place.
     fn write<O: PyJsonOut + ?Sized>(&self, recipe: Option<&RecipeMeta>, demos: &DirectDemos, out: &mut O) {
         let mut w = DictWriter::begin(out);
+        // One lookup per reference field (there are few): whether any is also an input field.
+        // Usually none is, and the input fields are written without looking each one up.
+        let shared = self.refs.keys().any(|k| self.input.contains_key(k));
         for (k, v) in &self.input {
-            w.item(k, self.refs.get(k).unwrap_or(v));
+            let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
+            w.item(k, v);
         }
         write_metadata(w.plain_key("metadata"), &self.policy, recipe);
         for (k, v) in &self.refs {
-            if !self.input.contains_key(k) {
+            if !shared || !self.input.contains_key(k) {
                 w.item(k, v);
             }
         }
