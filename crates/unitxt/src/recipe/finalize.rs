@@ -163,7 +163,14 @@ fn same_json(a: &Value, b: &Value) -> bool {
         // `serde_json::Number` equality keeps integers and floats apart.
         (Value::Number(x), Value::Number(y)) => x == y,
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b)),
+        // Strings, the usual items, are compared here rather than through a recursive call.
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(a, b)| match (a, b) {
+                    (Value::String(p), Value::String(q)) => p == q,
+                    _ => same_json(a, b),
+                })
+        }
         _ => false,
     }
 }
@@ -379,28 +386,27 @@ const REPEATED_POSTPROCESSORS: usize = 1;
 const REPEATED_POLICY: usize = 2;
 
 thread_local! {
-    /// Per slot of [`write_repeated`], on each thread: the list of strings written last and its
-    /// compact JSON.
-    static REPEATED: std::cell::RefCell<[(Vec<String>, Vec<u8>); 3]> = Default::default();
+    /// Per slot of [`write_repeated`], on each thread: the value written last and its compact
+    /// JSON.
+    static REPEATED: std::cell::RefCell<[(Value, Vec<u8>); 3]> = Default::default();
 }
 
-/// Appends `v` as compact JSON, as [`crate::json_lines::write_value`] does. A list of strings
-/// equal, item for item, to the one last written in `slot` on this thread has its JSON copied
-/// instead of escaped again: a recipe's metrics, postprocessors and classification policy are
-/// the same lists for all its instances. Other values are written as usual.
+/// Appends `v` as compact JSON, as [`crate::json_lines::write_value`] does. A value written as
+/// the same JSON ([`same_json`]) as the one last written in `slot` on this thread has its JSON
+/// copied instead of escaped again: a recipe's metrics, postprocessors and classification
+/// policy are the same lists for all its instances. Values holding dicts are written as usual.
 fn write_repeated(slot: usize, v: &Value, out: &mut Vec<u8>) {
-    let Value::Array(items) = v else { return crate::json_lines::write_value(v, out) };
-    if !items.iter().all(|x| x.is_string()) {
-        return crate::json_lines::write_value(v, out);
-    }
     REPEATED.with(|r| {
         let Ok(mut r) = r.try_borrow_mut() else { return crate::json_lines::write_value(v, out) };
         let (last, json) = &mut r[slot];
-        let same = last.len() == items.len() && items.iter().zip(last.iter()).all(|(x, l)| x.as_str() == Some(l.as_str()));
-        if !same || json.is_empty() {
+        // A stored value is one that can be memoized, so a hit needs no other check.
+        if json.is_empty() || !same_json(last, v) {
+            if !same_json(v, v) {
+                return crate::json_lines::write_value(v, out);
+            }
             json.clear();
             crate::json_lines::write_value(v, json);
-            *last = items.iter().filter_map(|x| x.as_str().map(str::to_string)).collect();
+            *last = v.clone();
         }
         out.extend_from_slice(json);
     })
@@ -668,6 +674,26 @@ mod tests {
 
     /// A line stays right when `task_data` was replaced after finalization (it is then written
     /// from the new text instead of the parts).
+    /// Successive lines on one thread whose metrics, postprocessors and policy change (and
+    /// repeat) are each the map written as JSON: the per-slot memo never copies a stale list,
+    /// and `1` and `1.0` or a list holding a dict are written as themselves.
+    #[test]
+    fn repeated_lists_follow_their_changes() {
+        let lists = [json!(["m.a", "m.b"]), json!(["m.a", "m.b"]), json!(["m.a"]), json!([1]), json!([1.0]),
+                     json!([{"y": 1, "x": 2}]), json!([{"x": 2, "y": 1}]), json!(null), json!(["m.a", "m.b"])];
+        for list in lists {
+            let mut inst = verbalized(json!({"q": "x"}), json!({"a": "y"}), None);
+            for field in ["metrics", "postprocessors", "data_classification_policy"] {
+                inst.insert(field.into(), list.clone());
+            }
+            let out = finalize_instance(inst, &[], meta(), None).unwrap();
+            let mut expected = Vec::new();
+            crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
+            expected.push(b'\n');
+            assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "{list}");
+        }
+    }
+
     #[test]
     fn json_line_after_task_data_changes() {
         let demo = json!({"input_fields": {"q": "é \"d\""}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
