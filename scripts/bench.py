@@ -174,14 +174,20 @@ def unitxt(py, env, *args):
     return res
 
 
-def rust(binary, env, *args, repeat=1):
-    """Runs unitxt-rs `repeat` times; keeps the run with the median wall time (`rss_all`: every
-    run's peak RSS, sorted)."""
-    runs = sorted((run([binary, *args], env) for _ in range(repeat)), key=lambda r: r[0])
+def median_run(runs):
+    """The run (as `run` returns it) with the median wall time, as a dict, with every run
+    under `runs` (sorted by wall time) and every run's peak RSS under `rss_all` (sorted)."""
+    runs = sorted(runs, key=lambda r: r[0])
     as_dict = [{"seconds": w, "cpu": c, "rss": m, "out": o, "err": e} for w, m, c, o, e in runs]
     med = dict(as_dict[len(runs) // 2])
     med.update(rss_all=sorted(r[1] for r in runs), runs=as_dict)
     return med
+
+
+def rust(binary, env, *args, repeat=1):
+    """Runs unitxt-rs `repeat` times; keeps the run with the median wall time (see
+    `median_run`)."""
+    return median_run([run([binary, *args], env) for _ in range(repeat)])
 
 
 def rust_paired(binary, env, a_args, b_args, repeat):
@@ -189,14 +195,8 @@ def rust_paired(binary, env, a_args, b_args, repeat):
     side as `rust` does (the run with the median wall time, with every run under `runs`), and
     the runs as pairs in the order they ran."""
     pairs = [(run([binary, *a_args], env), run([binary, *b_args], env)) for _ in range(repeat)]
-    sides = []
-    for k in range(2):
-        runs = sorted((p[k] for p in pairs), key=lambda r: r[0])
-        as_dict = [{"seconds": w, "cpu": c, "rss": m, "out": o, "err": e} for w, m, c, o, e in runs]
-        med = dict(as_dict[len(runs) // 2])
-        med.update(rss_all=sorted(r[1] for r in runs), runs=as_dict)
-        sides.append(med)
-    return sides[0], sides[1], [(a[0], b[0]) for a, b in pairs]
+    a_side, b_side = (median_run([p[k] for p in pairs]) for k in range(2))
+    return a_side, b_side, [(a[0], b[0]) for a, b in pairs]
 
 
 def median_by_seconds(results):
