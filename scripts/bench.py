@@ -1,9 +1,11 @@
 """Times Unitxt 1.26.10 and unitxt-rs side by side on the same machine, in one run.
 
-Usage: python scripts/bench.py [--quick] [--python PY] [--bin PATH] [--cases evaluate,prepare,floor] [--readme]
+Usage: python scripts/bench.py [--quick] [--python PY] [--bin PATH | --pgo] [--cases evaluate,prepare,floor] [--readme]
 
 --bin defaults to target/release-lto/unitxt-rs (`cargo build --profile release-lto -p unitxt-cli`:
-the release profile with fat LTO and one codegen unit, see Cargo.toml).
+the release profile with fat LTO and one codegen unit, see Cargo.toml). --pgo first builds the
+profile-guided binary with scripts/pgo.sh (about 15 minutes on 2 cores) and times
+target/pgo/release-lto/unitxt-rs.
 
 Cases (each tool runs as its own subprocess, one at a time; peak RSS is that process's
 `ru_maxrss` from `os.wait4`):
@@ -277,6 +279,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="1,000 evaluate instances, smaller prepare cases")
     ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release-lto", "unitxt-rs"))
+    ap.add_argument("--pgo", action="store_true", help="build with scripts/pgo.sh and time its profile-guided binary")
     ap.add_argument("--cases", default="evaluate,prepare,floor,onecore,memory,startup")
     ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
@@ -287,6 +290,9 @@ def main():
         (p for p in (os.path.join(ROOT, ".venv", "bin", "python"), "/work/venv/bin/python") if os.path.exists(p)),
         sys.executable,
     )
+    if a.pgo:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "pgo.sh")], check=True)
+        a.bin = os.path.join(ROOT, "target", "pgo", "release-lto", "unitxt-rs")
     if not os.path.exists(a.bin):
         sys.exit(f"{a.bin} not found: run `cargo build --profile release-lto -p unitxt-cli` first")
     work = os.path.join(os.path.dirname(os.path.abspath(a.out)), "work")
@@ -490,7 +496,8 @@ def main():
         "# unitxt-rs vs Unitxt 1.26.10" + (" (--quick)" if a.quick else ""),
         "",
         f"Machine: {machine}. Date: {time.strftime('%Y-%m-%d %H:%M')}. Commit: {commit()}. Binary: "
-        f"`{os.path.relpath(os.path.abspath(a.bin), ROOT)}`.",
+        f"`{os.path.relpath(os.path.abspath(a.bin), ROOT)}`"
+        + (" (profile-guided: `scripts/pgo.sh`)." if a.pgo else "."),
         "",
         "| case | instances | Unitxt inst/s | unitxt-rs inst/s | ratio (wall) | ratio (CPU) "
         "| Unitxt peak RSS MiB | unitxt-rs peak RSS MiB |",
