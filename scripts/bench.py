@@ -414,8 +414,8 @@ def main():
             r = rust(a.bin, off, *floor_args, repeat=5)
         n = int(r["err"].split()[0])
         report("floor: sst2 train parquet -> JSON Lines, no processing", n, None, r)
-        rust(a.bin, env, "io-floor", *pq[:1], "--output", "/dev/null")  # fills the cache
-        rc = rust(a.bin, env, "io-floor", *pq[:1], "--output", "/dev/null", repeat=5)
+        rust(a.bin, env, *floor_args)  # fills the cache
+        rc = rust(a.bin, env, *floor_args, repeat=5)
         report("floor: the same from the Arrow cache", n, None, rc)
         if paired:
             report("prepare train sst2, from parquet (Arrow cache off)", n_prep, None, rp)

@@ -672,8 +672,6 @@ mod tests {
         }
     }
 
-    /// A line stays right when `task_data` was replaced after finalization (it is then written
-    /// from the new text instead of the parts).
     /// Successive lines on one thread whose metrics, postprocessors and policy change (and
     /// repeat) are each the map written as JSON: the per-slot memo never copies a stale list,
     /// and `1` and `1.0` or a list holding a dict are written as themselves.
@@ -694,6 +692,8 @@ mod tests {
         }
     }
 
+    /// A line stays right when `task_data` was replaced after finalization (it is then written
+    /// from the new text instead of the parts).
     #[test]
     fn json_line_after_task_data_changes() {
         let demo = json!({"input_fields": {"q": "é \"d\""}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
