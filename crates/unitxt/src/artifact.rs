@@ -67,7 +67,7 @@ impl<T: ?Sized> Art<T> {
     /// JSON object when it has none (Unitxt's `FinalizeDataset.artifact_to_jsonable`).
     pub fn to_jsonable(&self) -> Value {
         match &self.id {
-            Some(id) => Value::String(id.clone()),
+            Some(id) => Value::String(id.as_str().into()),
             None => (*self.raw).clone(),
         }
     }

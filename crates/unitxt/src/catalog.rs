@@ -182,8 +182,11 @@ impl Catalog {
         if let Some(a) = self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.get(query) {
             return Ok(a.clone());
         }
-        let a = self.scope(|| resolve_value(&Value::String(query.to_string())))?;
-        self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.insert(query.to_string(), a.clone());
+        let a = self.scope(|| resolve_value(&Value::String(query.into())))?;
+        self.built
+            .lock()
+            .map_err(|_| Error::invalid("catalog cache poisoned"))?
+            .insert(query.to_string(), a.clone());
         Ok(a)
     }
 

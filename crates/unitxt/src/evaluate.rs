@@ -53,7 +53,7 @@ impl ScoreValue {
         match self {
             ScoreValue::Float(x) => crate::metrics::score_value(*x),
             ScoreValue::Int(i) => Value::from(*i),
-            ScoreValue::Text(s) => Value::String(s.clone()),
+            ScoreValue::Text(s) => Value::String(s.as_str().into()),
             ScoreValue::None => Value::Null,
             ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| crate::metrics::score_value(*x)).collect()),
         }
@@ -274,7 +274,7 @@ fn group_key_value(g: &str) -> (String, String) {
         if digits_as_int && !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) {
             x.trim_start_matches('0').chars().next().map_or("0".to_string(), |_| x.trim_start_matches('0').to_string())
         } else {
-            crate::py::repr::repr(&Value::String(x.clone()))
+            crate::py::repr::repr(&Value::String(x.as_str().into()))
         }
     };
     let join = |xs: Vec<String>, ints: bool| {
@@ -355,7 +355,7 @@ fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Cat
     };
     let metrics = match inst.get("metrics") {
         Some(Value::Array(a)) => a.iter().map(crate::metrics::py_str).collect(),
-        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::String(s)) => vec![s.to_string()],
         _ => Vec::new(),
     };
     let prediction = delete_target_prefix(prediction, &task_data, catalog)?;
@@ -400,7 +400,7 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
     let Value::String(p) = prediction else { return Ok(prediction) };
     let rest = p.trim_start_matches(py_space);
     Ok(Value::String(match rest.strip_prefix(prefix.as_str()) {
-        Some(after) => after.trim_start_matches(py_space).to_string(),
+        Some(after) => after.trim_start_matches(py_space).into(),
         None => p,
     }))
 }
@@ -459,8 +459,10 @@ fn common_settings(m: &Art<dyn Metric>) -> Result<CommonSettings> {
     let prefix_of = |raw: &Value| -> Result<String> {
         match raw.get("score_prefix") {
             None | Some(Value::Null) => Ok(String::new()),
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::invalid(format!("`score_prefix` is not a string: {other}"))),
+            Some(Value::String(s)) => Ok(s.as_str().to_owned()),
+            Some(other) => Err(Error::invalid(format!(
+                "`score_prefix` is not a string: {other}"
+            ))),
         }
     };
     let mut prefix = prefix_of(&m.raw)?;
@@ -750,7 +752,13 @@ const NON_FINITE: &str = "\u{0}float:";
 /// A score dict as a JSON tree that keeps every value: non-finite floats become marked
 /// strings, integers stay integers.
 fn score_tree(m: &ScoreMap) -> Value {
-    let f = |x: f64| if x.is_finite() { crate::metrics::score_value(x) } else { Value::String(format!("{NON_FINITE}{x}")) };
+    let f = |x: f64| {
+        if x.is_finite() {
+            crate::metrics::score_value(x)
+        } else {
+            Value::String(compact_str::format_compact!("{NON_FINITE}{x}"))
+        }
+    };
     Value::Object(
         m.iter()
             .map(|(k, v)| {
@@ -775,7 +783,7 @@ fn tree_score(v: &Value) -> ScoreValue {
         Value::Number(n) if n.is_i64() || n.is_u64() => ScoreValue::Int(n.as_i64().unwrap_or(i64::MAX)),
         Value::Number(_) => ScoreValue::Float(f(v)),
         Value::String(s) if s.starts_with(NON_FINITE) => ScoreValue::Float(f(v)),
-        Value::String(s) => ScoreValue::Text(s.clone()),
+        Value::String(s) => ScoreValue::Text(s.as_str().to_owned()),
         Value::Array(a) => ScoreValue::List(a.iter().map(f).collect()),
         _ => ScoreValue::None,
     }

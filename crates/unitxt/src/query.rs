@@ -46,7 +46,7 @@ fn consume_name_val(s: &str) -> (Value, &str) {
             return (Value::from(if neg { -f } else { f }), rest);
         }
     }
-    (Value::String(raw.to_string()), rest)
+    (Value::String(raw.into()), rest)
 }
 
 fn is_name_like(v: &Value) -> bool {
@@ -56,7 +56,7 @@ fn is_name_like(v: &Value) -> bool {
 fn consume_name(s: &str) -> Result<(String, &str)> {
     let (v, rest) = consume_name_val(s);
     match v {
-        Value::String(n) if !n.is_empty() => Ok((n, rest)),
+        Value::String(n) if !n.is_empty() => Ok((n.into_string(), rest)),
         _ => Err(err(format!("malformed name at the beginning of: {s}"))),
     }
 }
@@ -85,7 +85,7 @@ fn consume_term(s: &str) -> Result<(Value, &str)> {
         let r = r.trim().strip_prefix(']').ok_or_else(|| err(format!("malformed query as a term in: {s}")))?;
         let r = r.trim();
         let consumed = &s[..s.len() - r.len()];
-        return Ok((Value::String(consumed.trim().to_string()), r));
+        return Ok((Value::String(consumed.trim().into()), r));
     }
     Ok((v, rest))
 }

@@ -100,7 +100,7 @@ fn compare_tree(path: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String
                 Value::Null => ScoreValue::Float(f64::NAN),
                 Value::Number(n) if n.is_i64() => ScoreValue::Int(n.as_i64().unwrap_or_default()),
                 Value::Number(n) => ScoreValue::Float(n.as_f64().unwrap_or(f64::NAN)),
-                Value::String(s) => ScoreValue::Text(s.clone()),
+                Value::String(s) => ScoreValue::Text(s.as_str().to_owned()),
                 other => ScoreValue::Text(other.to_string()),
             };
             let mine = match (&mine, theirs) {

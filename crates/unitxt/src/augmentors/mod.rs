@@ -40,7 +40,7 @@ pub fn task_inputs_op<T: FieldOperator + 'static>(op: T, fields: &[String]) -> R
     let mut map = crate::value::Instance::new();
     for f in fields {
         let p = input_field_path(f);
-        map.insert(p.as_str().into(), Value::String(p));
+        map.insert(p.as_str().into(), Value::String(p.into()));
     }
     let spec = FieldSpec { field_to_field: Some(Value::Object(map)), ..Default::default() };
     Ok(Arc::new(FieldOp::new(spec, Arc::new(op))?))

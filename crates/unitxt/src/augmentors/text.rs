@@ -40,7 +40,7 @@ impl AugmentWhitespace {
     /// Augments one string, seeded by the string itself.
     pub fn augment(&self, value: &str) -> String {
         const CHOICES: [&str; 3] = ["\n", "\t", " "];
-        let mut rng = new_random_generator(&Value::String(value.to_string()));
+        let mut rng = new_random_generator(&Value::String(value.into()));
         let mut out = String::with_capacity(value.len() + 8);
         let mut in_space = false;
         for c in value.chars() {
@@ -64,7 +64,7 @@ impl AugmentWhitespace {
 impl FieldOperator for AugmentWhitespace {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         Ok(match value {
-            Value::String(s) => Value::String(self.augment(&s)),
+            Value::String(s) => Value::String(self.augment(&s).into()),
             other => other,
         })
     }
@@ -230,7 +230,7 @@ impl AugmentPrefixSuffix {
 
     /// Augments one string, seeded by the string as given (before stripping).
     pub fn augment(&self, value: &str) -> String {
-        let mut rng = new_random_generator(&Value::String(value.to_string()));
+        let mut rng = new_random_generator(&Value::String(value.into()));
         let body = if self.remove_existing_whitespaces.unwrap_or(false) {
             value.trim_matches(py_isspace)
         } else {
@@ -245,7 +245,7 @@ impl AugmentPrefixSuffix {
 impl FieldOperator for AugmentPrefixSuffix {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         Ok(match value {
-            Value::String(s) => Value::String(self.augment(&s)),
+            Value::String(s) => Value::String(self.augment(&s).into()),
             other => other,
         })
     }

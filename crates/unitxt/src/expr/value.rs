@@ -497,7 +497,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
             Some(n) => Value::Number(n),
             None => return Err(err(format!("the float {} cannot be represented in an instance", float_repr(*f)))),
         },
-        PyVal::Str(s) => Value::String(s.to_string()),
+        PyVal::Str(s) => Value::String(crate::value::Str::from(&**s)),
         PyVal::List(v) | PyVal::Tuple(v) | PyVal::Iter(_, v) => {
             Value::Array(v.iter().map(to_value).collect::<EResult<_>>()?)
         }

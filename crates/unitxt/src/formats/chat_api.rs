@@ -165,7 +165,7 @@ fn find_img(t: &[char], from: usize) -> Option<(usize, usize, String)> {
 fn text_part(s: String) -> Value {
     let mut m = Instance::new();
     m.insert("type".into(), Value::String("text".into()));
-    m.insert("text".into(), Value::String(s));
+    m.insert("text".into(), Value::String(s.into()));
     Value::Object(m)
 }
 
@@ -186,7 +186,7 @@ pub fn to_content(text: &str) -> Result<Value> {
             )));
         }
         let mut iu = Instance::new();
-        iu.insert("url".into(), Value::String(url));
+        iu.insert("url".into(), Value::String(url.into()));
         iu.insert("detail".into(), Value::String("low".into()));
         let mut m = Instance::new();
         m.insert("type".into(), Value::String("image_url".into()));
@@ -196,7 +196,7 @@ pub fn to_content(text: &str) -> Result<Value> {
         pos = end;
     }
     if parts.is_empty() {
-        return Ok(Value::String(text.to_string()));
+        return Ok(Value::String(text.into()));
     }
     if last < t.len() {
         parts.push(text_part(t[last..].iter().collect()));

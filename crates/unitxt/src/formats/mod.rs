@@ -62,8 +62,10 @@ pub struct FormatFields {
 /// (Unitxt asserts non-None values).
 fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> {
     match v {
-        None => Ok(Value::String(String::new())),
-        Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the {whole} must not be None"))),
+        None => Ok(Value::String(String::new().into())),
+        Some(Value::Null) => Err(Error::invalid(format!(
+            "field {name:?} of the {whole} must not be None"
+        ))),
         Some(v) => Ok(v),
     }
 }
@@ -109,8 +111,10 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
             for (i, item) in list.iter().enumerate() {
                 let Value::Object(m) = item else { continue };
                 let read = |name: &str| match m.get(name) {
-                    None => Ok(Value::String(String::new())),
-                    Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the demo {i} must not be None"))),
+                    None => Ok(Value::String(String::new().into())),
+                    Some(Value::Null) => Err(Error::invalid(format!(
+                        "field {name:?} of the demo {i} must not be None"
+                    ))),
                     Some(v) => Ok(v.clone()),
                 };
                 demos.push(Demo { source: read("source")?, target: read("target")?, target_prefix: read("target_prefix")? });
@@ -128,7 +132,7 @@ pub(crate) fn truthy(v: &Value) -> bool {
 /// Python `str()` of a field value.
 pub(crate) fn py_str(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.as_str().to_owned(),
         other => crate::py::repr::str(other),
     }
 }

@@ -97,7 +97,7 @@ impl InstanceOperator for SystemFormat {
         let mut source = std::mem::take(&mut f.source);
         if let Some(turns) = &f.turns {
             if !truthy(&source) {
-                source = Value::String(crate::py::json::dumps(turns, Default::default()));
+                source = Value::String(crate::py::json::dumps(turns, Default::default()).into());
             }
         }
         let mut demos = String::new();
@@ -111,7 +111,7 @@ impl InstanceOperator for SystemFormat {
             let args = self.kwargs(fixed, "demo_format")?;
             demos.push_str(&format_kwargs(&self.demo_format, &args).with_ctx(|| format!("rendering demo {i}"))?);
         }
-        let demos = Value::String(demos);
+        let demos = Value::String(demos.into());
         let fixed = vec![
             ("system_prompt", &f.system_prompt),
             ("instruction", &f.instruction),
@@ -120,8 +120,12 @@ impl InstanceOperator for SystemFormat {
             ("target_prefix", &f.target_prefix),
         ];
         let args = self.kwargs(fixed, "model_input_format")?;
-        let out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
-        instance.insert("source".into(), Value::String(apply_capital_new_line_notation(out)));
+        let out =
+            format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
+        instance.insert(
+            "source".into(),
+            Value::String(apply_capital_new_line_notation(out).into()),
+        );
         Ok(instance)
     }
 }

@@ -473,7 +473,7 @@ pub fn read_text(path: &Path) -> Result<Vec<Instance>> {
         .lines()
         .map(|l| {
             let mut m = Instance::new();
-            m.insert("text".into(), Value::String(l.to_string()));
+            m.insert("text".into(), Value::String(l.into()));
             m
         })
         .collect())
@@ -619,7 +619,7 @@ pub fn read_csv(path: &Path, opts: &CsvOptions, typing: Typing) -> Result<Vec<In
                     (Some(s), ColType::Int) => parse_int(&s).map(Value::from).unwrap_or(Value::Null),
                     (Some(s), ColType::Float) => parse_float(&s).map(super::float_value).unwrap_or(Value::Null),
                     (Some(s), ColType::Bool) => parse_bool(&s).map(Value::Bool).unwrap_or(Value::Null),
-                    (Some(s), ColType::Str) => Value::String(s),
+                    (Some(s), ColType::Str) => Value::String(s.into()),
                 };
                 m.insert(header[c].as_str().into(), v);
             }

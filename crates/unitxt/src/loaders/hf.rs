@@ -247,7 +247,7 @@ pub fn readme_configs(root: &Path) -> Result<Value> {
 
 fn patterns(v: &Value, what: &str) -> Result<Vec<String>> {
     match v {
-        Value::String(s) => Ok(vec![s.clone()]),
+        Value::String(s) => Ok(vec![s.as_str().to_owned()]),
         Value::Array(a) => a
             .iter()
             .map(|x| {
@@ -295,7 +295,7 @@ pub fn declared_configs(meta: &Value) -> Result<Vec<ConfigSpec>> {
     list.iter()
         .map(|c| {
             let name = match c.get("config_name") {
-                Some(Value::String(s)) => s.clone(),
+                Some(Value::String(s)) => s.to_string(),
                 Some(other) => other.to_string(),
                 None => "default".to_string(),
             };

@@ -196,8 +196,8 @@ impl LoadIOB {
             None => tokens.iter().filter_map(|t| t.as_str()).collect::<Vec<_>>().join(" "),
         };
         let mut inst = Instance::with_capacity(6);
-        inst.push_new("idx".into(), Value::String(idx));
-        inst.push_new("text".into(), Value::String(text));
+        inst.push_new("idx".into(), Value::String(idx.into()));
+        inst.push_new("text".into(), Value::String(text.into()));
         inst.push_new("tokens".into(), Value::Array(tokens));
         inst.push_new("ner_tags".into(), Value::Array(tags));
         inst.push_new("annotator".into(), Value::Array(annotators));

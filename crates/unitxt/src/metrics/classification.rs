@@ -142,8 +142,8 @@ fn averaged(m: Measure, counts: &[Counts], average: &str) -> f64 {
 fn pair_record(prediction: &Value, references: &[Value], metric: &str) -> Result<Value> {
     let r = first_reference(references, metric)?;
     Ok(Value::Array(vec![
-        Value::String(py_str(prediction)),
-        Value::String(py_str(r)),
+        Value::String(py_str(prediction).into()),
+        Value::String(py_str(r).into()),
     ]))
 }
 

@@ -307,7 +307,7 @@ fn ner_pairs(v: &Value, what: &str) -> Result<Vec<(String, String)>> {
     items
         .iter()
         .map(|p| match p.as_array().map(|a| a.as_slice()) {
-            Some([Value::String(e), Value::String(t)]) => Ok((e.clone(), t.clone())),
+            Some([Value::String(e), Value::String(t)]) => Ok((e.to_string(), t.to_string())),
             _ => Err(bad()),
         })
         .collect()
@@ -615,7 +615,7 @@ impl HuggingfaceMetric {
 /// SQuAD prediction text: a string, or the `prediction_text` of a dict.
 fn squad_prediction(v: &Value) -> Result<String> {
     match v {
-        Value::String(s) => Ok(s.clone()),
+        Value::String(s) => Ok(s.as_str().to_owned()),
         Value::Object(o) => o
             .get("prediction_text")
             .and_then(Value::as_str)
@@ -630,7 +630,7 @@ fn squad_answers(references: &[Value]) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for r in references {
         match r {
-            Value::String(s) => out.push(s.clone()),
+            Value::String(s) => out.push(s.to_string()),
             Value::Object(o) => {
                 let t = o.get("answers").and_then(|a| a.get("text")).ok_or_else(|| {
                     Error::invalid(format!("squad reference has no `answers/text`: {}", short(r)))
@@ -679,8 +679,12 @@ impl Metric for HuggingfaceMetric {
                     self.compute_args.get("tokenize").and_then(Value::as_str).map(str::to_string)
                 };
                 let opts = bleu::SacreBleuOptions { tokenize: tokenize.clone(), ..Default::default() };
-                let mut rec = sacre_record(&bleu::sacrebleu_stats(p, &texts(references, "sacrebleu")?, &opts)?);
-                rec["tokenize"] = tokenize.map(Value::String).unwrap_or(Value::Null);
+                let mut rec = sacre_record(&bleu::sacrebleu_stats(
+                    p,
+                    &texts(references, "sacrebleu")?,
+                    &opts,
+                )?);
+                rec["tokenize"] = tokenize.map(Value::from).unwrap_or(Value::Null);
                 Ok(rec)
             }
             HfScript::Squad => {

@@ -54,8 +54,8 @@ impl FieldOperator for SerializeField {
 
     fn process_value(&self, value: Value, instance: &Instance) -> Result<Value> {
         Ok(Value::String(match self.0.serialize(&value, instance)? {
-            Some(s) => s,
-            None => super::py_str(&value),
+            Some(s) => s.into(),
+            None => super::py_str(&value).into(),
         }))
     }
 }

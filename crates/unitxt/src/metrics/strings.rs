@@ -238,7 +238,7 @@ fn sort_key(v: &Value) -> (u8, f64, String) {
     match v {
         Value::Bool(x) => (0, b(*x), String::new()),
         Value::Number(n) => (0, n.as_f64().unwrap_or(f64::NAN), String::new()),
-        Value::String(s) => (1, 0.0, s.clone()),
+        Value::String(s) => (1, 0.0, s.as_str().to_owned()),
         other => (2, 0.0, other.to_string()),
     }
 }

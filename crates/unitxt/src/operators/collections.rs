@@ -237,7 +237,7 @@ impl FieldOperator for Filter {
             Value::Object(m) => {
                 let mut out = Instance::new();
                 for (k, v) in m {
-                    if !py_contains(&values, &Value::String(k.to_string()))? {
+                    if !py_contains(&values, &Value::String(k.clone()))? {
                         out.insert(k, v);
                     }
                 }
@@ -273,8 +273,12 @@ impl FieldOperator for DictOfListsToPairs {
                 if !v.is_string() {
                     return Ok(Value::Array(vec![]));
                 }
-                let key = Value::String(k.to_string());
-                out.push(Value::Array(if self.position_key_before_value { vec![key, v] } else { vec![v, key] }));
+                let key = Value::String(k.clone());
+                out.push(Value::Array(if self.position_key_before_value {
+                    vec![key, v]
+                } else {
+                    vec![v, key]
+                }));
             }
         }
         Ok(Value::Array(out))

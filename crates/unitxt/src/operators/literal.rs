@@ -286,7 +286,7 @@ impl Parser {
                 continue;
             }
             self.i = save;
-            return Ok(Value::String(out));
+            return Ok(Value::String(out.into()));
         }
     }
 
@@ -386,7 +386,7 @@ impl Parser {
 
 fn key_string(k: &Value) -> Result<String> {
     match k {
-        Value::String(s) => Ok(s.clone()),
+        Value::String(s) => Ok(s.as_str().to_owned()),
         Value::Array(_) | Value::Object(_) => Err(Error::invalid("unhashable dict key in literal")),
         other => Ok(crate::py::repr::str(other)),
     }

@@ -65,9 +65,12 @@ fn to_f64(n: Num) -> f64 {
 pub fn py_iter(v: &Value) -> Result<Vec<Value>> {
     match v {
         Value::Array(a) => Ok(a.clone()),
-        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
-        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.to_string())).collect()),
-        other => Err(Error::invalid(format!("'{}' object is not iterable", type_name(other)))),
+        Value::String(s) => Ok(s.chars().map(|c| Value::from(c)).collect()),
+        Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.clone())).collect()),
+        other => Err(Error::invalid(format!(
+            "'{}' object is not iterable",
+            type_name(other)
+        ))),
     }
 }
 
@@ -88,8 +91,12 @@ pub fn py_contains(container: &Value, x: &Value) -> Result<bool> {
 /// Python `a + b` for numbers (bools count as ints), strings and lists.
 pub fn py_add(a: &Value, b: &Value) -> Result<Value> {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => Ok(Value::String(format!("{x}{y}"))),
-        (Value::Array(x), Value::Array(y)) => Ok(Value::Array(x.iter().chain(y).cloned().collect())),
+        (Value::String(x), Value::String(y)) => {
+            Ok(Value::String(compact_str::format_compact!("{x}{y}")))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            Ok(Value::Array(x.iter().chain(y).cloned().collect()))
+        }
         _ => match (as_num(a), as_num(b)) {
             (Some(Num::Int(x)), Some(Num::Int(y))) => x
                 .checked_add(y)
@@ -125,7 +132,7 @@ pub fn py_getitem(collection: &Value, item: &Value) -> Result<Value> {
             Some(Num::Int(i)) => {
                 let chars: Vec<char> = s.chars().collect();
                 norm_index(i, chars.len())
-                    .map(|j| Value::String(chars[j].to_string()))
+                    .map(|j| Value::from(chars[j]))
                     .ok_or_else(|| Error::invalid("string index out of range"))
             }
             _ => Err(Error::invalid(format!("string indices must be integers, not {}", type_name(item)))),
@@ -325,7 +332,7 @@ pub fn py_cast(to: &str, v: &Value, allow_tuple: bool) -> std::result::Result<Va
     match to {
         "int" => py_int(v),
         "float" => py_float(v),
-        "str" => Ok(Value::String(py_str(v))),
+        "str" => Ok(Value::String(py_str(v).into())),
         "bool" => Ok(Value::Bool(truthy(v))),
         "tuple" if allow_tuple => py_iter(v).map(Value::Array).map_err(|e| CastError::Other(e.message)),
         other => Err(CastError::Other(format!("unknown cast type {other:?}"))),

@@ -55,7 +55,10 @@ impl<'de> Deserialize<'de> for RegexSplit {
 
 impl FieldOperator for RegexSplit {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        self.call.eval(&[("by", Value::String(self.by.clone())), ("value", value)])
+        self.call.eval(&[
+            ("by", Value::String(self.by.as_str().into())),
+            ("value", value),
+        ])
     }
 }
 
@@ -89,8 +92,11 @@ impl FieldOperator for RegexReplace {
             return Ok(value);
         }
         self.call.eval(&[
-            ("pattern", Value::String(self.pattern.clone())),
-            ("replacement", Value::String(self.replacement.clone())),
+            ("pattern", Value::String(self.pattern.as_str().into())),
+            (
+                "replacement",
+                Value::String(self.replacement.as_str().into()),
+            ),
             ("value", value),
         ])
     }
@@ -133,9 +139,12 @@ impl<'de> Deserialize<'de> for RegexParser {
 
 impl FieldOperator for RegexParser {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        let term = self.termination_regex.clone().map_or(Value::Null, Value::String);
+        let term = self
+            .termination_regex
+            .clone()
+            .map_or(Value::Null, Value::from);
         let found = self.call.eval(&[
-            ("regex", Value::String(self.regex.clone())),
+            ("regex", Value::String(self.regex.as_str().into())),
             ("termination_regex", term),
             ("text", value),
         ])?;
@@ -144,7 +153,7 @@ impl FieldOperator for RegexParser {
         }
         Ok(match found {
             Value::Array(mut a) if !a.is_empty() => a.swap_remove(0),
-            _ => Value::String(String::new()),
+            _ => Value::String(String::new().into()),
         })
     }
 }
@@ -199,7 +208,7 @@ impl<'de> Deserialize<'de> for GroupDictWithRegex {
 impl FieldOperator for GroupDictWithRegex {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         self.call.eval(&[
-            ("pattern", Value::String(self.pattern.clone())),
+            ("pattern", Value::String(self.pattern.as_str().into())),
             ("flags", Value::from(self.flags)),
             ("value", value),
         ])

@@ -67,7 +67,7 @@ impl InstanceOperator for IobExtractor {
             .map(|(start, end, label)| {
                 let mut m = Instance::with_capacity(4);
                 m.push_new("start".into(), Value::from(start));
-                m.push_new("label".into(), Value::String(label));
+                m.push_new("label".into(), Value::String(label.into()));
                 m.push_new("end".into(), Value::from(end));
                 let piece = &text[starts[start.min(starts.len() - 1)]..starts[end.min(starts.len() - 1)]];
                 m.push_new("text".into(), Value::from(piece));

@@ -897,7 +897,7 @@ impl Operator for MergeStreams {
                 let field = self.origin_stream_name_field_name.clone();
                 parts.push(Box::new(s.map(move |r| {
                     let mut inst = r?;
-                    inst.insert(field.as_str().into(), Value::String(name.clone()));
+                    inst.insert(field.as_str().into(), Value::String(name.as_str().into()));
                     Ok(inst)
                 })));
             } else {

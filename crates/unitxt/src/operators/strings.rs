@@ -27,7 +27,11 @@ impl FieldOperator for Split {
             return Err(Error::invalid("empty separator"));
         }
         let s = text(&value, "split")?;
-        Ok(Value::Array(s.split(self.by.as_str()).map(|p| Value::String(p.to_string())).collect()))
+        Ok(Value::Array(
+            s.split(self.by.as_str())
+                .map(|p| Value::String(p.into()))
+                .collect(),
+        ))
     }
 }
 
@@ -53,7 +57,7 @@ impl FieldOperator for Join {
                 }
             }
         }
-        Ok(Value::String(parts.join(&self.by)))
+        Ok(Value::String(parts.join(&self.by).into()))
     }
 }
 
@@ -63,7 +67,7 @@ pub struct Strip {}
 
 impl FieldOperator for Strip {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        Ok(Value::String(py_strip(text(&value, "strip")?).to_string()))
+        Ok(Value::String(py_strip(text(&value, "strip")?).into()))
     }
 }
 
@@ -78,7 +82,11 @@ pub struct Replace {
 
 impl FieldOperator for Replace {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        Ok(Value::String(text(&value, "replace")?.replace(&self.old, &self.new)))
+        Ok(Value::String(
+            text(&value, "replace")?
+                .replace(&self.old, &self.new)
+                .into(),
+        ))
     }
 }
 
@@ -100,7 +108,7 @@ impl FieldOperator for MapReplace {
             let v = v.as_str().ok_or_else(|| Error::invalid(format!("map_replace: the replacement for {k:?} is not a string")))?;
             s = s.replace(k.as_str(), v);
         }
-        Ok(Value::String(s))
+        Ok(Value::String(s.into()))
     }
 }
 
@@ -110,7 +118,7 @@ pub struct Lower {}
 
 impl FieldOperator for Lower {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        Ok(Value::String(text(&value, "lower")?.to_lowercase()))
+        Ok(Value::String(text(&value, "lower")?.to_lowercase().into()))
     }
 }
 
@@ -120,7 +128,7 @@ pub struct Upper {}
 
 impl FieldOperator for Upper {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        Ok(Value::String(py_str(&value).to_uppercase()))
+        Ok(Value::String(py_str(&value).to_uppercase().into()))
     }
 }
 
@@ -137,7 +145,7 @@ impl FieldOperator for Capitalize {
             Some(c) => c.to_uppercase().chain(chars.as_str().to_lowercase().chars()).collect(),
             None => String::new(),
         };
-        Ok(Value::String(out))
+        Ok(Value::String(out.into()))
     }
 }
 
@@ -154,7 +162,7 @@ pub struct FormatText {
 impl InstanceOperator for FormatText {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let s = python_format(&self.text, &instance)?;
-        instance.insert(self.to_field.as_str().into(), Value::String(s));
+        instance.insert(self.to_field.as_str().into(), Value::String(s.into()));
         Ok(instance)
     }
 }

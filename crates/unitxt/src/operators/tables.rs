@@ -38,7 +38,7 @@ impl FieldOperator for MapTableListsToStdTableJson {
             }
             Value::String(t) if !t.is_empty() => {
                 let first = t.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
-                Ok(Value::Object(table(Value::String(t[..first].to_string()), Value::String(t[first..].to_string()))))
+                Ok(Value::Object(table(Value::from(&t[..first]), Value::from(&t[first..]))))
             }
             other => Err(Error::invalid(format!(
                 "map_table_lists_to_std_table_json: expected a non-empty list (header, then rows), got {}",
@@ -140,9 +140,24 @@ impl FieldOperator for ParseCsv {
             let width = rows.first().ok_or_else(|| Error::invalid("parse_csv: no row to name the columns from"))?.len();
             header = (0..width).map(|i| format!("col_{i}")).collect();
         }
-        let clean = |s: String| if self.strip_cells { py_strip(&s.replace('\n', " ")).to_string() } else { s };
-        let strings = |r: Vec<String>| Value::Array(r.into_iter().map(|c| Value::String(clean(c))).collect());
-        Ok(Value::Object(table(strings(header), Value::Array(rows.into_iter().map(strings).collect()))))
+        let clean = |s: String| {
+            if self.strip_cells {
+                py_strip(&s.replace('\n', " ")).to_string()
+            } else {
+                s
+            }
+        };
+        let strings = |r: Vec<String>| {
+            Value::Array(
+                r.into_iter()
+                    .map(|c| Value::String(clean(c).into()))
+                    .collect(),
+            )
+        };
+        Ok(Value::Object(table(
+            strings(header),
+            Value::Array(rows.into_iter().map(strings).collect()),
+        )))
     }
 }
 

@@ -13,7 +13,7 @@ use crate::value::{Instance, Value};
 /// their JSON text, so `"a"` as a list item equals the character `a`).
 fn elements(v: &Value) -> Result<Vec<String>> {
     match v {
-        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string()).to_string()).collect()),
+        Value::String(s) => Ok(s.chars().map(|c| Value::from(c).to_string()).collect()),
         Value::Array(a) => a
             .iter()
             .map(|x| match x {
@@ -99,8 +99,13 @@ impl FieldOperator for MatchClosestOption {
             .ok_or_else(|| Error::not_found(format!("task_data has no options field {:?}", self.options_field)))?;
         let list = match options {
             Value::Array(a) => a.clone(),
-            Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
-            other => return Err(Error::invalid(format!("options must be a list, got '{}'", type_name(other)))),
+            Value::String(s) => s.chars().map(|c| Value::from(c)).collect(),
+            other => {
+                return Err(Error::invalid(format!(
+                    "options must be a list, got '{}'",
+                    type_name(other)
+                )))
+            }
         };
         closest_option(&value, &list)
     }

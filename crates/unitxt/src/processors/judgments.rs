@@ -63,7 +63,7 @@ pub struct ExtractMtBenchLabelJudgment {}
 impl FieldOperator for ExtractMtBenchLabelJudgment {
     fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
         let g = first_group(r#"re.findall(r"\[\[([^\]]+)\]\]", text)[:1]"#, value)?;
-        Ok(Value::String(g.unwrap_or_else(|| "None".into())))
+        Ok(Value::String(g.unwrap_or_else(|| "None".into()).into()))
     }
 }
 
@@ -231,7 +231,7 @@ impl InferDictsToBinaryLogprobs {
                 let text = d.as_object()?.get("text")?.clone();
                 let m = eval_py(
                     "re.fullmatch(p, t, re.IGNORECASE) is not None",
-                    &[("p", Value::String(pattern.clone())), ("t", text)],
+                    &[("p", Value::String(pattern.as_str().into())), ("t", text)],
                 )
                 .ok()?;
                 if m == Value::Bool(true) {
@@ -248,7 +248,7 @@ impl FieldOperator for InferDictsToBinaryLogprobs {
     fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
         let items: Vec<Value> = match &value {
             Value::Array(a) => a.clone(),
-            Value::String(t) => t.chars().map(|c| Value::String(c.to_string())).collect(),
+            Value::String(t) => t.chars().map(|c| Value::from(c)).collect(),
             Value::Object(_) => return Ok(Value::from(0)),
             other => {
                 return Err(Error::invalid(format!(

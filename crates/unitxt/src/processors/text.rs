@@ -9,7 +9,7 @@ use crate::operators::pyops::{is_py_space, py_float, py_iter, py_slice, py_str, 
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 
-fn s(x: impl Into<String>) -> Value {
+fn s(x: impl Into<crate::value::Str>) -> Value {
     Value::String(x.into())
 }
 

@@ -357,7 +357,7 @@ pub fn py_hash_float(f: f64) -> i64 {
 pub fn sub_seed_string(sub_seed: &Value) -> String {
     match sub_seed {
         Value::Array(_) | Value::Object(_) => md5_sub_seed(&repr(sub_seed)),
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.as_str().to_owned(),
         Value::Bool(b) => (*b as i64).to_string(),
         Value::Null => "0".to_string(),
         Value::Number(n) => {

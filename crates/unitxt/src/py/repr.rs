@@ -16,7 +16,7 @@ pub fn repr(v: &Value) -> String {
 /// `str(v)`: like [`repr`] except that a top-level string is returned as is.
 pub fn str(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.as_str().to_owned(),
         other => repr(other),
     }
 }

@@ -138,7 +138,7 @@ impl Benchmark {
     pub fn run_map<T: Send + 'static>(&self, finish: Finisher<T>) -> Result<MultiStream<T>> {
         let mut parts: IndexMap<String, Vec<StreamOf<T>>> = self.splits.iter().map(|s| (s.clone(), Vec::new())).collect();
         for (name, sub) in &self.subsets {
-            let name = Value::String(name.clone());
+            let name = Value::String(name.as_str().into());
             let inner = finish.clone();
             let named: Finisher<T> = Arc::new(move |mut o| {
                 o.subset.insert(0, name.clone());

@@ -239,7 +239,7 @@ impl Recipe {
                 (Some(Templates::Dict(d)), idx) => {
                     let key = match &idx {
                         None => d.keys().next().cloned().unwrap_or_default(),
-                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::String(s)) => s.as_str().to_owned(),
                         Some(v) => v.to_string(),
                     };
                     d.get(&key).cloned().map(TemplateChoice::from).ok_or_else(|| {
@@ -385,8 +385,14 @@ impl Recipe {
         // (the task then carries an empty one, as for any record without it).
         if self.card_steps_may_read("recipe_metadata") {
             let mut base = Instance::with_capacity(2);
-            base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name()));
-            base.insert("format".into(), Value::String(self.format.display_name()));
+            base.insert(
+                "system_prompt".into(),
+                Value::String(self.system_prompt.display_name().into()),
+            );
+            base.insert(
+                "format".into(),
+                Value::String(self.format.display_name().into()),
+            );
             ms = ms.map_streams(|_, s| {
                 let base = base.clone();
                 Box::new(s.map(move |r| {

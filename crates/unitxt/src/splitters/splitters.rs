@@ -324,8 +324,13 @@ struct Router {
 impl Router {
     fn new(source: Stream, old: &str, cum: Vec<f64>) -> Arc<Mutex<Router>> {
         let queues = cum.iter().map(|_| None).collect();
-        let rng = new_random_generator(&Value::String(old.to_string()));
-        Arc::new(Mutex::new(Router { source: Some(source), rng, cum, queues }))
+        let rng = new_random_generator(&Value::String(old.into()));
+        Arc::new(Mutex::new(Router {
+            source: Some(source),
+            rng,
+            cum,
+            queues,
+        }))
     }
 
     /// The next instance routed to option `me`.

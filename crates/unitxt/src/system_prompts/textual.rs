@@ -29,9 +29,9 @@ fn set_system_prompt(
     // One lookup: an existing field is kept (skipped) or overwritten in place, a new one appended.
     match instance.entry(SYSTEM_PROMPT_FIELD) {
         crate::value::map::Entry::Occupied(_) if skip_rendered_instance => {}
-        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.to_string()),
+        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.into()),
         crate::value::map::Entry::Vacant(e) => {
-            e.insert(Value::String(text.to_string()));
+            e.insert(Value::String(text.into()));
         }
     }
     Ok(instance)

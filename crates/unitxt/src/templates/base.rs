@@ -98,7 +98,7 @@ pub trait TemplateKind: Send + Sync {
         for (k, v) in data.iter_mut() {
             let text = match v {
                 Value::String(s) if moves => std::mem::take(s),
-                _ => serialize_with(&*ser, v, instance)?,
+                _ => serialize_with(&*ser, v, instance)?.into(),
             };
             // `data`'s keys are distinct.
             out.push_new(k.clone(), Value::String(text));
@@ -168,7 +168,7 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
                 .get_mut(f)
                 .ok_or_else(|| Error::not_found(format!("title field {f:?} is not an input field")))?;
             match v {
-                Value::String(s) => *s = py_title(s),
+                Value::String(s) => *s = py_title(s).into(),
                 other => {
                     return Err(Error::invalid(format!(
                         "title field {f:?} must be a string, got {}",
@@ -199,10 +199,21 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     }
     instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;
-    result.set_at(p_source, "source", Value::String(source));
-    result.set_at(p_instruction, "instruction", Value::String(instruction));
-    result.set_at(p_prefix, "target_prefix", Value::String(target_prefix));
-    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
+    result.set_at(p_source, "source", Value::String(source.into()));
+    result.set_at(
+        p_instruction,
+        "instruction",
+        Value::String(instruction.into()),
+    );
+    result.set_at(
+        p_prefix,
+        "target_prefix",
+        Value::String(target_prefix.into()),
+    );
+    let post = b
+        .postprocessors
+        .clone()
+        .unwrap_or_else(|| t.default_postprocessors());
     result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
         return t.post_process_instance(result);
@@ -212,8 +223,12 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let serialized_refs = t.serialize(&mut refs, &mut result)?;
     let (target, references) = t.reference_fields_to_target_and_references(&serialized_refs)?;
     let [p_target, p_references] = result.positions_of(["target", "references"]);
-    result.set_at(p_target, "target", Value::String(target));
-    result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::String).collect()));
+    result.set_at(p_target, "target", Value::String(target.into()));
+    result.set_at(
+        p_references,
+        "references",
+        Value::Array(references.into_iter().map(Value::from).collect()),
+    );
     t.post_process_instance(result)
 }
 
@@ -613,15 +628,15 @@ fn emit_value(value: &Value, conversion: Option<char>, spec: &str, out: &mut Str
     let v: &Value = match conversion {
         None => value,
         Some('s') => {
-            converted = Value::String(py_str(value));
+            converted = Value::String(py_str(value).into());
             &converted
         }
         Some('r') => {
-            converted = Value::String(repr(value));
+            converted = Value::String(repr(value).into());
             &converted
         }
         Some('a') => {
-            converted = Value::String(ascii_escape(&repr(value)));
+            converted = Value::String(ascii_escape(&repr(value)).into());
             &converted
         }
         Some(c) => return other(format!("Unknown conversion specifier {c}")),
@@ -692,7 +707,7 @@ fn get_item<'a>(v: &'a Value, key: &str) -> std::result::Result<Cow<'a, Value>, 
         (Value::String(s), Some(i)) => s
             .chars()
             .nth(i)
-            .map(|c| Cow::Owned(Value::String(c.to_string())))
+            .map(|c| Cow::Owned(Value::from(c)))
             .ok_or(FormatError::Other("string index out of range".into())),
         (Value::Array(_), None) => other("list indices must be integers or slices, not str"),
         (Value::String(_), None) => other("string indices must be integers, not 'str'"),

@@ -180,8 +180,8 @@ fn serialize_multi_reference(
         let s = if k == references_field {
             let items: Vec<Value> = match v {
                 Value::Array(a) => std::mem::take(a),
-                Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
-                Value::Object(m) => m.keys().map(|k| Value::String(k.to_string())).collect(),
+                Value::String(s) => s.chars().map(|c| Value::from(c)).collect(),
+                Value::Object(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
                 other => {
                     return Err(Error::invalid(format!(
                         "references field {k:?} must be a list, got {}",
@@ -192,7 +192,9 @@ fn serialize_multi_reference(
             let mut serialized = Vec::new();
             let mut kept = Vec::new();
             for mut item in items {
-                serialized.push(Value::String(serialize_with(ser, &mut item, instance)?));
+                serialized.push(Value::String(
+                    serialize_with(ser, &mut item, instance)?.into(),
+                ));
                 kept.push(item);
             }
             if v.is_array() {
@@ -200,7 +202,7 @@ fn serialize_multi_reference(
             }
             Value::Array(serialized)
         } else {
-            Value::String(serialize_with(ser, v, instance)?)
+            Value::String(serialize_with(ser, v, instance)?.into())
         };
         out.insert(k.clone(), s);
     }
@@ -413,7 +415,10 @@ impl LabelsSettings {
             texts.push(self.empty_label.clone());
         }
         let mut out = Fields::new();
-        out.insert(self.labels_field.as_str().into(), Value::String(texts.join(&self.labels_separator)));
+        out.insert(
+            self.labels_field.as_str().into(),
+            Value::String(texts.join(&self.labels_separator).into()),
+        );
         Ok(out)
     }
 }
@@ -601,7 +606,10 @@ pub struct SpanLabelingTemplate {
 /// labels up under `labels_field`, as Unitxt does).
 fn join_span_targets(labels: &LabelsSettings, targets: Vec<String>) -> Result<Fields> {
     let mut m = Fields::new();
-    m.insert("labels".into(), Value::Array(targets.into_iter().map(Value::String).collect()));
+    m.insert(
+        "labels".into(),
+        Value::Array(targets.into_iter().map(Value::from).collect()),
+    );
     labels.join_labels(&m)
 }
 
@@ -625,7 +633,7 @@ impl TemplateKind for SpanLabelingTemplate {
                 }
             }
             let mut data = Fields::new();
-            data.insert("span".into(), Value::String(span));
+            data.insert("span".into(), Value::String(span.into()));
             data.insert("label".into(), label);
             targets.push(py_format(&self.span_label_format, &data).map_err(|e| match e {
                 FormatError::Key(k) => Error::invalid(format!("span_label_format needs unknown field {k:?}")),
@@ -665,7 +673,7 @@ pub struct SpanLabelingJsonTemplate {
 
 fn json_key(v: &Value) -> Result<String> {
     Ok(match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.as_str().to_owned(),
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) if n.is_f64() => crate::py::repr::float_repr(n.as_f64().unwrap_or(f64::NAN)),
@@ -692,7 +700,7 @@ impl TemplateKind for SpanLabelingJsonTemplate {
         for (span, label) in self.spans.pairs(&refs, &self.labels.labels_field)? {
             let key = json_key(&label)?;
             match groups.entry(key).or_insert_with(|| Value::Array(vec![])) {
-                Value::Array(a) => a.push(Value::String(span)),
+                Value::Array(a) => a.push(Value::String(span.into())),
                 _ => return Err(Error::invalid("internal: span group is not a list")),
             }
         }

@@ -32,7 +32,7 @@ fn default_target_choice_format() -> String {
     s("{choice_numeral}")
 }
 fn default_enumerator() -> Value {
-    Value::String(s("capitals"))
+    Value::String(s("capitals").into())
 }
 
 /// The catalog arguments of `multiple_choice_template`.
@@ -108,11 +108,13 @@ impl MultipleChoiceTemplate {
         let j: McJson = crate::artifact::from_value("multiple_choice_template", v)?;
         let enumerator: Vec<Value> = match &j.enumerator {
             Value::String(e) => match e.as_str() {
-                "capitals" => "ABCDEFGHIJKLMNOP".chars().map(|c| Value::String(c.to_string())).collect(),
-                "lowercase" => "abcdefghijklmnop".chars().map(|c| Value::String(c.to_string())).collect(),
-                "numbers" => (1..=20).map(|i| Value::String(i.to_string())).collect(),
-                "roman" => ROMAN.iter().map(|r| Value::String(r.to_string())).collect(),
-                other => other.chars().map(|c| Value::String(c.to_string())).collect(),
+                "capitals" => "ABCDEFGHIJKLMNOP".chars().map(|c| Value::from(c)).collect(),
+                "lowercase" => "abcdefghijklmnop".chars().map(|c| Value::from(c)).collect(),
+                "numbers" => (1..=20)
+                    .map(|i| Value::String(compact_str::format_compact!("{i}")))
+                    .collect(),
+                "roman" => ROMAN.iter().map(|r| Value::from(*r)).collect(),
+                other => other.chars().map(|c| Value::from(c)).collect(),
             },
             Value::Array(a) => a.clone(),
             other => {
@@ -156,7 +158,7 @@ impl MultipleChoiceTemplate {
     fn choices_of(&self, data: &Fields) -> Result<Vec<Value>> {
         match get_field(data, &self.choices_field, "choices field")? {
             Value::Array(a) => Ok(a.clone()),
-            Value::String(t) => Ok(t.chars().map(|c| Value::String(c.to_string())).collect()),
+            Value::String(t) => Ok(t.chars().map(|c| Value::from(c)).collect()),
             other => Err(Error::invalid(format!(
                 "choices field {:?} must be a list, got {}",
                 self.choices_field,
@@ -313,11 +315,17 @@ impl TemplateKind for MultipleChoiceTemplate {
         let choices = self.inputs_to_choices(input, &self.source_choice_format)?;
         let numerals = self.inputs_to_choices(input, "{choice_numeral}")?;
         let mut out = Fields::with_capacity(input.len() + 2);
-        out.insert("numerals".into(), Value::Array(numerals.into_iter().map(Value::String).collect()));
+        out.insert(
+            "numerals".into(),
+            Value::Array(numerals.into_iter().map(Value::from).collect()),
+        );
         for (k, v) in input.iter() {
             out.insert(k.clone(), v.clone());
         }
-        out.insert(self.choices_field.as_str().into(), Value::String(choices.join(&self.choices_separator)));
+        out.insert(
+            self.choices_field.as_str().into(),
+            Value::String(choices.join(&self.choices_separator).into()),
+        );
         Ok(Some(out))
     }
 
@@ -328,7 +336,10 @@ impl TemplateKind for MultipleChoiceTemplate {
             Error::invalid(format!("MultipleChoiceTemplate cannot find index number {index} in choices: {choices:?}"))
         })?;
         let mut out = Fields::new();
-        out.insert(self.target_field.as_str().into(), Value::String(target));
+        out.insert(
+            self.target_field.as_str().into(),
+            Value::String(target.into()),
+        );
         Ok(out)
     }
 
@@ -348,7 +359,10 @@ impl TemplateKind for MultipleChoiceTemplate {
             _ => return Err(Error::invalid("the instance has no `input_fields`")),
         };
         let options = self.inputs_to_choices(input, &self.target_choice_format)?;
-        input.insert("options".into(), Value::Array(options.into_iter().map(Value::String).collect()));
+        input.insert(
+            "options".into(),
+            Value::Array(options.into_iter().map(Value::from).collect()),
+        );
         Ok(instance)
     }
 }

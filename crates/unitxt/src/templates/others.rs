@@ -241,7 +241,10 @@ impl TemplateKind for PairwiseChoiceTemplate {
                 )))
             }
         };
-        refs.insert(self.answer_field.as_str().into(), Value::String(label.clone()));
+        refs.insert(
+            self.answer_field.as_str().into(),
+            Value::String(label.as_str().into()),
+        );
         if self.shuffle {
             return Err(unseeded_shuffle());
         }

@@ -444,7 +444,10 @@ fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
     rec.insert("format".into(), value.get("format").cloned().unwrap_or(Value::Null));
     images.push(Value::Object(rec));
     if let Some(m) = value.as_object_mut() {
-        m.insert("image".into(), Value::String(format!("media/images/{idx}")));
+        m.insert(
+            "image".into(),
+            Value::String(compact_str::format_compact!("media/images/{idx}")),
+        );
     }
     Ok(format!("<unitxt-img src=\"media/images/{idx}\">"))
 }
@@ -669,7 +672,7 @@ impl MultiTypeSerializer {
     /// The text of a string value when no serializer can claim it.
     fn passed_string(&self, value: &Value) -> Option<String> {
         match value {
-            Value::String(s) if self.strings_pass() => Some(s.clone()),
+            Value::String(s) if self.strings_pass() => Some(s.as_str().to_owned()),
             _ => None,
         }
     }

@@ -13,6 +13,12 @@ use std::fmt;
 
 pub use serde_json::Number;
 
+/// The string of [`Value::String`]: a `compact_str` string, which keeps strings up to 24 bytes
+/// inline (field values such as labels, class names and metric names), so that cloning one
+/// does not allocate; longer strings live on the heap as in a `String`. It dereferences to
+/// `str`; `String::from(s)` or `s.into_string()` gives a `String`.
+pub type Str = compact_str::CompactString;
+
 /// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub enum Value {
@@ -24,7 +30,7 @@ pub enum Value {
     /// An integer or a float.
     Number(Number),
     /// A string.
-    String(String),
+    String(Str),
     /// A list.
     Array(Vec<Value>),
     /// A dict with string keys, in insertion order.
@@ -299,10 +305,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
+        Ok(Value::String(s.into()))
     }
     fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
+        Ok(Value::String(s.into()))
     }
     fn visit_none<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -365,7 +371,7 @@ impl From<serde_json::Value> for Value {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Bool(b),
             serde_json::Value::Number(n) => Value::Number(n),
-            serde_json::Value::String(s) => Value::String(s),
+            serde_json::Value::String(s) => Value::String(s.into()),
             serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
             serde_json::Value::Object(o) => {
                 let mut m = Map::with_capacity(o.len());
@@ -384,8 +390,10 @@ impl From<Value> for serde_json::Value {
             Value::Null => serde_json::Value::Null,
             Value::Bool(b) => serde_json::Value::Bool(b),
             Value::Number(n) => serde_json::Value::Number(n),
-            Value::String(s) => serde_json::Value::String(s),
-            Value::Array(a) => serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect()),
+            Value::String(s) => serde_json::Value::String(s.into_string()),
+            Value::Array(a) => {
+                serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect())
+            }
             Value::Object(o) => {
                 let mut m = serde_json::Map::with_capacity(o.len());
                 for (k, v) in o {
@@ -458,27 +466,32 @@ impl PartialEq<bool> for Value {
 }
 impl From<String> for Value {
     fn from(s: String) -> Value {
+        Value::String(s.into())
+    }
+}
+impl From<Str> for Value {
+    fn from(s: Str) -> Value {
         Value::String(s)
     }
 }
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
-        Value::String(s.to_owned())
+        Value::String(Str::from(s))
     }
 }
 impl From<&String> for Value {
     fn from(s: &String) -> Value {
-        Value::String(s.clone())
+        Value::String(Str::from(s.as_str()))
     }
 }
 impl From<std::borrow::Cow<'_, str>> for Value {
     fn from(s: std::borrow::Cow<'_, str>) -> Value {
-        Value::String(s.into_owned())
+        Value::String(Str::from(s))
     }
 }
 impl From<char> for Value {
     fn from(c: char) -> Value {
-        Value::String(c.to_string())
+        Value::String(Str::from(c.encode_utf8(&mut [0; 4]) as &str))
     }
 }
 impl From<()> for Value {

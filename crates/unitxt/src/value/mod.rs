@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 pub mod json;
 pub mod map;
 
-pub use json::{from_value, to_value, Number, Value};
+pub use json::{from_value, to_value, Number, Str, Value};
 pub use map::{Key, Map};
 
 /// One instance of a stream: an ordered map of field names to values.
