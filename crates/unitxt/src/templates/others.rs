@@ -236,9 +236,9 @@ impl TemplateKind for PairwiseChoiceTemplate {
             "tie" => &self.choice_tie_label,
             _ => {
                 return Err(Error::invalid(format!(
-                    "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
-                    self.answer_field
-                )))
+                "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
+                self.answer_field
+            )))
             }
         };
         refs.insert(

@@ -573,6 +573,36 @@ macro_rules! json {
 mod tests {
     use super::*;
 
+    /// Strings up to 24 bytes stay inline whichever way the value is made (parsed, from `&str`,
+    /// from a `String`, cloned); longer ones are on the heap and keep their text.
+    #[test]
+    fn short_strings_are_inline() {
+        let inline = |v: &Value| match v {
+            Value::String(s) => !s.is_heap_allocated(),
+            other => panic!("not a string: {other:?}"),
+        };
+        let short = "metrics.f1_micro_24bytes";
+        assert_eq!(short.len(), 24);
+        let long = "processors.take_first_non_empty_line";
+        for v in [
+            Value::from(short),
+            Value::from(short.to_string()),
+            serde_json::from_str(&format!("{short:?}")).unwrap(),
+        ] {
+            assert!(inline(&v) && inline(&v.clone()), "{v:?}");
+            assert_eq!(v.as_str(), Some(short));
+        }
+        for v in [
+            Value::from(long),
+            Value::from(long.to_string()),
+            serde_json::from_str(&format!("{long:?}")).unwrap(),
+        ] {
+            assert!(!inline(&v) && !inline(&v.clone()), "{v:?}");
+            assert_eq!(v.as_str(), Some(long));
+        }
+        assert!(inline(&Value::from('é')));
+    }
+
     #[test]
     fn parses_and_prints_as_serde_json() {
         let text = r#"{"b":1,"a":[1.0,-2,"x\u00e9\n",null,true],"c":{"z":{},"y":[]},"b":2}"#;
