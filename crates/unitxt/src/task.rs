@@ -14,7 +14,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::operators::InstanceOperator;
 use crate::templates::Template;
-use crate::value::{Instance, Value};
+use crate::value::{FieldName, Instance, Value};
 
 /// A parsed Unitxt type string.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +206,9 @@ pub struct Task {
     /// For each input field, in order, whether it is also a reference field (then the first
     /// pick clones it instead of moving it). Derived from the two field maps.
     shared: Vec<bool>,
+    /// The names of `input_fields` and of `reference_fields`, in their order, ready for lookups.
+    input_names: Vec<FieldName>,
+    reference_names: Vec<FieldName>,
     /// For each of [`CARRIED`], whether it is also a reference field (then it is cloned into
     /// the task's output and stays for the reference pick).
     carried_is_ref: [bool; 6],
@@ -248,8 +251,12 @@ impl Task {
         }
         let shared = input_fields.keys().map(|k| reference_fields.contains_key(k)).collect();
         let carried_is_ref = CARRIED.map(|k| reference_fields.contains_key(k));
+        let names =
+            |fields: &IndexMap<String, Type>| fields.keys().map(|k| FieldName::new(k)).collect();
         Ok(Task {
             shared,
+            input_names: names(&input_fields),
+            reference_names: names(&reference_fields),
             carried_is_ref,
             input_fields,
             reference_fields,
@@ -263,13 +270,24 @@ impl Task {
 
     /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
     /// `instance`, except those flagged in `shared` (by position; they are cloned, for the second pick).
-    fn pick(&self, fields: &IndexMap<String, Type>, instance: &mut Instance, shared: Option<&[bool]>) -> Result<Instance> {
+    /// `names` are the keys of `fields`, in order.
+    fn pick(
+        &self,
+        fields: &IndexMap<String, Type>,
+        names: &[FieldName],
+        instance: &mut Instance,
+        shared: Option<&[bool]>,
+    ) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
-        for (i, (name, ty)) in fields.iter().enumerate() {
+        for (i, ((name, ty), field)) in fields.iter().zip(names).enumerate() {
             let keep_it = shared.is_some_and(|s| s[i]);
             // One lookup: a moved value is taken out right away (the instance is dropped on
             // error anyway), a kept one is cloned.
-            let v = if keep_it { instance.get(name).cloned() } else { instance.swap_remove(name) };
+            let v = if keep_it {
+                instance.get_name(field).cloned()
+            } else {
+                instance.swap_remove_name(field)
+            };
             let Some(v) = v else {
                 return Err(Error::not_found(format!(
                     "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
@@ -283,7 +301,7 @@ impl Task {
                 )));
             }
             // Field names are distinct (they are the keys of `fields`).
-            out.push_new(name.as_str().into(), v);
+            out.push_new_name(field, v);
         }
         Ok(out)
     }
@@ -309,7 +327,12 @@ impl InstanceOperator for Task {
         }
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(&self.input_fields, &mut instance, Some(&self.shared))?;
+        let input_fields = self.pick(
+            &self.input_fields,
+            &self.input_names,
+            &mut instance,
+            Some(&self.shared),
+        )?;
         // The carried fields, found in one pass (most are absent); a moved value leaves a
         // `null` under its key, which nothing reads again.
         let carried = instance.positions_of(CARRIED);
@@ -330,7 +353,12 @@ impl InstanceOperator for Task {
                 out.push_new(CARRIED[c].into(), v);
             }
         }
-        let reference_fields = self.pick(&self.reference_fields, &mut instance, None)?;
+        let reference_fields = self.pick(
+            &self.reference_fields,
+            &self.reference_names,
+            &mut instance,
+            None,
+        )?;
         out.push_new("reference_fields".into(), Value::Object(reference_fields));
         Ok(out)
     }

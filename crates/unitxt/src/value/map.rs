@@ -82,6 +82,32 @@ fn same_long_key(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// A field name with its lookup [`tag`] computed once, for operators that look up, remove or
+/// insert the same names in every instance (a task picking its fields): [`Map::get_name`],
+/// [`Map::swap_remove_name`] and [`Map::push_new_name`] skip computing the tag and, for
+/// insertion, building the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldName {
+    key: Key,
+    tag: u64,
+}
+
+impl FieldName {
+    /// The name `name`, with its tag.
+    pub fn new(name: &str) -> Self {
+        FieldName {
+            key: Key::from(name),
+            tag: tag(name),
+        }
+    }
+
+    /// The name.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        &self.key
+    }
+}
+
 /// An insertion-ordered map from strings to [`Value`]s (a Python dict with string keys).
 #[derive(Clone, Default)]
 pub struct Map {
@@ -126,12 +152,46 @@ impl Map {
     /// Position of `key` in insertion order.
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
+        self.tagged_index_of(key, tag(key))
+    }
+
+    /// [`Map::get_index_of`] for a key whose [`tag`] is `t` (the tag is used only by the
+    /// linear scan, so it may be computed before knowing whether the map is hashed).
+    #[inline]
+    fn tagged_index_of(&self, key: &str, t: u64) -> Option<usize> {
         match &self.index {
-            None => {
-                let t = tag(key);
-                self.entries.iter().position(|e| holds(e, key, t))
-            }
+            None => self.entries.iter().position(|e| holds(e, key, t)),
             Some(ix) => self.hashed_index_of(ix, key),
+        }
+    }
+
+    /// The value of field `name` (as [`Map::get`]).
+    #[inline]
+    pub fn get_name(&self, name: &FieldName) -> Option<&Value> {
+        self.tagged_index_of(&name.key, name.tag)
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// Removes field `name` (as [`Map::swap_remove`]: the last entry takes its place).
+    #[inline]
+    pub fn swap_remove_name(&mut self, name: &FieldName) -> Option<Value> {
+        self.tagged_index_of(&name.key, name.tag)
+            .map(|i| self.swap_remove_at(i).1)
+    }
+
+    /// Appends field `name`, known to be absent (as [`Map::push_new`]).
+    #[inline]
+    pub fn push_new_name(&mut self, name: &FieldName, v: Value) {
+        debug_assert!(
+            !self.contains_key(&name.key),
+            "push_new_name: key {:?} is already present",
+            name.key
+        );
+        match self.index {
+            None if self.entries.len() < LINEAR_MAX => {
+                self.entries.push((name.key.clone(), v, name.tag))
+            }
+            _ => self.push(name.key.clone(), v),
         }
     }
 
@@ -712,6 +772,41 @@ mod tests {
             }
             assert_eq!(m.get("k3"), None);
             assert_eq!(m.len(), model.len());
+        }
+    }
+
+    /// The `FieldName` calls act as their plain counterparts, in a scanned map and in a hashed
+    /// one, and across the size at which a map becomes hashed.
+    #[test]
+    fn field_names_act_as_plain_keys() {
+        for n in [3usize, LINEAR_MAX - 1, LINEAR_MAX, 60] {
+            let mut a = Map::new();
+            let mut b = Map::new();
+            for i in 0..n {
+                let name = format!("field_name_{i}");
+                a.push_new(name.as_str().into(), Value::from(i as i64));
+                b.push_new_name(&FieldName::new(&name), Value::from(i as i64));
+            }
+            assert_eq!(keys(&a), keys(&b), "{n}");
+            assert_eq!(a.index.is_some(), b.index.is_some(), "{n}");
+            assert_eq!(b.index.is_some(), n > LINEAR_MAX, "{n}");
+            let absent = FieldName::new("field_name_x");
+            assert_eq!(b.get_name(&absent), None);
+            assert_eq!(b.swap_remove_name(&absent), None);
+            let first = FieldName::new("field_name_0");
+            assert_eq!(first.as_str(), "field_name_0");
+            assert_eq!(b.get_name(&first), Some(&Value::from(0)));
+            assert_eq!(b.swap_remove_name(&first), a.swap_remove("field_name_0"));
+            assert_eq!(keys(&a), keys(&b), "{n}");
+            assert_eq!(b.get_name(&first), None);
+            for i in 1..n {
+                let name = format!("field_name_{i}");
+                assert_eq!(
+                    b.get_name(&FieldName::new(&name)),
+                    Some(&Value::from(i as i64)),
+                    "{name} of {n}"
+                );
+            }
         }
     }
 

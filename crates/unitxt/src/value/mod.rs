@@ -14,7 +14,7 @@ pub mod json;
 pub mod map;
 
 pub use json::{from_value, to_value, Number, Str, Value};
-pub use map::{Key, Map};
+pub use map::{FieldName, Key, Map};
 
 /// One instance of a stream: an ordered map of field names to values.
 pub type Instance = Map;
