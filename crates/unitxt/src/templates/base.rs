@@ -325,6 +325,9 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
     match compiled(fmt) {
         // A well-formed string: its parse is reused; only the fields are looked up.
         Some(c) => {
+            if let Some(out) = c.memo.recall(&c.pieces, fmt, data) {
+                return Ok(out);
+            }
             // Sized for the longest text this string gave so far (fields such as a question
             // with its choices are much longer than the format string itself).
             let mut out = String::with_capacity(c.longest.get().max(fmt.len() + 64));
@@ -347,6 +350,7 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
                 }
             }
             c.longest.set(c.longest.get().max(out.len()));
+            c.memo.learn(&c.pieces, fmt, data, &out);
             Ok(out)
         }
         // Malformed, or a spec with nested fields: the full parse, with Python's errors.
@@ -362,6 +366,115 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
 struct Compiled {
     pieces: Vec<Piece>,
     longest: std::cell::Cell<usize>,
+    memo: Memo,
+}
+
+/// The last text of a format string whose fields are all `{name}`s (no conversion, no spec),
+/// with the field texts it was made from. Many such strings get the same field texts for
+/// every instance (an instruction naming the task's classes, a target prefix), and then the
+/// text is copied instead of formatted again. A string whose fields keep changing (the input
+/// format with the instance's text) stops being memoized after [`Memo::TRIAL`] calls.
+struct Memo {
+    /// `Some` while memoizing: the field texts, in the order of the fields, and the text.
+    last: std::cell::RefCell<Option<(Vec<crate::value::Str>, String)>>,
+    /// False for a string that is not memoized (another kind of field, or too few repeats).
+    on: std::cell::Cell<bool>,
+    /// Calls and repeats so far, counted up to [`Memo::TRIAL`] calls.
+    calls: std::cell::Cell<u32>,
+    repeats: std::cell::Cell<u32>,
+}
+
+impl Memo {
+    /// Calls after which a string is kept memoized only if at least three in four repeated
+    /// their previous field texts.
+    const TRIAL: u32 = 32;
+
+    fn new(pieces: &[Piece]) -> Self {
+        let plain = |p: &Piece| match p {
+            Piece::Lit(_) => true,
+            Piece::Field {
+                conversion,
+                spec,
+                plain,
+                ..
+            } => conversion.is_none() && spec.is_empty() && *plain,
+        };
+        let fields = pieces
+            .iter()
+            .filter(|p| matches!(p, Piece::Field { .. }))
+            .count();
+        Memo {
+            last: std::cell::RefCell::new(None),
+            on: std::cell::Cell::new(fields > 0 && pieces.iter().all(plain)),
+            calls: std::cell::Cell::new(0),
+            repeats: std::cell::Cell::new(0),
+        }
+    }
+
+    /// The string fields of `pieces` in `data`, in order, handed to `f` until it returns
+    /// false; false when a field is missing or not a string (the full path then formats it,
+    /// or reports the error).
+    fn each_field<A: FormatArgs + ?Sized>(
+        pieces: &[Piece],
+        fmt: &str,
+        data: &A,
+        mut f: impl FnMut(usize, &str) -> bool,
+    ) -> bool {
+        let mut k = 0;
+        for p in pieces {
+            if let Piece::Field { name, hint, .. } = p {
+                match data.arg_hinted(&fmt[name.clone()], hint) {
+                    Some(Value::String(text)) if f(k, text) => k += 1,
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+
+    /// The last text, when `data` has the same field texts as last time.
+    fn recall<A: FormatArgs + ?Sized>(
+        &self,
+        pieces: &[Piece],
+        fmt: &str,
+        data: &A,
+    ) -> Option<String> {
+        if !self.on.get() {
+            return None;
+        }
+        let last = self.last.borrow();
+        let (texts, out) = last.as_ref()?;
+        if !Self::each_field(pieces, fmt, data, |k, t| texts[k] == t) {
+            return None;
+        }
+        if self.calls.get() < Self::TRIAL {
+            self.calls.set(self.calls.get() + 1);
+            self.repeats.set(self.repeats.get() + 1);
+        }
+        Some(out.clone())
+    }
+
+    /// Records `out`, just formatted from `data`, while on trial or memoizing.
+    fn learn<A: FormatArgs + ?Sized>(&self, pieces: &[Piece], fmt: &str, data: &A, out: &str) {
+        if !self.on.get() {
+            return;
+        }
+        let calls = self.calls.get();
+        if calls < Self::TRIAL {
+            self.calls.set(calls + 1);
+        } else if self.repeats.get() * 4 < Self::TRIAL * 3 {
+            self.on.set(false);
+            *self.last.borrow_mut() = None;
+            return;
+        }
+        let mut texts = Vec::new();
+        if Self::each_field(pieces, fmt, data, |_, t| {
+            texts.push(crate::value::Str::from(t));
+            true
+        }) {
+            *self.last.borrow_mut() = Some((texts, out.to_string()));
+        }
+    }
 }
 
 /// A piece of a parsed format string, as byte ranges into it.
@@ -403,7 +516,13 @@ fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
         if let Some(p) = c.borrow().get(fmt) {
             return p.clone();
         }
-        let p = compile(fmt).map(|pieces| std::rc::Rc::new(Compiled { pieces, longest: std::cell::Cell::new(0) }));
+        let p = compile(fmt).map(|pieces| {
+            std::rc::Rc::new(Compiled {
+                memo: Memo::new(&pieces),
+                pieces,
+                longest: std::cell::Cell::new(0),
+            })
+        });
         let mut c = c.borrow_mut();
         if c.len() >= FORMAT_CACHE_MAX {
             c.clear();
@@ -832,6 +951,67 @@ mod tests {
 
     fn d(v: Value) -> Fields {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// A format string whose field texts repeat gives its memoized text, which follows any
+    /// change of a field; one whose fields keep changing stops being memoized after the trial;
+    /// one with a conversion or a spec is never memoized.
+    #[test]
+    fn memoized_texts_follow_their_fields() {
+        let fmt = "Classify the {kind} into {classes}.";
+        let args =
+            |kind: &str, classes: &str| d(json!({"kind": kind, "classes": classes, "other": 1}));
+        let a = args("sentiment", "negative, positive");
+        for _ in 0..2 * Memo::TRIAL {
+            assert_eq!(
+                py_format(fmt, &a).unwrap(),
+                "Classify the sentiment into negative, positive."
+            );
+        }
+        let c = compiled(fmt).unwrap();
+        assert!(c.memo.on.get());
+        assert_eq!(c.memo.repeats.get(), Memo::TRIAL - 1);
+        assert_eq!(
+            py_format(fmt, &args("topic", "negative, positive")).unwrap(),
+            "Classify the topic into negative, positive."
+        );
+        assert_eq!(
+            py_format(fmt, &args("topic", "a, b")).unwrap(),
+            "Classify the topic into a, b."
+        );
+        assert_eq!(
+            py_format(fmt, &a).unwrap(),
+            "Classify the sentiment into negative, positive."
+        );
+        // A field that is not a string, or missing: the full path, with its text or error.
+        assert_eq!(
+            py_format(fmt, &d(json!({"kind": 3, "classes": "x"}))).unwrap(),
+            "Classify the 3 into x."
+        );
+        assert_eq!(
+            py_format(fmt, &d(json!({"kind": "k"}))),
+            Err(FormatError::Key("classes".into()))
+        );
+        assert_eq!(
+            py_format(fmt, &a).unwrap(),
+            "Classify the sentiment into negative, positive."
+        );
+
+        let varying = "{kind}: {text}";
+        for i in 0..2 * Memo::TRIAL {
+            let text = format!("sentence number {i}");
+            assert_eq!(
+                py_format(varying, &d(json!({"kind": "k", "text": text}))).unwrap(),
+                format!("k: {text}")
+            );
+        }
+        let v = compiled(varying).unwrap();
+        assert!(!v.memo.on.get());
+        assert!(v.memo.last.borrow().is_none());
+
+        for never in ["{kind!r}", "{kind:>12}", "{0}", "{kind.x}", "no fields"] {
+            assert!(!compiled(never).unwrap().memo.on.get(), "{never}");
+        }
     }
 
     // Expected strings obtained by running the same `str.format` calls in CPython 3.11.
