@@ -60,8 +60,8 @@ pub fn cell(array: &dyn Array, row: usize, name: &str) -> Result<Value> {
         }
         other => {
             return Err(Error::unsupported(format!(
-            "column `{name}` has Arrow type {other}, which the loaders cannot convert to a value"
-        )))
+                "column `{name}` has Arrow type {other}, which the loaders cannot convert to a value"
+            )))
         }
     })
 }

@@ -200,20 +200,9 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;
     result.set_at(p_source, "source", Value::String(source.into()));
-    result.set_at(
-        p_instruction,
-        "instruction",
-        Value::String(instruction.into()),
-    );
-    result.set_at(
-        p_prefix,
-        "target_prefix",
-        Value::String(target_prefix.into()),
-    );
-    let post = b
-        .postprocessors
-        .clone()
-        .unwrap_or_else(|| t.default_postprocessors());
+    result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
+    result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
+    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
     result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
         return t.post_process_instance(result);
@@ -224,11 +213,7 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let (target, references) = t.reference_fields_to_target_and_references(&serialized_refs)?;
     let [p_target, p_references] = result.positions_of(["target", "references"]);
     result.set_at(p_target, "target", Value::String(target.into()));
-    result.set_at(
-        p_references,
-        "references",
-        Value::Array(references.into_iter().map(Value::from).collect()),
-    );
+    result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
     t.post_process_instance(result)
 }
 

@@ -236,15 +236,12 @@ impl TemplateKind for PairwiseChoiceTemplate {
             "tie" => &self.choice_tie_label,
             _ => {
                 return Err(Error::invalid(format!(
-                "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
-                self.answer_field
-            )))
+                    "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
+                    self.answer_field
+                )))
             }
         };
-        refs.insert(
-            self.answer_field.as_str().into(),
-            Value::String(label.as_str().into()),
-        );
+        refs.insert(self.answer_field.as_str().into(), Value::String(label.as_str().into()));
         if self.shuffle {
             return Err(unseeded_shuffle());
         }

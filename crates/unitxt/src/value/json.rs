@@ -391,9 +391,7 @@ impl From<Value> for serde_json::Value {
             Value::Bool(b) => serde_json::Value::Bool(b),
             Value::Number(n) => serde_json::Value::Number(n),
             Value::String(s) => serde_json::Value::String(s.into_string()),
-            Value::Array(a) => {
-                serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect())
-            }
+            Value::Array(a) => serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect()),
             Value::Object(o) => {
                 let mut m = serde_json::Map::with_capacity(o.len());
                 for (k, v) in o {
