@@ -20,7 +20,7 @@ pub mod system;
 pub mod tokenizer;
 
 use crate::error::{Error, Result};
-use crate::value::{Instance, Value};
+use crate::value::{Instance, Str, Value};
 
 /// Name of the field that holds the demos unless a format says otherwise.
 pub const DEFAULT_DEMOS_FIELD: &str = "demos";
@@ -62,7 +62,7 @@ pub struct FormatFields {
 /// (Unitxt asserts non-None values).
 fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> {
     match v {
-        None => Ok(Value::String(String::new().into())),
+        None => Ok(Value::String(Str::default())),
         Some(Value::Null) => Err(Error::invalid(format!(
             "field {name:?} of the {whole} must not be None"
         ))),
@@ -111,7 +111,7 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
             for (i, item) in list.iter().enumerate() {
                 let Value::Object(m) = item else { continue };
                 let read = |name: &str| match m.get(name) {
-                    None => Ok(Value::String(String::new().into())),
+                    None => Ok(Value::String(Str::default())),
                     Some(Value::Null) => Err(Error::invalid(format!(
                         "field {name:?} of the demo {i} must not be None"
                     ))),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer};
 use super::FieldOperator;
 use crate::error::Result;
 use crate::expr::Expression;
-use crate::value::{Instance, Value};
+use crate::value::{Instance, Str, Value};
 
 /// A fixed expression evaluated with named arguments.
 pub struct Call {
@@ -153,7 +153,7 @@ impl FieldOperator for RegexParser {
         }
         Ok(match found {
             Value::Array(mut a) if !a.is_empty() => a.swap_remove(0),
-            _ => Value::String(String::new().into()),
+            _ => Value::String(Str::default()),
         })
     }
 }
