@@ -516,8 +516,10 @@ impl Recipe {
             };
             meta.demos_pool_size = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
         }
+        // Borrowed, not cloned: a clone per instance would update the template's shared
+        // reference count from every worker thread.
         let template = match &self.templates {
-            TemplateChoice::Single(t) => t.clone(),
+            TemplateChoice::Single(t) => t,
             TemplateChoice::Random(list) => {
                 let mut seed = inst.get("input_fields").and_then(|v| v.as_object()).cloned().unwrap_or_default();
                 if let Some(r) = inst.get("reference_fields").and_then(|v| v.as_object()) {
@@ -526,7 +528,7 @@ impl Recipe {
                     }
                 }
                 let mut rng = crate::py::random::new_random_generator(&Value::Object(seed));
-                list[rng.choice_index(list.len())].clone()
+                &list[rng.choice_index(list.len())]
             }
         };
         // The template's name, for error messages only (made when one happens).

@@ -3,7 +3,6 @@
 //! the fields every template accepts ([`TemplateBase`]).
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -11,7 +10,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::repr::{repr, str as py_str};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
-use crate::templates::{Serializer, Template};
+use crate::templates::{Serializer, SerializerRef, Template};
 use crate::value::{Instance, Value};
 
 /// Name of the split Unitxt renders without references (`constants.inference_stream`).
@@ -63,14 +62,14 @@ pub trait TemplateKind: Send + Sync {
         vec![Value::String("processors.to_string_stripped".into())]
     }
     /// The serializer used when the catalog gives none.
-    fn default_serializer(&self) -> Arc<dyn Serializer> {
+    fn default_serializer(&self) -> &'static dyn Serializer {
         default_template_serializer()
     }
-    /// The serializer in effect.
-    fn serializer(&self) -> Arc<dyn Serializer> {
+    /// The serializer in effect (borrowed: see [`SerializerRef`]).
+    fn serializer(&self) -> SerializerRef<'_> {
         match &self.base().serializer {
-            Some(s) => s.inner.clone(),
-            None => self.default_serializer(),
+            Some(s) => SerializerRef::Borrowed(s.inner.as_ref()),
+            None => SerializerRef::Borrowed(self.default_serializer()),
         }
     }
     /// Changes input and reference fields in place (not on the inference split). The maps are

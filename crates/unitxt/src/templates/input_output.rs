@@ -17,7 +17,7 @@ use crate::templates::base::{get_field, py_format, Fields, FormatError, Template
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
-use crate::templates::Serializer;
+use crate::templates::{Serializer, SerializerRef};
 use crate::value::{dict_get, Instance, Value};
 
 /// `input_output_template`: `source` = `input_format` over the serialized input fields,
@@ -161,11 +161,9 @@ pub struct MultiReferenceTemplate {
 }
 
 /// A `multi_type_serializer` with its default serializers, built once per process.
-fn plain_multi_type() -> Arc<dyn Serializer> {
+fn plain_multi_type() -> &'static Arc<dyn Serializer> {
     static PLAIN: std::sync::OnceLock<Arc<dyn Serializer>> = std::sync::OnceLock::new();
-    PLAIN
-        .get_or_init(|| Arc::new(MultiTypeSerializer::new(default_multi_type_serializers())))
-        .clone()
+    PLAIN.get_or_init(|| Arc::new(MultiTypeSerializer::new(default_multi_type_serializers())))
 }
 
 /// `MultiReferenceTemplate.serialize`: the references field item by item.
@@ -243,8 +241,8 @@ impl TemplateKind for MultiReferenceTemplate {
     fn class_name(&self) -> &'static str {
         "MultiReferenceTemplate"
     }
-    fn default_serializer(&self) -> Arc<dyn Serializer> {
-        plain_multi_type()
+    fn default_serializer(&self) -> &'static dyn Serializer {
+        plain_multi_type().as_ref()
     }
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
         serialize_multi_reference(&*self.serializer(), &self.references_field, data, instance)
@@ -288,8 +286,8 @@ impl TemplateKind for MultiTurnTemplate {
     fn class_name(&self) -> &'static str {
         "MultiTurnTemplate"
     }
-    fn default_serializer(&self) -> Arc<dyn Serializer> {
-        plain_multi_type()
+    fn default_serializer(&self) -> &'static dyn Serializer {
+        plain_multi_type().as_ref()
     }
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
         serialize_multi_reference(&*self.serializer(), &self.references_field, data, instance)
@@ -344,12 +342,12 @@ impl TemplateKind for OutputQuantizingTemplate {
     fn class_name(&self) -> &'static str {
         "OutputQuantizingTemplate"
     }
-    fn serializer(&self) -> Arc<dyn Serializer> {
+    fn serializer(&self) -> SerializerRef<'_> {
         let inner = match &self.base.serializer {
             Some(s) => s.inner.clone(),
-            None => plain_multi_type(),
+            None => plain_multi_type().clone(),
         };
-        Arc::new(QuantizingFirst { quantizer: NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner })
+        SerializerRef::Owned(Arc::new(QuantizingFirst { quantizer: NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner }))
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")

@@ -32,9 +32,9 @@ fn art(s: Arc<dyn Serializer>, type_name: &str) -> Art<dyn Serializer> {
 /// The serializer of a template that names none (Unitxt's `Template.serializer` default):
 /// image, video, table, tool call, tools, dialog, conversation, list, SQL database. Built once
 /// per process and shared (templates ask for it for every instance).
-pub fn default_template_serializer() -> Arc<dyn Serializer> {
+pub fn default_template_serializer() -> &'static dyn Serializer {
     static DEFAULT: std::sync::OnceLock<Arc<dyn Serializer>> = std::sync::OnceLock::new();
-    DEFAULT.get_or_init(build_default_template_serializer).clone()
+    DEFAULT.get_or_init(build_default_template_serializer).as_ref()
 }
 
 fn build_default_template_serializer() -> Arc<dyn Serializer> {
