@@ -39,9 +39,27 @@ const SPARE_LINES_MAX: usize = 2048;
 /// Buffers that grew past this many bytes (a very long line) are freed, not kept.
 const SPARE_LINE_MAX_BYTES: usize = 64 * 1024;
 
+/// Spare buffers are taken from [`SPARE_LINES`] this many at a time into a thread's own
+/// [`STASH`]: one lock per chunk of lines rather than per line, since the lock's cache line
+/// passes between the threads each time it is taken.
+const STASH_REFILL: usize = 64;
+
+thread_local! {
+    /// Spare line buffers taken by this thread (at most [`STASH_REFILL`]).
+    static STASH: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// A line buffer to fill: a spare one (emptied), or a new one of 1 KiB.
 fn line_buffer() -> Vec<u8> {
-    let spare = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    let spare = STASH.with(|stash| {
+        let mut stash = stash.borrow_mut();
+        if stash.is_empty() {
+            let mut shared = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner());
+            let keep = shared.len().saturating_sub(STASH_REFILL);
+            stash.extend(shared.drain(keep..));
+        }
+        stash.pop()
+    });
     match spare {
         Some(mut b) => {
             b.clear();
