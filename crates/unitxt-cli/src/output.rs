@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use unitxt::error::{Error, Result, ResultExt};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use unitxt::recipe::{prepare_map, Finisher, PrepareOptions};
 use unitxt::sinks::arrow::ArrowRow;
+use unitxt::sinks::spares::Spares;
 use unitxt::stream::{MultiStream, StreamOf};
 
 fn bar(show: bool, split: &str) -> ProgressBar {
@@ -26,12 +27,10 @@ fn bar(show: bool, split: &str) -> ProgressBar {
     pb
 }
 
-/// Line buffers already written out, kept for the workers of [`prepare_lines`] to fill again.
-/// A line is filled on a worker thread and written on the reading thread; freeing it there
-/// would go through mimalloc's cross-thread free path (lists shared between the threads),
-/// while a recycled buffer is not freed at all. Buffers are only reused, so there are never
-/// more of them than lines alive at once (the chunks in flight).
-static SPARE_LINES: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+/// Line buffers already written out, kept for the workers of [`prepare_lines`] to fill again
+/// (see [`Spares`]). Buffers are only reused, so there are never more of them than lines alive
+/// at once (the chunks in flight).
+static SPARE_LINES: Spares<Vec<u8>> = Spares::new(SPARE_LINES_MAX);
 
 /// At most this many spare line buffers are kept.
 const SPARE_LINES_MAX: usize = 2048;
@@ -39,28 +38,14 @@ const SPARE_LINES_MAX: usize = 2048;
 /// Buffers that grew past this many bytes (a very long line) are freed, not kept.
 const SPARE_LINE_MAX_BYTES: usize = 64 * 1024;
 
-/// Spare buffers are taken from [`SPARE_LINES`] this many at a time into a thread's own
-/// [`STASH`]: one lock per chunk of lines rather than per line, since the lock's cache line
-/// passes between the threads each time it is taken.
-const STASH_REFILL: usize = 64;
-
 thread_local! {
-    /// Spare line buffers taken by this thread (at most [`STASH_REFILL`]).
-    static STASH: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The spare line buffers this thread has taken from [`SPARE_LINES`].
+    static LINE_STASH: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A line buffer to fill: a spare one (emptied), or a new one of 1 KiB.
 fn line_buffer() -> Vec<u8> {
-    let spare = STASH.with(|stash| {
-        let mut stash = stash.borrow_mut();
-        if stash.is_empty() {
-            let mut shared = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner());
-            let keep = shared.len().saturating_sub(STASH_REFILL);
-            stash.extend(shared.drain(keep..));
-        }
-        stash.pop()
-    });
-    match spare {
+    match LINE_STASH.with(|stash| SPARE_LINES.take(stash)) {
         Some(mut b) => {
             b.clear();
             b
@@ -72,12 +57,7 @@ fn line_buffer() -> Vec<u8> {
 /// Hands written lines' buffers back for reuse (each dropped instead when enough are kept or
 /// it grew too long).
 fn recycle_lines(lines: impl Iterator<Item = Vec<u8>>) {
-    let mut spare = SPARE_LINES.lock().unwrap_or_else(|e| e.into_inner());
-    for line in lines {
-        if spare.len() < SPARE_LINES_MAX && line.capacity() <= SPARE_LINE_MAX_BYTES {
-            spare.push(line);
-        }
-    }
+    SPARE_LINES.give_back(lines, |line| line.capacity() <= SPARE_LINE_MAX_BYTES);
 }
 
 /// [`write_lines`] hands lines to the writer in batches of this many bytes at least (or
@@ -319,7 +299,7 @@ mod tests {
     /// limit is freed instead of kept.
     #[test]
     fn line_buffers_are_reused_emptied_and_long_ones_dropped() {
-        SPARE_LINES.lock().unwrap().clear();
+        SPARE_LINES.clear();
         let mut a = line_buffer();
         assert_eq!(a.capacity(), 1024);
         a.extend_from_slice(&[b'x'; 3000]);
@@ -328,11 +308,11 @@ mod tests {
         let b = line_buffer();
         assert_eq!((b.as_ptr(), b.capacity(), b.len()), (ptr, cap, 0));
         recycle_lines(std::iter::once(Vec::with_capacity(SPARE_LINE_MAX_BYTES + 1)));
-        assert_eq!(SPARE_LINES.lock().unwrap().len(), 0);
+        assert_eq!(SPARE_LINES.len(), 0);
         for _ in 0..SPARE_LINES_MAX + 5 {
             recycle_lines(std::iter::once(Vec::with_capacity(16)));
         }
-        assert_eq!(SPARE_LINES.lock().unwrap().len(), SPARE_LINES_MAX);
-        SPARE_LINES.lock().unwrap().clear();
+        assert_eq!(SPARE_LINES.len(), SPARE_LINES_MAX);
+        SPARE_LINES.clear();
     }
 }

@@ -88,7 +88,12 @@ enum Span {
 }
 
 /// Spare rows, emptied, for [`ArrowRow::new`]; at most [`SPARE_ROWS_MAX`].
-static SPARE_ROWS: std::sync::Mutex<Vec<ArrowRow>> = std::sync::Mutex::new(Vec::new());
+static SPARE_ROWS: super::spares::Spares<ArrowRow> = super::spares::Spares::new(SPARE_ROWS_MAX);
+
+thread_local! {
+    /// The spare rows this thread has taken from [`SPARE_ROWS`].
+    static ROW_STASH: std::cell::RefCell<Vec<ArrowRow>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// At most this many spare rows are kept (two of the Python bindings' batches).
 const SPARE_ROWS_MAX: usize = 4096;
@@ -98,23 +103,17 @@ const SPARE_ROW_MAX_BYTES: usize = 64 * 1024;
 
 /// Hands rows appended to a batch back to the pool of [`ArrowRow::new`].
 pub fn recycle_rows(rows: impl IntoIterator<Item = ArrowRow>) {
-    let mut spare = SPARE_ROWS.lock().unwrap_or_else(|e| e.into_inner());
-    for mut r in rows {
-        if spare.len() >= SPARE_ROWS_MAX {
-            break;
-        }
-        if r.text.capacity() <= SPARE_ROW_MAX_BYTES {
-            r.text.clear();
-            r.spans.clear();
-            spare.push(r);
-        }
-    }
+    SPARE_ROWS.give_back(rows, |r| {
+        r.text.clear();
+        r.spans.clear();
+        r.text.capacity() <= SPARE_ROW_MAX_BYTES
+    });
 }
 
 impl ArrowRow {
     /// An empty row: a spare one from the pool, or a new one.
     pub fn new() -> ArrowRow {
-        let spare = SPARE_ROWS.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let spare = ROW_STASH.with(|stash| SPARE_ROWS.take(stash));
         spare.unwrap_or_else(|| ArrowRow { text: String::with_capacity(1024), spans: Vec::with_capacity(24) })
     }
 
