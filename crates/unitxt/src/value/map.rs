@@ -82,10 +82,10 @@ fn same_long_key(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// A field name with its lookup [`tag`] computed once, for operators that look up, remove or
-/// insert the same names in every instance (a task picking its fields): [`Map::get_name`],
-/// [`Map::swap_remove_name`] and [`Map::push_new_name`] skip computing the tag and, for
-/// insertion, building the key.
+/// A field name with its lookup tag (length and first bytes, see the module docs) computed
+/// once, for operators that look up, remove or insert the same names in every instance (a task
+/// picking its fields): [`Map::get_name`], [`Map::swap_remove_name`] and
+/// [`Map::push_new_name`] skip computing the tag and, for insertion, building the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldName {
     key: Key,
