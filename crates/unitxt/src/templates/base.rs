@@ -10,7 +10,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::repr::{repr, str as py_str};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
-use crate::templates::{Serializer, SerializerRef, Template};
+use crate::templates::{Serializer, Template};
 use crate::value::{Instance, Value};
 
 /// Name of the split Unitxt renders without references (`constants.inference_stream`).
@@ -65,11 +65,13 @@ pub trait TemplateKind: Send + Sync {
     fn default_serializer(&self) -> &'static dyn Serializer {
         default_template_serializer()
     }
-    /// The serializer in effect (borrowed: see [`SerializerRef`]).
-    fn serializer(&self) -> SerializerRef<'_> {
+    /// The serializer in effect. Borrowed, not an `Arc` clone: a clone per instance would
+    /// update a reference count shared by the worker threads, passing its cache line between
+    /// the cores for every instance.
+    fn serializer(&self) -> &dyn Serializer {
         match &self.base().serializer {
-            Some(s) => SerializerRef::Borrowed(s.inner.as_ref()),
-            None => SerializerRef::Borrowed(self.default_serializer()),
+            Some(s) => s.inner.as_ref(),
+            None => self.default_serializer(),
         }
     }
     /// Changes input and reference fields in place (not on the inference split). The maps are
@@ -194,7 +196,7 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let instruction = t.format(&serialized_inputs, "input field", instruction_fmt, "instruction")?;
     let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
     if fresh.is_none() {
-        restore_moved_strings(&*t.serializer(), &mut input, serialized_inputs);
+        restore_moved_strings(t.serializer(), &mut input, serialized_inputs);
     }
     instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;

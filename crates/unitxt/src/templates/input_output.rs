@@ -17,7 +17,7 @@ use crate::templates::base::{get_field, py_format, Fields, FormatError, Template
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
-use crate::templates::{Serializer, SerializerRef};
+use crate::templates::Serializer;
 use crate::value::{dict_get, Instance, Value};
 
 /// `input_output_template`: `source` = `input_format` over the serialized input fields,
@@ -245,7 +245,7 @@ impl TemplateKind for MultiReferenceTemplate {
         plain_multi_type().as_ref()
     }
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
-        serialize_multi_reference(&*self.serializer(), &self.references_field, data, instance)
+        serialize_multi_reference(self.serializer(), &self.references_field, data, instance)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")
@@ -290,7 +290,7 @@ impl TemplateKind for MultiTurnTemplate {
         plain_multi_type().as_ref()
     }
     fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
-        serialize_multi_reference(&*self.serializer(), &self.references_field, data, instance)
+        serialize_multi_reference(self.serializer(), &self.references_field, data, instance)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")
@@ -333,6 +333,9 @@ pub struct OutputQuantizingTemplate {
     /// 0.1).
     #[serde(default = "default_quantum")]
     pub quantum: Value,
+    /// The quantizer in front of the serializer, built on first use.
+    #[serde(skip)]
+    quantizing: std::sync::OnceLock<QuantizingFirst>,
 }
 
 impl TemplateKind for OutputQuantizingTemplate {
@@ -342,12 +345,14 @@ impl TemplateKind for OutputQuantizingTemplate {
     fn class_name(&self) -> &'static str {
         "OutputQuantizingTemplate"
     }
-    fn serializer(&self) -> SerializerRef<'_> {
-        let inner = match &self.base.serializer {
-            Some(s) => s.inner.clone(),
-            None => plain_multi_type().clone(),
-        };
-        SerializerRef::Owned(Arc::new(QuantizingFirst { quantizer: NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner }))
+    fn serializer(&self) -> &dyn Serializer {
+        self.quantizing.get_or_init(|| {
+            let inner = match &self.base.serializer {
+                Some(s) => s.inner.clone(),
+                None => plain_multi_type().clone(),
+            };
+            QuantizingFirst { quantizer: NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner }
+        })
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")

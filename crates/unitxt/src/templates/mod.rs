@@ -26,27 +26,6 @@ pub trait Template: Send + Sync {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
 }
 
-/// The serializer a template uses ([`base::TemplateKind::serializer`]): borrowed from the
-/// template or from a process-wide default, or built for the call. Borrowing keeps the
-/// per-instance lookup from touching a shared reference count: two threads rendering
-/// instances would otherwise pass that count's cache line back and forth for every instance.
-pub enum SerializerRef<'a> {
-    /// The template's own serializer, or a `'static` default.
-    Borrowed(&'a (dyn Serializer + 'static)),
-    /// A serializer built for this call (a template that wraps its serializer).
-    Owned(std::sync::Arc<dyn Serializer>),
-}
-
-impl std::ops::Deref for SerializerRef<'_> {
-    type Target = dyn Serializer;
-    fn deref(&self) -> &(dyn Serializer + 'static) {
-        match self {
-            SerializerRef::Borrowed(s) => *s,
-            SerializerRef::Owned(s) => s.as_ref(),
-        }
-    }
-}
-
 /// Turns one field value into text (Unitxt's `Serializer.serialize`).
 pub trait Serializer: Send + Sync {
     /// The text for `value`, or `None` when this serializer does not handle the value's type
