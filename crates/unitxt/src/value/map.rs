@@ -21,9 +21,10 @@ use super::Value;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
-/// Map keys: a string stored inline up to 24 bytes (`compact_str`), so cloning a field name does
-/// not allocate. A type alias so that the key representation can change in one place.
-pub type Key = compact_str::CompactString;
+/// Map keys: the same string type as string values ([`super::Str`], stored inline up to 24
+/// bytes, so cloning a field name does not allocate). Code turns keys into values and back
+/// without converting (a dict's keys as a list of strings), so the two are one type.
+pub type Key = super::Str;
 
 /// Above this many entries a map keeps a hash index; at or below it, lookups scan the entries.
 pub const LINEAR_MAX: usize = 32;
