@@ -218,14 +218,8 @@ fn evaluate(
             Value::Object(o) => o,
             _ => Instance::new(),
         };
-        out.insert(
-            "summary".into(),
-            Value::String(unitxt::evaluate::summary(&res.global).into()),
-        );
-        let processed = res
-            .processed
-            .iter()
-            .map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
+        out.insert("summary".into(), Value::String(unitxt::evaluate::summary(&res.global).into()));
+        let processed = res.processed.iter().map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
         out.insert("processed".into(), Value::Array(processed.collect()));
         Ok(Value::Object(out).to_string())
     });

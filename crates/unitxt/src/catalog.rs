@@ -183,10 +183,7 @@ impl Catalog {
             return Ok(a.clone());
         }
         let a = self.scope(|| resolve_value(&Value::String(query.into())))?;
-        self.built
-            .lock()
-            .map_err(|_| Error::invalid("catalog cache poisoned"))?
-            .insert(query.to_string(), a.clone());
+        self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.insert(query.to_string(), a.clone());
         Ok(a)
     }
 

@@ -460,9 +460,7 @@ fn common_settings(m: &Art<dyn Metric>) -> Result<CommonSettings> {
         match raw.get("score_prefix") {
             None | Some(Value::Null) => Ok(String::new()),
             Some(Value::String(s)) => Ok(s.as_str().to_owned()),
-            Some(other) => Err(Error::invalid(format!(
-                "`score_prefix` is not a string: {other}"
-            ))),
+            Some(other) => Err(Error::invalid(format!("`score_prefix` is not a string: {other}"))),
         }
     };
     let mut prefix = prefix_of(&m.raw)?;
@@ -752,13 +750,7 @@ const NON_FINITE: &str = "\u{0}float:";
 /// A score dict as a JSON tree that keeps every value: non-finite floats become marked
 /// strings, integers stay integers.
 fn score_tree(m: &ScoreMap) -> Value {
-    let f = |x: f64| {
-        if x.is_finite() {
-            crate::metrics::score_value(x)
-        } else {
-            Value::String(compact_str::format_compact!("{NON_FINITE}{x}"))
-        }
-    };
+    let f = |x: f64| if x.is_finite() { crate::metrics::score_value(x) } else { Value::String(compact_str::format_compact!("{NON_FINITE}{x}")) };
     Value::Object(
         m.iter()
             .map(|(k, v)| {

@@ -271,23 +271,13 @@ impl Task {
     /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
     /// `instance`, except those flagged in `shared` (by position; they are cloned, for the second pick).
     /// `names` are the keys of `fields`, in order.
-    fn pick(
-        &self,
-        fields: &IndexMap<String, Type>,
-        names: &[FieldName],
-        instance: &mut Instance,
-        shared: Option<&[bool]>,
-    ) -> Result<Instance> {
+    fn pick(&self, fields: &IndexMap<String, Type>, names: &[FieldName], instance: &mut Instance, shared: Option<&[bool]>) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
         for (i, ((name, ty), field)) in fields.iter().zip(names).enumerate() {
             let keep_it = shared.is_some_and(|s| s[i]);
             // One lookup: a moved value is taken out right away (the instance is dropped on
             // error anyway), a kept one is cloned.
-            let v = if keep_it {
-                instance.get_name(field).cloned()
-            } else {
-                instance.swap_remove_name(field)
-            };
+            let v = if keep_it { instance.get_name(field).cloned() } else { instance.swap_remove_name(field) };
             let Some(v) = v else {
                 return Err(Error::not_found(format!(
                     "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
@@ -327,12 +317,7 @@ impl InstanceOperator for Task {
         }
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(
-            &self.input_fields,
-            &self.input_names,
-            &mut instance,
-            Some(&self.shared),
-        )?;
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
         // The carried fields, found in one pass (most are absent); a moved value leaves a
         // `null` under its key, which nothing reads again.
         let carried = instance.positions_of(CARRIED);
@@ -353,12 +338,7 @@ impl InstanceOperator for Task {
                 out.push_new(CARRIED[c].into(), v);
             }
         }
-        let reference_fields = self.pick(
-            &self.reference_fields,
-            &self.reference_names,
-            &mut instance,
-            None,
-        )?;
+        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
         out.push_new("reference_fields".into(), Value::Object(reference_fields));
         Ok(out)
     }

@@ -67,12 +67,8 @@ pub struct TransposeTable {}
 
 impl FieldOperator for TransposeTable {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        let Some((header, rows)) = as_table(&value) else {
-            return Ok(value);
-        };
-        let new_header = std::iter::once(Value::from(" "))
-            .chain((0..rows.len()).map(|i| Value::String(compact_str::format_compact!("{i}"))))
-            .collect();
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let new_header = std::iter::once(Value::from(" ")).chain((0..rows.len()).map(|i| Value::String(compact_str::format_compact!("{i}")))).collect();
         let mut new_rows = Vec::with_capacity(header.len());
         for (i, h) in header.iter().enumerate() {
             let mut r = Vec::with_capacity(rows.len() + 1);
@@ -202,12 +198,8 @@ pub struct MaskColumnsNames {}
 
 impl FieldOperator for MaskColumnsNames {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        let Some((header, rows)) = as_table(&value) else {
-            return Ok(value);
-        };
-        let masked = (1..=header.len())
-            .map(|i| Value::String(compact_str::format_compact!("Col{i}")))
-            .collect();
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let masked = (1..=header.len()).map(|i| Value::String(compact_str::format_compact!("Col{i}"))).collect();
         Ok(table(masked, rows.to_vec()))
     }
 }

@@ -63,9 +63,7 @@ pub struct FormatFields {
 fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> {
     match v {
         None => Ok(Value::String(Str::default())),
-        Some(Value::Null) => Err(Error::invalid(format!(
-            "field {name:?} of the {whole} must not be None"
-        ))),
+        Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the {whole} must not be None"))),
         Some(v) => Ok(v),
     }
 }
@@ -112,9 +110,7 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
                 let Value::Object(m) = item else { continue };
                 let read = |name: &str| match m.get(name) {
                     None => Ok(Value::String(Str::default())),
-                    Some(Value::Null) => Err(Error::invalid(format!(
-                        "field {name:?} of the demo {i} must not be None"
-                    ))),
+                    Some(Value::Null) => Err(Error::invalid(format!("field {name:?} of the demo {i} must not be None"))),
                     Some(v) => Ok(v.clone()),
                 };
                 demos.push(Demo { source: read("source")?, target: read("target")?, target_prefix: read("target_prefix")? });

@@ -120,12 +120,8 @@ impl InstanceOperator for SystemFormat {
             ("target_prefix", &f.target_prefix),
         ];
         let args = self.kwargs(fixed, "model_input_format")?;
-        let out =
-            format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
-        instance.insert(
-            "source".into(),
-            Value::String(apply_capital_new_line_notation(out).into()),
-        );
+        let out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
+        instance.insert("source".into(), Value::String(apply_capital_new_line_notation(out).into()));
         Ok(instance)
     }
 }

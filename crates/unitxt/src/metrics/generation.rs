@@ -679,11 +679,7 @@ impl Metric for HuggingfaceMetric {
                     self.compute_args.get("tokenize").and_then(Value::as_str).map(str::to_string)
                 };
                 let opts = bleu::SacreBleuOptions { tokenize: tokenize.clone(), ..Default::default() };
-                let mut rec = sacre_record(&bleu::sacrebleu_stats(
-                    p,
-                    &texts(references, "sacrebleu")?,
-                    &opts,
-                )?);
+                let mut rec = sacre_record(&bleu::sacrebleu_stats(p, &texts(references, "sacrebleu")?, &opts)?);
                 rec["tokenize"] = tokenize.map(Value::from).unwrap_or(Value::Null);
                 Ok(rec)
             }

@@ -274,11 +274,7 @@ impl FieldOperator for DictOfListsToPairs {
                     return Ok(Value::Array(vec![]));
                 }
                 let key = Value::String(k.clone());
-                out.push(Value::Array(if self.position_key_before_value {
-                    vec![key, v]
-                } else {
-                    vec![v, key]
-                }));
+                out.push(Value::Array(if self.position_key_before_value { vec![key, v] } else { vec![v, key] }));
             }
         }
         Ok(Value::Array(out))

@@ -798,16 +798,10 @@ impl InstanceOperator for InterleaveListsToDialogOperator {
         let mut out = Vec::new();
         for i in 0..u.len().max(a.len()) {
             if let Some(t) = u.get(i) {
-                out.push(Value::Array(vec![
-                    Value::String(self.user_role_label.as_str().into()),
-                    t.clone(),
-                ]));
+                out.push(Value::Array(vec![Value::String(self.user_role_label.as_str().into()), t.clone()]));
             }
             if let Some(t) = a.get(i) {
-                out.push(Value::Array(vec![
-                    Value::String(self.assistant_role_label.as_str().into()),
-                    t.clone(),
-                ]));
+                out.push(Value::Array(vec![Value::String(self.assistant_role_label.as_str().into()), t.clone()]));
             }
         }
         instance.insert(self.to_field.as_str().into(), Value::Array(out));
@@ -835,10 +829,7 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 impl InstanceOperator for AddId {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        instance.insert(
-            self.id_field_name.as_str().into(),
-            Value::String(compact_str::format_compact!("{n:032x}")),
-        );
+        instance.insert(self.id_field_name.as_str().into(), Value::String(compact_str::format_compact!("{n:032x}")));
         Ok(instance)
     }
 

@@ -268,14 +268,8 @@ impl FieldSpec {
                     Value::Array(a) => {
                         for p in a {
                             match p.as_array().map(|x| x.as_slice()) {
-                                Some([Value::String(f), Value::String(t)]) => {
-                                    out.push((f.as_str().to_owned(), t.as_str().to_owned()))
-                                }
-                                _ => {
-                                    return Err(Error::invalid(format!(
-                                        "field_to_field entries must be [from, to] pairs, got {p}"
-                                    )))
-                                }
+                                Some([Value::String(f), Value::String(t)]) => out.push((f.as_str().to_owned(), t.as_str().to_owned())),
+                                _ => return Err(Error::invalid(format!("field_to_field entries must be [from, to] pairs, got {p}"))),
                             }
                         }
                     }

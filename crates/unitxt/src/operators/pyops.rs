@@ -67,10 +67,7 @@ pub fn py_iter(v: &Value) -> Result<Vec<Value>> {
         Value::Array(a) => Ok(a.clone()),
         Value::String(s) => Ok(s.chars().map(|c| Value::from(c)).collect()),
         Value::Object(m) => Ok(m.keys().map(|k| Value::String(k.clone())).collect()),
-        other => Err(Error::invalid(format!(
-            "'{}' object is not iterable",
-            type_name(other)
-        ))),
+        other => Err(Error::invalid(format!("'{}' object is not iterable", type_name(other)))),
     }
 }
 
@@ -91,12 +88,8 @@ pub fn py_contains(container: &Value, x: &Value) -> Result<bool> {
 /// Python `a + b` for numbers (bools count as ints), strings and lists.
 pub fn py_add(a: &Value, b: &Value) -> Result<Value> {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => {
-            Ok(Value::String(compact_str::format_compact!("{x}{y}")))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            Ok(Value::Array(x.iter().chain(y).cloned().collect()))
-        }
+        (Value::String(x), Value::String(y)) => Ok(Value::String(compact_str::format_compact!("{x}{y}"))),
+        (Value::Array(x), Value::Array(y)) => Ok(Value::Array(x.iter().chain(y).cloned().collect())),
         _ => match (as_num(a), as_num(b)) {
             (Some(Num::Int(x)), Some(Num::Int(y))) => x
                 .checked_add(y)

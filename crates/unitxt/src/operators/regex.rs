@@ -55,10 +55,7 @@ impl<'de> Deserialize<'de> for RegexSplit {
 
 impl FieldOperator for RegexSplit {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        self.call.eval(&[
-            ("by", Value::String(self.by.as_str().into())),
-            ("value", value),
-        ])
+        self.call.eval(&[("by", Value::String(self.by.as_str().into())), ("value", value)])
     }
 }
 
@@ -93,10 +90,7 @@ impl FieldOperator for RegexReplace {
         }
         self.call.eval(&[
             ("pattern", Value::String(self.pattern.as_str().into())),
-            (
-                "replacement",
-                Value::String(self.replacement.as_str().into()),
-            ),
+            ("replacement", Value::String(self.replacement.as_str().into())),
             ("value", value),
         ])
     }
@@ -139,10 +133,7 @@ impl<'de> Deserialize<'de> for RegexParser {
 
 impl FieldOperator for RegexParser {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        let term = self
-            .termination_regex
-            .clone()
-            .map_or(Value::Null, Value::from);
+        let term = self.termination_regex.clone().map_or(Value::Null, Value::from);
         let found = self.call.eval(&[
             ("regex", Value::String(self.regex.as_str().into())),
             ("termination_regex", term),

@@ -27,11 +27,7 @@ impl FieldOperator for Split {
             return Err(Error::invalid("empty separator"));
         }
         let s = text(&value, "split")?;
-        Ok(Value::Array(
-            s.split(self.by.as_str())
-                .map(|p| Value::String(p.into()))
-                .collect(),
-        ))
+        Ok(Value::Array(s.split(self.by.as_str()).map(|p| Value::String(p.into())).collect()))
     }
 }
 
@@ -82,11 +78,7 @@ pub struct Replace {
 
 impl FieldOperator for Replace {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        Ok(Value::String(
-            text(&value, "replace")?
-                .replace(&self.old, &self.new)
-                .into(),
-        ))
+        Ok(Value::String(text(&value, "replace")?.replace(&self.old, &self.new).into()))
     }
 }
 

@@ -140,24 +140,9 @@ impl FieldOperator for ParseCsv {
             let width = rows.first().ok_or_else(|| Error::invalid("parse_csv: no row to name the columns from"))?.len();
             header = (0..width).map(|i| format!("col_{i}")).collect();
         }
-        let clean = |s: String| {
-            if self.strip_cells {
-                py_strip(&s.replace('\n', " ")).to_string()
-            } else {
-                s
-            }
-        };
-        let strings = |r: Vec<String>| {
-            Value::Array(
-                r.into_iter()
-                    .map(|c| Value::String(clean(c).into()))
-                    .collect(),
-            )
-        };
-        Ok(Value::Object(table(
-            strings(header),
-            Value::Array(rows.into_iter().map(strings).collect()),
-        )))
+        let clean = |s: String| if self.strip_cells { py_strip(&s.replace('\n', " ")).to_string() } else { s };
+        let strings = |r: Vec<String>| Value::Array(r.into_iter().map(|c| Value::String(clean(c).into())).collect());
+        Ok(Value::Object(table(strings(header), Value::Array(rows.into_iter().map(strings).collect()))))
     }
 }
 

@@ -100,12 +100,7 @@ impl FieldOperator for MatchClosestOption {
         let list = match options {
             Value::Array(a) => a.clone(),
             Value::String(s) => s.chars().map(|c| Value::from(c)).collect(),
-            other => {
-                return Err(Error::invalid(format!(
-                    "options must be a list, got '{}'",
-                    type_name(other)
-                )))
-            }
+            other => return Err(Error::invalid(format!("options must be a list, got '{}'", type_name(other)))),
         };
         closest_option(&value, &list)
     }

@@ -119,12 +119,7 @@ impl FieldOperator for ToolCallPostProcessor {
     fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
         let t = as_text(&value, "tool_call_post_processor")?;
         let inner = Value::String(possible_json(t).into());
-        let result = match parse(
-            &inner,
-            self.allow_failure,
-            &self.failure_value,
-            "tool_call_post_processor",
-        )? {
+        let result = match parse(&inner, self.allow_failure, &self.failure_value, "tool_call_post_processor")? {
             Ok(v) => v,
             Err(f) => return Ok(f),
         };

@@ -411,11 +411,7 @@ mod tests {
         for special in specials {
             for len in 1..=34usize {
                 for pos in 0..len {
-                    values.push(Value::String(compact_str::format_compact!(
-                        "{}{special}{}",
-                        "x".repeat(pos),
-                        "y".repeat(len - pos - 1)
-                    )));
+                    values.push(Value::String(compact_str::format_compact!("{}{special}{}", "x".repeat(pos), "y".repeat(len - pos - 1))));
                 }
             }
         }

@@ -332,24 +332,15 @@ pub fn finalize_instance(
         for g in group_by {
             let attrs: Vec<String> = match g {
                 Value::String(s) => vec![s.as_str().to_owned()],
-                Value::Array(a) => a
-                    .iter()
-                    .map(|x| x.as_str().unwrap_or_default().to_string())
-                    .collect(),
-                other => {
-                    return Err(Error::invalid(format!(
-                        "group_by entries must be strings or lists, got {other}"
-                    )))
-                }
+                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
+                other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
             };
             let mut group = Instance::new();
             for a in attrs {
                 let v = dict_get(&data, &a)?.clone();
                 group.insert(a.into(), v);
             }
-            groups.push(Value::String(
-                dumps(&Value::Object(group), DumpOptions::default()).into(),
-            ));
+            groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));
         }
     }
     output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups)
@@ -466,14 +457,8 @@ impl OutputInstance {
         out.insert("subset".into(), Value::Array(self.subset));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors);
-        out.insert(
-            "task_data".into(),
-            Value::String(self.task_data.into_text().into()),
-        );
-        out.insert(
-            "data_classification_policy".into(),
-            self.data_classification_policy,
-        );
+        out.insert("task_data".into(), Value::String(self.task_data.into_text().into()));
+        out.insert("data_classification_policy".into(), self.data_classification_policy);
         out
     }
 
@@ -590,11 +575,7 @@ mod tests {
             let out = finalize_instance(inst, &[], recipe, None).unwrap();
             let text = out.task_data().into_owned();
             let line = String::from_utf8(out.json_line()).unwrap();
-            let in_line: Value = serde_json::from_str::<serde_json::Value>(&line).unwrap()
-                ["task_data"]
-                .as_str()
-                .unwrap()
-                .into();
+            let in_line: Value = serde_json::from_str::<serde_json::Value>(&line).unwrap()["task_data"].as_str().unwrap().into();
             assert_eq!(in_line, Value::String(text.as_str().into()), "{line}");
             text
         };

@@ -385,14 +385,8 @@ impl Recipe {
         // (the task then carries an empty one, as for any record without it).
         if self.card_steps_may_read("recipe_metadata") {
             let mut base = Instance::with_capacity(2);
-            base.insert(
-                "system_prompt".into(),
-                Value::String(self.system_prompt.display_name().into()),
-            );
-            base.insert(
-                "format".into(),
-                Value::String(self.format.display_name().into()),
-            );
+            base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name().into()));
+            base.insert("format".into(), Value::String(self.format.display_name().into()));
             ms = ms.map_streams(|_, s| {
                 let base = base.clone();
                 Box::new(s.map(move |r| {

@@ -185,9 +185,7 @@ impl Sampler for CloseTextSampler {
         let text_of = |i: &Instance| -> Result<String> {
             match crate::value::dict_get(i, &path)? {
                 Value::String(s) => Ok(s.as_str().to_owned()),
-                other => Err(Error::invalid(format!(
-                    "close_text_sampler needs text in {path:?}, got {other}"
-                ))),
+                other => Err(Error::invalid(format!("close_text_sampler needs text in {path:?}, got {other}"))),
             }
         };
         let word = text_of(instance)?;

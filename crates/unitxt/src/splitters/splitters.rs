@@ -325,12 +325,7 @@ impl Router {
     fn new(source: Stream, old: &str, cum: Vec<f64>) -> Arc<Mutex<Router>> {
         let queues = cum.iter().map(|_| None).collect();
         let rng = new_random_generator(&Value::String(old.into()));
-        Arc::new(Mutex::new(Router {
-            source: Some(source),
-            rng,
-            cum,
-            queues,
-        }))
+        Arc::new(Mutex::new(Router { source: Some(source), rng, cum, queues }))
     }
 
     /// The next instance routed to option `me`.

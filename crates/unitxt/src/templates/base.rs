@@ -502,13 +502,7 @@ fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
         if let Some(p) = c.borrow().get(fmt) {
             return p.clone();
         }
-        let p = compile(fmt).map(|pieces| {
-            std::rc::Rc::new(Compiled {
-                memo: Memo::new(&pieces),
-                pieces,
-                longest: std::cell::Cell::new(0),
-            })
-        });
+        let p = compile(fmt).map(|pieces| std::rc::Rc::new(Compiled { memo: Memo::new(&pieces), pieces, longest: std::cell::Cell::new(0) }));
         let mut c = c.borrow_mut();
         if c.len() >= FORMAT_CACHE_MAX {
             c.clear();

@@ -190,9 +190,7 @@ fn serialize_multi_reference(
             let mut serialized = Vec::new();
             let mut kept = Vec::new();
             for mut item in items {
-                serialized.push(Value::String(
-                    serialize_with(ser, &mut item, instance)?.into(),
-                ));
+                serialized.push(Value::String(serialize_with(ser, &mut item, instance)?.into()));
                 kept.push(item);
             }
             if v.is_array() {
@@ -418,10 +416,7 @@ impl LabelsSettings {
             texts.push(self.empty_label.clone());
         }
         let mut out = Fields::new();
-        out.insert(
-            self.labels_field.as_str().into(),
-            Value::String(texts.join(&self.labels_separator).into()),
-        );
+        out.insert(self.labels_field.as_str().into(), Value::String(texts.join(&self.labels_separator).into()));
         Ok(out)
     }
 }
@@ -609,10 +604,7 @@ pub struct SpanLabelingTemplate {
 /// labels up under `labels_field`, as Unitxt does).
 fn join_span_targets(labels: &LabelsSettings, targets: Vec<String>) -> Result<Fields> {
     let mut m = Fields::new();
-    m.insert(
-        "labels".into(),
-        Value::Array(targets.into_iter().map(Value::from).collect()),
-    );
+    m.insert("labels".into(), Value::Array(targets.into_iter().map(Value::from).collect()));
     labels.join_labels(&m)
 }
 

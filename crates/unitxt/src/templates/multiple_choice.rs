@@ -110,9 +110,7 @@ impl MultipleChoiceTemplate {
             Value::String(e) => match e.as_str() {
                 "capitals" => "ABCDEFGHIJKLMNOP".chars().map(|c| Value::from(c)).collect(),
                 "lowercase" => "abcdefghijklmnop".chars().map(|c| Value::from(c)).collect(),
-                "numbers" => (1..=20)
-                    .map(|i| Value::String(compact_str::format_compact!("{i}")))
-                    .collect(),
+                "numbers" => (1..=20).map(|i| Value::String(compact_str::format_compact!("{i}"))).collect(),
                 "roman" => ROMAN.iter().map(|r| Value::from(*r)).collect(),
                 other => other.chars().map(|c| Value::from(c)).collect(),
             },
@@ -315,17 +313,11 @@ impl TemplateKind for MultipleChoiceTemplate {
         let choices = self.inputs_to_choices(input, &self.source_choice_format)?;
         let numerals = self.inputs_to_choices(input, "{choice_numeral}")?;
         let mut out = Fields::with_capacity(input.len() + 2);
-        out.insert(
-            "numerals".into(),
-            Value::Array(numerals.into_iter().map(Value::from).collect()),
-        );
+        out.insert("numerals".into(), Value::Array(numerals.into_iter().map(Value::from).collect()));
         for (k, v) in input.iter() {
             out.insert(k.clone(), v.clone());
         }
-        out.insert(
-            self.choices_field.as_str().into(),
-            Value::String(choices.join(&self.choices_separator).into()),
-        );
+        out.insert(self.choices_field.as_str().into(), Value::String(choices.join(&self.choices_separator).into()));
         Ok(Some(out))
     }
 
@@ -336,10 +328,7 @@ impl TemplateKind for MultipleChoiceTemplate {
             Error::invalid(format!("MultipleChoiceTemplate cannot find index number {index} in choices: {choices:?}"))
         })?;
         let mut out = Fields::new();
-        out.insert(
-            self.target_field.as_str().into(),
-            Value::String(target.into()),
-        );
+        out.insert(self.target_field.as_str().into(), Value::String(target.into()));
         Ok(out)
     }
 
@@ -359,10 +348,7 @@ impl TemplateKind for MultipleChoiceTemplate {
             _ => return Err(Error::invalid("the instance has no `input_fields`")),
         };
         let options = self.inputs_to_choices(input, &self.target_choice_format)?;
-        input.insert(
-            "options".into(),
-            Value::Array(options.into_iter().map(Value::from).collect()),
-        );
+        input.insert("options".into(), Value::Array(options.into_iter().map(Value::from).collect()));
         Ok(instance)
     }
 }

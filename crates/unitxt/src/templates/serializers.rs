@@ -444,10 +444,7 @@ fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
     rec.insert("format".into(), value.get("format").cloned().unwrap_or(Value::Null));
     images.push(Value::Object(rec));
     if let Some(m) = value.as_object_mut() {
-        m.insert(
-            "image".into(),
-            Value::String(compact_str::format_compact!("media/images/{idx}")),
-        );
+        m.insert("image".into(), Value::String(compact_str::format_compact!("media/images/{idx}")));
     }
     Ok(format!("<unitxt-img src=\"media/images/{idx}\">"))
 }
