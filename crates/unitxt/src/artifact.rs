@@ -23,13 +23,15 @@ use crate::operators::{InstanceOperator, Operator};
 use crate::splitters::Sampler;
 use crate::task::Task;
 use crate::templates::{Serializer, Template};
-use crate::value::Value;
+use crate::value::{Str, Value};
 
 /// A built artifact of kind `T`, with the catalog name it was fetched by (`id`, as Unitxt's
 /// `__id__`) and the JSON it was built from (`raw`, as Unitxt's `to_dict()`).
 pub struct Art<T: ?Sized> {
     /// Catalog name (with overwrites) this artifact was fetched by; `None` when inline.
-    pub id: Option<String>,
+    /// Interned ([`crate::value::intern::intern`]): instances carry a copy of it (the
+    /// template's name in `task_data.metadata`) without allocating.
+    pub id: Option<Str>,
     /// The JSON object it was built from, with `__type__`.
     pub raw: Arc<Value>,
     /// The built artifact.
@@ -67,14 +69,14 @@ impl<T: ?Sized> Art<T> {
     /// JSON object when it has none (Unitxt's `FinalizeDataset.artifact_to_jsonable`).
     pub fn to_jsonable(&self) -> Value {
         match &self.id {
-            Some(id) => Value::String(id.as_str().into()),
+            Some(id) => Value::String(id.clone()),
             None => (*self.raw).clone(),
         }
     }
     /// A short name for error messages: the catalog name or the `__type__`.
     pub fn display_name(&self) -> String {
         match &self.id {
-            Some(id) => id.clone(),
+            Some(id) => id.to_string(),
             None => self.raw.get("__type__").and_then(|t| t.as_str()).unwrap_or("<inline artifact>").to_string(),
         }
     }
@@ -139,7 +141,7 @@ impl Artifact {
 
     /// Sets the catalog name this artifact was fetched by.
     pub fn set_id(&mut self, id: &str) {
-        let id = Some(id.to_string());
+        let id = Some(crate::value::intern::intern(id));
         match self {
             Artifact::Operator(a) => a.id = id,
             Artifact::Loader(a) => a.id = id,

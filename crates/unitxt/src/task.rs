@@ -14,7 +14,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::operators::InstanceOperator;
 use crate::templates::Template;
-use crate::value::{FieldName, Instance, Value};
+use crate::value::{FieldName, Instance, Key, Value};
 
 /// A parsed Unitxt type string.
 #[derive(Debug, Clone, PartialEq)]
@@ -236,12 +236,14 @@ impl Task {
         if rf.is_none() {
             return Err(Error::invalid("task: missing attribute 'reference_fields'"));
         }
-        let metrics = match j.metrics {
+        // Interned: every instance carries a copy of the list.
+        let mut metrics = match j.metrics {
             Some(Value::Array(a)) => a,
             Some(Value::String(s)) => vec![Value::String(s)],
             None => return Err(Error::invalid("task: missing attribute 'metrics'")),
             Some(other) => return Err(Error::invalid(format!("task: metrics must be a list, got {other}"))),
         };
+        metrics.iter_mut().for_each(crate::value::intern::intern_value);
         let input_fields = parse_fields(&inf)?;
         let reference_fields = parse_fields(&rf)?;
         for a in &j.augmentable_inputs {
@@ -330,12 +332,13 @@ impl InstanceOperator for Task {
         let mut out = Instance::with_capacity(16);
         out.push_new("input_fields".into(), Value::Object(input_fields));
         out.push_new("metrics".into(), Value::Array(self.metrics.clone()));
-        out.push_new(CARRIED[0].into(), take(0).unwrap_or(Value::Array(vec![])));
-        out.push_new(CARRIED[1].into(), take(1).unwrap_or(Value::Object(Instance::new())));
-        out.push_new(CARRIED[2].into(), take(2).unwrap_or(Value::Object(Instance::new())));
+        // `Key::const_new`: `data_classification_policy` is longer than an inline key.
+        out.push_new(Key::const_new(CARRIED[0]), take(0).unwrap_or(Value::Array(vec![])));
+        out.push_new(Key::const_new(CARRIED[1]), take(1).unwrap_or(Value::Object(Instance::new())));
+        out.push_new(Key::const_new(CARRIED[2]), take(2).unwrap_or(Value::Object(Instance::new())));
         for c in 3..CARRIED.len() {
             if let Some(v) = take(c) {
-                out.push_new(CARRIED[c].into(), v);
+                out.push_new(Key::const_new(CARRIED[c]), v);
             }
         }
         let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;

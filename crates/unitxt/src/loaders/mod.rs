@@ -82,12 +82,14 @@ pub fn limit_stream(stream: Stream, limit: Option<usize>) -> Stream {
 /// `Loader.add_data_classification`, a `Set` operator): an existing field is replaced in place,
 /// a new one goes last.
 pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
-    let value = Value::Array(policy.iter().cloned().map(Value::from).collect());
+    let mut value = Value::Array(policy.iter().cloned().map(Value::from).collect());
+    crate::value::intern::intern_value(&mut value);
     ms.map_streams(|_, s| {
         let value = value.clone();
         Box::new(s.map(move |r| {
             r.map(|mut inst: Instance| {
-                inst.insert("data_classification_policy".into(), value.clone());
+                // A 26-byte key: `const_new` keeps it from being allocated per instance.
+                inst.insert(crate::value::Key::const_new("data_classification_policy"), value.clone());
                 inst
             })
         }))

@@ -7,7 +7,7 @@ use crate::py::json::{dumps, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
-use crate::value::{dict_get, Instance, Value};
+use crate::value::{dict_get, Instance, Key, Value};
 
 /// The fields of a prepared instance, in the order we write them.
 pub const OUTPUT_FIELDS: &[&str] = &[
@@ -110,7 +110,7 @@ impl Parts {
     fn into_map(self, recipe: Option<&RecipeMeta>, demos: Option<Vec<Parts>>) -> Instance {
         let mut td = self.input;
         let mut meta = Instance::with_capacity(4);
-        meta.insert("data_classification_policy".into(), self.policy);
+        meta.insert(Key::const_new("data_classification_policy"), self.policy);
         td.insert("metadata".into(), Value::Object(meta));
         td.extend(self.refs);
         if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
@@ -458,7 +458,7 @@ impl OutputInstance {
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors);
         out.insert("task_data".into(), Value::String(self.task_data.into_text().into()));
-        out.insert("data_classification_policy".into(), self.data_classification_policy);
+        out.insert(Key::const_new("data_classification_policy"), self.data_classification_policy);
         out
     }
 

@@ -324,7 +324,12 @@ impl Recipe {
         let list_arg = |k: &str| -> Result<Option<Vec<Value>>> {
             match args.get(k) {
                 None => Ok(None),
-                Some(Value::Array(a)) => Ok(Some(a.clone())),
+                // Interned: every instance carries a copy of the list.
+                Some(Value::Array(a)) => {
+                    let mut a = a.clone();
+                    a.iter_mut().for_each(crate::value::intern::intern_value);
+                    Ok(Some(a))
+                }
                 Some(v) => Err(Error::invalid(format!("{k} must be a list, got {v}"))),
             }
         };

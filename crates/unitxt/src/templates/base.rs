@@ -33,8 +33,9 @@ pub struct TemplateBase {
     /// Return instances that already have `source`, `target` and `references` unchanged.
     #[serde(default = "default_true")]
     pub skip_rendered_instance: bool,
-    /// Processor names (or inline operator objects) copied to the instance's `postprocessors`.
-    #[serde(default)]
+    /// Processor names (or inline operator objects) copied to the instance's `postprocessors`;
+    /// interned ([`crate::value::intern`]), so that the copy allocates only the list.
+    #[serde(default, deserialize_with = "crate::value::intern::deserialize_interned_list")]
     pub postprocessors: Option<Vec<Value>>,
     /// Format string over the serialized input fields; an instance's own `instruction` wins.
     #[serde(default)]
@@ -59,7 +60,7 @@ pub trait TemplateKind: Send + Sync {
     fn class_name(&self) -> &'static str;
     /// Postprocessors used when the catalog gives none.
     fn default_postprocessors(&self) -> Vec<Value> {
-        vec![Value::String("processors.to_string_stripped".into())]
+        vec![Value::String(crate::value::Str::const_new("processors.to_string_stripped"))]
     }
     /// The serializer used when the catalog gives none.
     fn default_serializer(&self) -> &'static dyn Serializer {

@@ -18,7 +18,7 @@ use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
 use crate::templates::Serializer;
-use crate::value::{dict_get, Instance, Value};
+use crate::value::{dict_get, Instance, Str, Value};
 
 /// `input_output_template`: `source` = `input_format` over the serialized input fields,
 /// `target` = `output_format` over the serialized reference fields, `references` = `[target]`.
@@ -451,7 +451,7 @@ impl TemplateKind for MultiLabelTemplate {
         "MultiLabelTemplate"
     }
     fn default_postprocessors(&self) -> Vec<Value> {
-        vec![Value::String("processors.to_list_by_comma".into())]
+        vec![Value::String(Str::const_new("processors.to_list_by_comma"))]
     }
     fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
         self.labels.join_labels(&refs)
@@ -616,7 +616,7 @@ impl TemplateKind for SpanLabelingTemplate {
         "SpanLabelingTemplate"
     }
     fn default_postprocessors(&self) -> Vec<Value> {
-        vec![Value::String("processors.to_span_label_pairs".into())]
+        vec![Value::String(Str::const_new("processors.to_span_label_pairs"))]
     }
     fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
         let mut targets = Vec::new();
@@ -686,8 +686,8 @@ impl TemplateKind for SpanLabelingJsonTemplate {
     }
     fn default_postprocessors(&self) -> Vec<Value> {
         vec![
-            Value::String("processors.load_json".into()),
-            Value::String("processors.dict_of_lists_to_value_key_pairs".into()),
+            Value::String(Str::const_new("processors.load_json")),
+            Value::String(Str::const_new("processors.dict_of_lists_to_value_key_pairs")),
         ]
     }
     fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {

@@ -10,6 +10,7 @@
 
 use crate::error::{Error, Result};
 
+pub mod intern;
 pub mod json;
 pub mod map;
 
