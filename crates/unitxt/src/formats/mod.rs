@@ -68,11 +68,24 @@ fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> 
     }
 }
 
+/// The texts a format assembles that the template and the system prompt hand to it directly
+/// (see [`crate::operators::InstanceOperator::format_pieces`]), each a string.
+#[derive(Debug, Clone)]
+pub struct Pieces {
+    /// The template's `source` text.
+    pub source: Value,
+    /// The template's `instruction` text.
+    pub instruction: Value,
+    /// The system prompt's text.
+    pub system_prompt: Value,
+    /// The template's `target_prefix` text.
+    pub target_prefix: Value,
+}
+
 /// Removes `source`, `instruction`, `system_prompt` and `target_prefix` from `instance` and
 /// collects them with the demos of `demos_field` (Unitxt's `BaseFormat._prepare_instance_fields`).
 /// Errors when one of these fields is `null`, or the demos are not a list of dicts.
 pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
-    let turns = instance.get("__turns__").cloned();
     // Moved out, not copied (on error the instance is dropped by the caller anyway), in one
     // order-keeping pass over the instance.
     const NAMES: [&str; 4] = ["source", "instruction", "system_prompt", "target_prefix"];
@@ -89,6 +102,16 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
     let instruction = present_or_empty(instruction, NAMES[1], "instance")?;
     let system_prompt = present_or_empty(system_prompt, NAMES[2], "instance")?;
     let target_prefix = present_or_empty(target_prefix, NAMES[3], "instance")?;
+    fields_with(instance, demos_field, Pieces { source, instruction, system_prompt, target_prefix })
+}
+
+/// The [`FormatFields`] of `instance` with the texts `pieces` (taken out of it by
+/// [`take_fields`], or handed over directly): its `__turns__` and the demos of
+/// `demos_field` are read from it, which stays as it is. Errors when `media` is `null` or the
+/// demos are not a list of dicts.
+pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Pieces) -> Result<FormatFields> {
+    let Pieces { source, instruction, system_prompt, target_prefix } = pieces;
+    let turns = instance.get("__turns__").cloned();
     if let Some(Value::Null) = instance.get("media") {
         return Err(Error::invalid("field \"media\" of the instance must not be None"));
     }

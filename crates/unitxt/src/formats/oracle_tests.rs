@@ -42,7 +42,7 @@ fn formats_match_unitxt() {
     let cat = catalog();
     let all = cases();
     let instances = all["instances"].as_array().unwrap();
-    let mut checked = 0;
+    let (mut checked, mut handed) = (0, 0);
     for f in all["formats"].as_array().unwrap() {
         let spec = &f["format"];
         let built = cat.scope(|| resolve_value(spec));
@@ -62,9 +62,22 @@ fn formats_match_unitxt() {
             let got = op.process_instance(obj(&instances[i]), "test");
             check(&format!("{spec} on instance {i}"), got, case);
             checked += 1;
+            // The same texts handed over directly give the same instance (a null text cannot
+            // be handed over: the recipe only hands over strings).
+            if op.takes_pieces("test") {
+                let mut inst = obj(&instances[i]);
+                let mut take = |k: &str| inst.shift_remove(k).unwrap_or_else(|| Value::String("".into()));
+                let (source, instruction, system_prompt, target_prefix) = (take("source"), take("instruction"), take("system_prompt"), take("target_prefix"));
+                if [&source, &instruction, &system_prompt, &target_prefix].iter().all(|v| v.is_string()) {
+                    let pieces = crate::formats::Pieces { source, instruction, system_prompt, target_prefix };
+                    check(&format!("{spec} on instance {i}, handed over"), op.format_pieces(inst, pieces), case);
+                    handed += 1;
+                }
+            }
         }
     }
     assert!(checked >= 25 * 9, "only {checked} cases");
+    assert!(handed >= 10 * 9, "only {handed} cases handed over");
 }
 
 #[test]
@@ -77,6 +90,12 @@ fn system_prompts_match_unitxt() {
             _ => panic!("{spec}: not built as a system prompt"),
         };
         check(&format!("{spec}"), op.process_instance(obj(&case["in"]), "train"), case);
+        // The text it hands to a format directly is the one it writes.
+        if let (Some(text), Some(out)) = (op.system_prompt_text("train"), case.get("ok")) {
+            if !obj(&case["in"]).contains_key("system_prompt") {
+                assert_eq!(out["system_prompt"].as_str(), Some(text), "{spec}");
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::pyformat::format_kwargs;
-use super::{apply_capital_new_line_notation, take_fields, truthy};
+use super::{apply_capital_new_line_notation, fields_with, take_fields, truthy, FormatFields, Pieces};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{InstanceOperator, StreamScope};
 use crate::value::{Instance, Value};
@@ -93,7 +93,24 @@ impl InstanceOperator for SystemFormat {
         if !self.scope.applies(split) {
             return Ok(instance);
         }
-        let mut f = take_fields(&mut instance, self.demos_field.as_deref())?;
+        let f = take_fields(&mut instance, self.demos_field.as_deref())?;
+        self.assemble(instance, f)
+    }
+
+    fn takes_pieces(&self, split: &str) -> bool {
+        self.scope.applies(split)
+    }
+
+    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
+        let f = fields_with(&instance, self.demos_field.as_deref(), pieces)?;
+        self.assemble(instance, f)
+    }
+}
+
+impl SystemFormat {
+    /// Writes the model input built from `f` to `source` of `instance` (which no longer holds
+    /// the fields of `f`).
+    fn assemble(&self, mut instance: Instance, mut f: FormatFields) -> Result<Instance> {
         let mut source = std::mem::take(&mut f.source);
         if let Some(turns) = &f.turns {
             if !truthy(&source) {

@@ -114,6 +114,28 @@ pub trait InstanceOperator: Send + Sync {
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::Any
     }
+
+    /// For a system prompt: the `system_prompt` text a format sees on split `split` for an
+    /// instance without that field, when it is the same for every such instance, so that a
+    /// recipe can hand it to the format directly ([`InstanceOperator::format_pieces`]).
+    /// `None` (the default): the recipe runs `process_instance`.
+    fn system_prompt_text(&self, _split: &str) -> Option<&str> {
+        None
+    }
+
+    /// For a format: whether [`InstanceOperator::format_pieces`] does on split `split` what
+    /// `process_instance` does. `false` by default.
+    fn takes_pieces(&self, _split: &str) -> bool {
+        false
+    }
+
+    /// For a format that [`InstanceOperator::takes_pieces`]: `process_instance` of the
+    /// instance that would hold `pieces` as its `source`, `instruction`, `system_prompt` and
+    /// `target_prefix` fields; `instance` holds none of them. Errors as `process_instance`
+    /// does, and by default (no such format).
+    fn format_pieces(&self, _instance: Instance, _pieces: crate::formats::Pieces) -> Result<Instance> {
+        Err(crate::error::Error::invalid("this operator does not build a model input from pieces"))
+    }
 }
 
 /// A per-split operator.

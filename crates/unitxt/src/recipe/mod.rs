@@ -25,6 +25,8 @@ use crate::stream::{MultiStream, Stream};
 use crate::task::Task;
 use crate::templates::Template;
 use crate::value::{Instance, Value};
+use crate::formats::Pieces;
+use crate::system_prompts::textual::SYSTEM_PROMPT_FIELD;
 
 pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS};
 
@@ -567,9 +569,45 @@ impl Recipe {
             inst.insert("demos".into(), Value::Array(out));
         }
         meta.template = template.to_jsonable();
-        let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{}`", tname()))?;
-        let inst = self.system_prompt.process_instance(inst, split).with_ctx(|| format!("in system prompt `{}`", self.system_prompt.display_name()))?;
-        let mut inst = self.format.process_instance(inst, split).with_ctx(|| format!("in format `{}`", self.format.display_name()))?;
+        let in_format = || format!("in format `{}`", self.format.display_name());
+        let in_system_prompt = || format!("in system prompt `{}`", self.system_prompt.display_name());
+        // The template's texts and the system prompt's go to the format directly when both
+        // can (instead of being written into the instance and taken out again); the result is
+        // the same.
+        let direct = match self.system_prompt.system_prompt_text(split) {
+            Some(text) if self.format.takes_pieces(split) => Some(text),
+            _ => None,
+        };
+        let mut inst = match direct {
+            Some(system_prompt) => match template.verbalize(inst, split).with_ctx(|| format!("in template `{}`", tname()))? {
+                (inst, Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
+                    let pieces = Pieces {
+                        source: Value::String(r.source.into()),
+                        instruction: Value::String(r.instruction.into()),
+                        system_prompt: Value::String(system_prompt.into()),
+                        target_prefix: Value::String(r.target_prefix.into()),
+                    };
+                    self.format.format_pieces(inst, pieces).with_ctx(in_format)?
+                }
+                (mut inst, rendered) => {
+                    // The instance has a system prompt of its own: the texts are written
+                    // (after the template's other fields, which the format does not read) and
+                    // each step runs as usual.
+                    if let Some(r) = rendered {
+                        inst.insert("source".into(), Value::String(r.source.into()));
+                        inst.insert("instruction".into(), Value::String(r.instruction.into()));
+                        inst.insert("target_prefix".into(), Value::String(r.target_prefix.into()));
+                    }
+                    let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
+                    self.format.process_instance(inst, split).with_ctx(in_format)?
+                }
+            },
+            None => {
+                let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{}`", tname()))?;
+                let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
+                self.format.process_instance(inst, split).with_ctx(in_format)?
+            }
+        };
         if let Some(p) = &self.postprocessors {
             inst.insert("postprocessors".into(), Value::Array(p.clone()));
         }

@@ -56,6 +56,10 @@ impl InstanceOperator for TextualSystemPrompt {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
         set_system_prompt(instance, &self.text, self.skip_rendered_instance, &self.scope, split)
     }
+    fn system_prompt_text(&self, split: &str) -> Option<&str> {
+        // On a split it does not apply to, the format sees no field: an empty text.
+        Some(if self.scope.applies(split) { &self.text } else { "" })
+    }
 }
 
 /// Unitxt's `EmptySystemPrompt` (the recipe's default): `system_prompt` is `""`.
@@ -89,5 +93,8 @@ impl EmptySystemPrompt {
 impl InstanceOperator for EmptySystemPrompt {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
         set_system_prompt(instance, "", self.skip_rendered_instance, &self.scope, split)
+    }
+    fn system_prompt_text(&self, _split: &str) -> Option<&str> {
+        Some("")
     }
 }

@@ -10,7 +10,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::repr::{repr, str as py_str};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
-use crate::templates::{Serializer, Template};
+use crate::templates::{Rendered, Serializer, Template};
 use crate::value::{Instance, Value};
 
 /// Name of the split Unitxt renders without references (`constants.inference_stream`).
@@ -123,7 +123,10 @@ pub trait TemplateKind: Send + Sync {
 
 impl<T: TemplateKind> Template for T {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
-        render(self, instance, split)
+        render_with(self, instance, split, false).map(|(instance, _)| instance)
+    }
+    fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
+        render_with(self, instance, split, true)
     }
 }
 
@@ -143,14 +146,22 @@ fn take_fields_of(instance: &mut Instance, key: &str) -> Result<Option<Fields>> 
 /// Unitxt's `Template.process`: renders `source`, `instruction`, `target_prefix`,
 /// `postprocessors`, then (except on the inference split) `target` and `references`, added in
 /// that order after the instance's own keys.
-pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &str) -> Result<Instance> {
+pub fn render<T: TemplateKind + ?Sized>(t: &T, instance: Instance, split: &str) -> Result<Instance> {
+    render_with(t, instance, split, false).map(|(instance, _)| instance)
+}
+
+/// [`render`]; with `hand_over`, the `source`, `instruction` and `target_prefix` texts are
+/// returned instead of written when the instance has none of these fields (see
+/// [`Template::verbalize`]). Leaving them out changes no other field's position: the fields
+/// written after them are appended or overwritten in place either way.
+fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &str, hand_over: bool) -> Result<(Instance, Option<Rendered>)> {
     let b = t.base();
     if b.skip_rendered_instance
         && instance.contains_key("source")
         && instance.contains_key("target")
         && instance.contains_key("references")
     {
-        return Ok(instance);
+        return Ok((instance, None));
     }
     let inference = split == INFERENCE_STREAM;
     let mut input = take_fields_of(&mut instance, "input_fields")?
@@ -201,13 +212,18 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     }
     instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;
-    result.set_at(p_source, "source", Value::String(source.into()));
-    result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
-    result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
+    let rendered = if hand_over && p_source.is_none() && p_instruction.is_none() && p_prefix.is_none() {
+        Some(Rendered { source, instruction, target_prefix })
+    } else {
+        result.set_at(p_source, "source", Value::String(source.into()));
+        result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
+        result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
+        None
+    };
     let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
     result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
-        return t.post_process_instance(result);
+        return Ok((t.post_process_instance(result)?, rendered));
     }
     let refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
     let mut refs = t.preprocess_reference_fields(refs)?;
@@ -216,7 +232,7 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &s
     let [p_target, p_references] = result.positions_of(["target", "references"]);
     result.set_at(p_target, "target", Value::String(target.into()));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
-    t.post_process_instance(result)
+    Ok((t.post_process_instance(result)?, rendered))
 }
 
 /// Puts back the string fields that [`TemplateKind::serialize`] moved out of `input` into

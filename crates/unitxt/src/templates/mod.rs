@@ -24,6 +24,26 @@ pub trait Template: Send + Sync {
     /// Verbalizes one instance of split `split` (demos are verbalized with split `""`... the
     /// caller passes the instance's own split).
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
+
+    /// [`Template::process_instance`] for a recipe that hands the texts on to its format
+    /// directly: when the instance has none of `source`, `instruction` and `target_prefix`
+    /// to begin with, those three texts are returned instead of written into it (the rest of
+    /// the instance is the same); otherwise, or when rendering is skipped, they are written as
+    /// `process_instance` writes them and `None` is returned. This default always writes them.
+    fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
+        Ok((self.process_instance(instance, split)?, None))
+    }
+}
+
+/// The texts a template renders for the format (see [`Template::verbalize`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The `source` text (the input fields in the template's `input_format`).
+    pub source: String,
+    /// The `instruction` text.
+    pub instruction: String,
+    /// The `target_prefix` text.
+    pub target_prefix: String,
 }
 
 /// Turns one field value into text (Unitxt's `Serializer.serialize`).

@@ -23,6 +23,7 @@ fn oracle_cases() {
     let cases: Vec<Value> = serde_json::from_str(include_str!("oracle_cases.json")).expect("valid fixture");
     assert!(cases.len() > 50);
     let mut failures = Vec::new();
+    let mut verbalized_texts = 0;
     for case in &cases {
         let name = case["name"].as_str().unwrap_or("?");
         let split = case["split"].as_str().unwrap_or("test");
@@ -32,7 +33,28 @@ fn oracle_cases() {
                 Artifact::Template(t) => t,
                 other => panic!("{name}: not a template but a {}", other.kind()),
             };
-            tpl.process_instance(instance, split)
+            let whole = tpl.process_instance(instance.clone(), split);
+            // `verbalize` gives the same instance, with the three texts handed back instead
+            // of written when the instance had none of them.
+            let had = ["source", "instruction", "target_prefix"].iter().any(|k| instance.contains_key(*k));
+            match (&whole, tpl.verbalize(instance, split)) {
+                (Ok(w), Ok((v, Some(r)))) => {
+                    assert!(!had, "{name}: texts handed back for an instance that had them");
+                    for (k, text) in [("source", r.source), ("instruction", r.instruction), ("target_prefix", r.target_prefix)] {
+                        assert_eq!(w.get(k), Some(&Value::String(text.into())), "{name}: {k}");
+                        verbalized_texts += 1;
+                    }
+                    let mut w = w.clone();
+                    for k in ["source", "instruction", "target_prefix"] {
+                        w.shift_remove(k);
+                    }
+                    assert_eq!(Value::Object(v).to_string(), Value::Object(w).to_string(), "{name}: the other fields");
+                }
+                (Ok(w), Ok((v, None))) => assert_eq!(Value::Object(v).to_string(), Value::Object(w.clone()).to_string(), "{name}"),
+                (Err(_), Err(_)) => {}
+                (a, b) => panic!("{name}: process_instance {:?} but verbalize {:?}", a.is_ok(), b.is_ok()),
+            }
+            whole
         });
         match (&case["expected"], got) {
             (Value::Null, Err(_)) => {}
@@ -47,6 +69,7 @@ fn oracle_cases() {
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(verbalized_texts >= 3 * 40, "only {verbalized_texts} texts handed back");
 }
 
 #[test]
