@@ -93,7 +93,7 @@ fn system_prompts_match_unitxt() {
         // The text it hands to a format directly is the one it writes.
         if let (Some(text), Some(out)) = (op.system_prompt_text("train"), case.get("ok")) {
             if !obj(&case["in"]).contains_key("system_prompt") {
-                assert_eq!(out["system_prompt"].as_str(), Some(text), "{spec}");
+                assert_eq!(out["system_prompt"].as_str(), Some(text.as_str()), "{spec}");
             }
         }
     }

@@ -17,7 +17,9 @@ use crate::value::{dict_get, path_components, Instance, Value};
 /// are never shared). Errors when a path runs through a non-container value.
 #[derive(Debug, Deserialize)]
 pub struct Set {
-    /// `fields`: path (`a/b`) to the value written there, in order.
+    /// `fields`: path (`a/b`) to the value written there, in order; interned
+    /// ([`crate::value::intern`]), since every instance gets a copy.
+    #[serde(deserialize_with = "crate::value::intern::deserialize_interned_map")]
     pub fields: Instance,
     /// `use_deepcopy`: accepted for Unitxt's sake; changes nothing (default false).
     #[serde(default)]
@@ -256,7 +258,9 @@ fn default_true() -> bool {
 /// field is missing.
 #[derive(Debug, Deserialize)]
 pub struct MapInstanceValues {
-    /// `mappers`: field path to its mapper, a dict from `str(value)` to the new value.
+    /// `mappers`: field path to its mapper, a dict from `str(value)` to the new value (interned,
+    /// [`crate::value::intern`]: instances get copies of them).
+    #[serde(deserialize_with = "interned_mappers")]
     pub mappers: IndexMap<String, crate::value::Map>,
     /// `strict`: a value missing from its mapper is an error (default true); otherwise it is kept.
     #[serde(default = "default_true")]
@@ -265,6 +269,13 @@ pub struct MapInstanceValues {
     /// false).
     #[serde(default)]
     pub process_every_value: bool,
+}
+
+/// The `mappers` of [`MapInstanceValues`], each interned ([`crate::value::intern::intern_map`]).
+fn interned_mappers<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<IndexMap<String, crate::value::Map>, D::Error> {
+    let mut mappers: IndexMap<String, crate::value::Map> = Deserialize::deserialize(d)?;
+    mappers.values_mut().for_each(crate::value::intern::intern_map);
+    Ok(mappers)
 }
 
 impl MapInstanceValues {

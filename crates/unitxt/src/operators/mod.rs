@@ -119,7 +119,7 @@ pub trait InstanceOperator: Send + Sync {
     /// instance without that field, when it is the same for every such instance, so that a
     /// recipe can hand it to the format directly ([`InstanceOperator::format_pieces`]).
     /// `None` (the default): the recipe runs `process_instance`.
-    fn system_prompt_text(&self, _split: &str) -> Option<&str> {
+    fn system_prompt_text(&self, _split: &str) -> Option<crate::value::Str> {
         None
     }
 

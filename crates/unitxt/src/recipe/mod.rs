@@ -584,7 +584,7 @@ impl Recipe {
                     let pieces = Pieces {
                         source: Value::String(r.source.into()),
                         instruction: Value::String(r.instruction.into()),
-                        system_prompt: Value::String(system_prompt.into()),
+                        system_prompt: Value::String(system_prompt),
                         target_prefix: Value::String(r.target_prefix.into()),
                     };
                     self.format.format_pieces(inst, pieces).with_ctx(in_format)?

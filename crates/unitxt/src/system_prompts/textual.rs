@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::operators::{InstanceOperator, StreamScope};
-use crate::value::{Instance, Value};
+use crate::value::{Instance, Str, Value};
 
 /// Name of the field system prompts write.
 pub const SYSTEM_PROMPT_FIELD: &str = "system_prompt";
@@ -18,7 +18,7 @@ fn yes() -> bool {
 /// field is left unchanged. Mirrors Unitxt's `SystemPrompt.process`.
 fn set_system_prompt(
     mut instance: Instance,
-    text: &str,
+    text: &Str,
     skip_rendered_instance: bool,
     scope: &StreamScope,
     split: &str,
@@ -29,9 +29,9 @@ fn set_system_prompt(
     // One lookup: an existing field is kept (skipped) or overwritten in place, a new one appended.
     match instance.entry(SYSTEM_PROMPT_FIELD) {
         crate::value::map::Entry::Occupied(_) if skip_rendered_instance => {}
-        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.into()),
+        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.clone()),
         crate::value::map::Entry::Vacant(e) => {
-            e.insert(Value::String(text.into()));
+            e.insert(Value::String(text.clone()));
         }
     }
     Ok(instance)
@@ -40,8 +40,10 @@ fn set_system_prompt(
 /// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
 #[derive(Debug, Clone, Deserialize)]
 pub struct TextualSystemPrompt {
-    /// `text`: the system prompt (required).
-    pub text: String,
+    /// `text`: the system prompt (required); interned ([`crate::value::intern`]), since every
+    /// instance gets a copy.
+    #[serde(deserialize_with = "crate::value::intern::deserialize_interned_str")]
+    pub text: Str,
     /// `skip_rendered_instance`: leave an instance that already has a `system_prompt` unchanged
     /// (default true).
     #[serde(default = "yes")]
@@ -56,9 +58,9 @@ impl InstanceOperator for TextualSystemPrompt {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
         set_system_prompt(instance, &self.text, self.skip_rendered_instance, &self.scope, split)
     }
-    fn system_prompt_text(&self, split: &str) -> Option<&str> {
+    fn system_prompt_text(&self, split: &str) -> Option<Str> {
         // On a split it does not apply to, the format sees no field: an empty text.
-        Some(if self.scope.applies(split) { &self.text } else { "" })
+        Some(if self.scope.applies(split) { self.text.clone() } else { Str::default() })
     }
 }
 
@@ -92,9 +94,9 @@ impl EmptySystemPrompt {
 
 impl InstanceOperator for EmptySystemPrompt {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
-        set_system_prompt(instance, "", self.skip_rendered_instance, &self.scope, split)
+        set_system_prompt(instance, &Str::default(), self.skip_rendered_instance, &self.scope, split)
     }
-    fn system_prompt_text(&self, _split: &str) -> Option<&str> {
-        Some("")
+    fn system_prompt_text(&self, _split: &str) -> Option<Str> {
+        Some(Str::default())
     }
 }

@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
-use super::{Str, Value};
+use super::{Map, Str, Value};
 
 /// At most this many bytes of text are kept by [`intern`] for the process.
 pub const INTERNED_MAX_BYTES: usize = 16 << 20;
@@ -58,15 +58,32 @@ pub fn intern_value(v: &mut Value) {
     match v {
         Value::String(s) if s.len() > INLINE_MAX => *s = intern(s),
         Value::Array(items) => items.iter_mut().for_each(intern_value),
-        Value::Object(m) => {
-            let old = std::mem::take(m);
-            for (k, mut x) in old {
-                intern_value(&mut x);
-                m.insert(intern(&k), x);
-            }
-        }
+        Value::Object(m) => intern_map(m),
         _ => {}
     }
+}
+
+/// Interns the keys and every string of the values of `m` in place (see [`intern`]); the
+/// order of the keys is kept.
+pub fn intern_map(m: &mut Map) {
+    let old = std::mem::take(m);
+    for (k, mut x) in old {
+        intern_value(&mut x);
+        m.push_new(intern(&k), x);
+    }
+}
+
+/// [`intern`] on a string field of an artifact, for serde's `deserialize_with`.
+pub fn deserialize_interned_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Str, D::Error> {
+    let s: std::borrow::Cow<'de, str> = serde::Deserialize::deserialize(d)?;
+    Ok(intern(&s))
+}
+
+/// [`intern_map`] on a map field of an artifact, for serde's `deserialize_with`.
+pub fn deserialize_interned_map<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+    let mut m: Map = serde::Deserialize::deserialize(d)?;
+    intern_map(&mut m);
+    Ok(m)
 }
 
 /// [`intern_value`] on each item of `list`, for the serde `deserialize_with` of an
@@ -108,5 +125,16 @@ mod tests {
         let (k, list) = m.iter().next().expect("one entry");
         assert!(k.as_static_str().is_some());
         assert!(list.as_array().expect("list")[1].as_str().is_some_and(|_| matches!(&list[1], Value::String(s) if s.as_static_str().is_some())));
+    }
+
+    #[test]
+    fn artifacts_copy_interned_constants_into_instances() {
+        let long = "Answer with one of the options given, and nothing else.";
+        let set = crate::registry::build(&crate::json!({"__type__": "set", "fields": {"z": 1, "instruction": long}})).expect("set builds");
+        let crate::artifact::Artifact::Operator(op) = set else { panic!("an operator") };
+        let out = op.as_instance_op().expect("per instance").apply(Map::new(), "test", 0).expect("applies");
+        // Keys keep their order; the long text is the kept copy.
+        assert_eq!(out.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["z", "instruction"]);
+        assert!(matches!(&out["instruction"], Value::String(s) if s == long && s.as_static_str().is_some()));
     }
 }
