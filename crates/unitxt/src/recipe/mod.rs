@@ -19,14 +19,14 @@ use crate::artifact::{resolve, Art};
 use crate::card::{Card, Templates};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
+use crate::formats::Pieces;
 use crate::operators::{apply_all, FieldsRead, InstanceOperator, Operator};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
+use crate::system_prompts::textual::SYSTEM_PROMPT_FIELD;
 use crate::task::Task;
 use crate::templates::Template;
 use crate::value::{Instance, Value};
-use crate::formats::Pieces;
-use crate::system_prompts::textual::SYSTEM_PROMPT_FIELD;
 
 pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS};
 
@@ -590,9 +590,9 @@ impl Recipe {
                     self.format.format_pieces(inst, pieces).with_ctx(in_format)?
                 }
                 (mut inst, rendered) => {
-                    // The instance has a system prompt of its own: the texts are written
-                    // (after the template's other fields, which the format does not read) and
-                    // each step runs as usual.
+                    // The instance has a system prompt of its own, or the template wrote its
+                    // texts itself: they are written (if not yet; after the template's other
+                    // fields, which the format does not read) and each step runs as usual.
                     if let Some(r) = rendered {
                         inst.insert("source".into(), Value::String(r.source.into()));
                         inst.insert("instruction".into(), Value::String(r.instruction.into()));

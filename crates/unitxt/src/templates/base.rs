@@ -123,7 +123,7 @@ pub trait TemplateKind: Send + Sync {
 
 impl<T: TemplateKind> Template for T {
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
-        render_with(self, instance, split, false).map(|(instance, _)| instance)
+        render(self, instance, split)
     }
     fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
         render_with(self, instance, split, true)
