@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{need_str, py_str, take_fields, truthy, FormatFields};
+use super::{fields_with, need_str, py_str, take_fields, truthy, FormatFields, Pieces};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{InstanceOperator, StreamScope};
 use crate::value::{Instance, Value};
@@ -99,6 +99,23 @@ impl InstanceOperator for ChatApiFormat {
             return Ok(instance);
         }
         let f = take_fields(&mut instance, self.demos_field.as_deref())?;
+        self.assemble(instance, f)
+    }
+
+    fn takes_pieces(&self, split: &str) -> bool {
+        self.scope.applies(split)
+    }
+
+    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
+        let f = fields_with(&instance, self.demos_field.as_deref(), pieces)?;
+        self.assemble(instance, f)
+    }
+}
+
+impl ChatApiFormat {
+    /// Writes the chat messages built from `f` to `source` of `instance` (which no longer
+    /// holds the fields of `f`); the images of its `media` are now in the messages.
+    fn assemble(&self, mut instance: Instance, f: FormatFields) -> Result<Instance> {
         let chat = self.to_chat(&f)?;
         if let Some(Value::Object(media)) = instance.get_mut("media") {
             if !media.is_empty() {
