@@ -14,7 +14,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::operators::InstanceOperator;
 use crate::templates::Template;
-use crate::value::{FieldName, Instance, Key, Value};
+use crate::value::{FieldName, Instance, Value};
 
 /// A parsed Unitxt type string.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +218,16 @@ pub struct Task {
 /// the first three always (empty when missing), the last three when present.
 const CARRIED: [&str; 6] = ["data_classification_policy", "media", "recipe_metadata", "demos", "instruction", "system_prompt"];
 
+/// The keys of the task's output with their tags, made once: [`CARRIED`], then
+/// `input_fields`, `metrics` and `reference_fields`.
+fn output_keys() -> &'static [FieldName; 9] {
+    static KEYS: std::sync::OnceLock<[FieldName; 9]> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let [a, b, c, d, e, f] = CARRIED.map(FieldName::new);
+        [a, b, c, d, e, f, FieldName::new("input_fields"), FieldName::new("metrics"), FieldName::new("reference_fields")]
+    })
+}
+
 impl Task {
     /// Builds a task from its catalog JSON. Errors when fields are missing or conflicting.
     pub fn from_json(v: &Value) -> Result<Task> {
@@ -330,19 +340,19 @@ impl InstanceOperator for Task {
         // Room for the fields the template, the format and finalization add later.
         // The keys below are distinct literals.
         let mut out = Instance::with_capacity(16);
-        out.push_new("input_fields".into(), Value::Object(input_fields));
-        out.push_new("metrics".into(), Value::Array(self.metrics.clone()));
-        // `Key::const_new`: `data_classification_policy` is longer than an inline key.
-        out.push_new(Key::const_new(CARRIED[0]), take(0).unwrap_or(Value::Array(vec![])));
-        out.push_new(Key::const_new(CARRIED[1]), take(1).unwrap_or(Value::Object(Instance::new())));
-        out.push_new(Key::const_new(CARRIED[2]), take(2).unwrap_or(Value::Object(Instance::new())));
+        let keys = output_keys();
+        out.push_new_name(&keys[6], Value::Object(input_fields));
+        out.push_new_name(&keys[7], Value::Array(self.metrics.clone()));
+        out.push_new_name(&keys[0], take(0).unwrap_or(Value::Array(vec![])));
+        out.push_new_name(&keys[1], take(1).unwrap_or(Value::Object(Instance::new())));
+        out.push_new_name(&keys[2], take(2).unwrap_or(Value::Object(Instance::new())));
         for c in 3..CARRIED.len() {
             if let Some(v) = take(c) {
-                out.push_new(Key::const_new(CARRIED[c]), v);
+                out.push_new_name(&keys[c], v);
             }
         }
         let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
-        out.push_new("reference_fields".into(), Value::Object(reference_fields));
+        out.push_new_name(&keys[8], Value::Object(reference_fields));
         Ok(out)
     }
 }

@@ -94,10 +94,11 @@ pub struct FieldName {
 }
 
 impl FieldName {
-    /// The name `name`, with its tag.
+    /// The name `name`, with its tag. A name longer than an inline key is interned
+    /// ([`super::intern`]), so that inserting it does not allocate.
     pub fn new(name: &str) -> Self {
         FieldName {
-            key: Key::from(name),
+            key: super::intern::intern(name),
             tag: tag(name),
         }
     }
