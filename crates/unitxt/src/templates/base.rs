@@ -19,6 +19,19 @@ pub const INFERENCE_STREAM: &str = "__INFERENCE_STREAM__";
 /// An ordered field map (a Python dict of field name to value).
 pub type Fields = crate::value::Map;
 
+/// The values [`TemplateKind::serialize`] replaced by their texts, with their positions.
+pub type Replaced = Vec<(usize, Value)>;
+
+/// Puts the values that [`TemplateKind::serialize`] replaced back at their positions in `data`
+/// (which has kept its keys and their order since).
+pub fn restore_serialized(data: &mut Fields, replaced: Replaced) {
+    for (i, v) in replaced {
+        if let Some((_, slot)) = data.get_index_entry_mut(i) {
+            *slot = v;
+        }
+    }
+}
+
 fn default_true() -> bool {
     true
 }
@@ -89,23 +102,24 @@ pub trait TemplateKind: Send + Sync {
     fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
         Ok(refs)
     }
-    /// Serializes every field value to text (Unitxt's `Template.serialize`). When the
-    /// serializer passes strings ([`Serializer::passes_strings`]), a string field's text is
-    /// moved into the result instead of copied, leaving an empty string in `data`:
-    /// [`render`] moves it back once it has formatted the fields.
-    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
+    /// Serializes every field value to text, in place (Unitxt's `Template.serialize`): each
+    /// value of `data` becomes the string of its text, and the values replaced are returned
+    /// with their positions, for [`restore_serialized`]. A string that the serializer passes
+    /// unchanged ([`Serializer::passes_strings`]) is its own text: it stays and is not
+    /// returned. A serializer may change a value before it is replaced (an image becomes its
+    /// placeholder); the value returned is the changed one.
+    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Replaced> {
         let ser = self.serializer();
-        let moves = ser.passes_strings();
-        let mut out = Fields::with_capacity(data.len());
-        for (k, v) in data.iter_mut() {
-            let text = match v {
-                Value::String(s) if moves => std::mem::take(s),
-                _ => serialize_with(&*ser, v, instance)?.into(),
-            };
-            // `data`'s keys are distinct.
-            out.push_new(k.clone(), Value::String(text));
+        let passes = ser.passes_strings();
+        let mut replaced = Replaced::new();
+        for (i, (_, v)) in data.iter_mut().enumerate() {
+            if passes && v.is_string() {
+                continue;
+            }
+            let text = serialize_with(ser, v, instance)?;
+            replaced.push((i, std::mem::replace(v, Value::String(text.into()))));
         }
-        Ok(out)
+        Ok(replaced)
     }
     /// The `source` text from the serialized input fields.
     fn input_fields_to_source(&self, input: &Fields) -> Result<String>;
@@ -171,7 +185,7 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
         t.preprocess_input_and_reference_fields(&mut input, refs.as_mut())?;
     }
     let mut fresh = t.preprocess_input_fields(&mut input)?;
-    let serialized_inputs = {
+    let replaced = {
         let cur = match fresh.as_mut() {
             Some(f) => f,
             None => &mut input,
@@ -199,16 +213,18 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
     if let Some(r) = &refs {
         instance.set_at(p_refs, "reference_fields", Value::Object(r.clone()));
     }
-    let source = t.input_fields_to_source(&serialized_inputs)?;
+    // The input fields hold their texts until they are restored below.
+    let serialized_inputs = fresh.as_ref().unwrap_or(&input);
+    let source = t.input_fields_to_source(serialized_inputs)?;
     let instruction_fmt = match p_instruction.map(|i| instance.get_index(i)) {
         None => Some(b.instruction.as_str()),
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => None,
     };
-    let instruction = t.format(&serialized_inputs, "input field", instruction_fmt, "instruction")?;
-    let target_prefix = t.format(&serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
+    let instruction = t.format(serialized_inputs, "input field", instruction_fmt, "instruction")?;
+    let target_prefix = t.format(serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
     if fresh.is_none() {
-        restore_moved_strings(t.serializer(), &mut input, serialized_inputs);
+        restore_serialized(&mut input, replaced);
     }
     instance.set_at(p_input, "input_fields", Value::Object(input));
     let mut result = instance;
@@ -227,38 +243,13 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
     }
     let refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
     let mut refs = t.preprocess_reference_fields(refs)?;
-    let serialized_refs = t.serialize(&mut refs, &mut result)?;
-    let (target, references) = t.reference_fields_to_target_and_references(&serialized_refs)?;
+    // Serialized in place: the instance keeps its own copy of the reference fields.
+    t.serialize(&mut refs, &mut result)?;
+    let (target, references) = t.reference_fields_to_target_and_references(&refs)?;
     let [p_target, p_references] = result.positions_of(["target", "references"]);
     result.set_at(p_target, "target", Value::String(target.into()));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
     Ok((t.post_process_instance(result)?, rendered))
-}
-
-/// Puts back the string fields that [`TemplateKind::serialize`] moved out of `input` into
-/// `serialized` (each left as an empty string). Only with a serializer that passes strings, and
-/// only into empty strings: their serialization is then their own text, so an input string that
-/// was empty to begin with gets its own (empty) text back and is unchanged either way.
-fn restore_moved_strings(ser: &dyn Serializer, input: &mut Fields, mut serialized: Fields) {
-    if !ser.passes_strings() {
-        return;
-    }
-    // The default `serialize` writes the fields in `input`'s order, so each field is usually
-    // at the same position in both; a key found elsewhere is looked up.
-    let same_order = serialized.len() == input.len();
-    for (i, (k, v)) in input.iter_mut().enumerate() {
-        if let Value::String(s) = v {
-            if s.is_empty() {
-                let at = match serialized.get_index_entry_mut(i) {
-                    Some((sk, sv)) if same_order && sk.as_str() == k.as_str() => Some(sv),
-                    _ => serialized.get_mut(k),
-                };
-                if let Some(Value::String(text)) = at {
-                    *s = std::mem::take(text);
-                }
-            }
-        }
-    }
 }
 
 /// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes

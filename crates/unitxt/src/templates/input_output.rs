@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
 use crate::py::random::new_random_generator;
-use crate::templates::base::{get_field, py_format, Fields, FormatError, TemplateBase, TemplateKind};
+use crate::templates::base::{get_field, py_format, Fields, FormatError, Replaced, TemplateBase, TemplateKind};
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
@@ -172,10 +172,13 @@ fn serialize_multi_reference(
     references_field: &str,
     data: &mut Fields,
     instance: &mut Instance,
-) -> Result<Fields> {
-    let mut out = Fields::with_capacity(data.len());
-    for (k, v) in data.iter_mut() {
-        let s = if k == references_field {
+) -> Result<Replaced> {
+    // As the default `serialize` (in place, the replaced values returned), except that the
+    // references field becomes the list of its items' texts.
+    let passes = ser.passes_strings();
+    let mut replaced = Replaced::new();
+    for (i, (k, v)) in data.iter_mut().enumerate() {
+        if k == references_field {
             let items: Vec<Value> = match v {
                 Value::Array(a) => std::mem::take(a),
                 Value::String(s) => s.chars().map(|c| Value::from(c)).collect(),
@@ -193,16 +196,16 @@ fn serialize_multi_reference(
                 serialized.push(Value::String(serialize_with(ser, &mut item, instance)?.into()));
                 kept.push(item);
             }
-            if v.is_array() {
-                *v = Value::Array(kept);
-            }
-            Value::Array(serialized)
-        } else {
-            Value::String(serialize_with(ser, v, instance)?.into())
-        };
-        out.insert(k.clone(), s);
+            // A list keeps its items as the serializer left them; a string or dict is kept as is.
+            let original = if v.is_array() { Value::Array(kept) } else { std::mem::take(v) };
+            *v = Value::Array(serialized);
+            replaced.push((i, original));
+        } else if !(passes && v.is_string()) {
+            let text = serialize_with(ser, v, instance)?;
+            replaced.push((i, std::mem::replace(v, Value::String(text.into()))));
+        }
     }
-    Ok(out)
+    Ok(replaced)
 }
 
 fn multi_reference_target(
@@ -242,7 +245,7 @@ impl TemplateKind for MultiReferenceTemplate {
     fn default_serializer(&self) -> &'static dyn Serializer {
         plain_multi_type().as_ref()
     }
-    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
+    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Replaced> {
         serialize_multi_reference(self.serializer(), &self.references_field, data, instance)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
@@ -287,7 +290,7 @@ impl TemplateKind for MultiTurnTemplate {
     fn default_serializer(&self) -> &'static dyn Serializer {
         plain_multi_type().as_ref()
     }
-    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Fields> {
+    fn serialize(&self, data: &mut Fields, instance: &mut Instance) -> Result<Replaced> {
         serialize_multi_reference(self.serializer(), &self.references_field, data, instance)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {

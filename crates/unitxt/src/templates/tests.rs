@@ -102,3 +102,19 @@ fn every_catalog_template_builds() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn serialize_replaces_values_in_place_and_restore_puts_them_back() {
+    use crate::templates::base::{restore_serialized, TemplateKind};
+    let t: crate::templates::input_output::InputOutputTemplate =
+        serde_json::from_value(serde_json::json!({"input_format": "{a}", "output_format": "{b}"})).expect("template");
+    let original = crate::json!({"text": "hi", "classes": ["x", "y"], "n": 3, "none": null});
+    let mut data = original.as_object().expect("dict").clone();
+    let mut instance = crate::value::Instance::new();
+    let replaced = t.serialize(&mut data, &mut instance).expect("serializes");
+    // The string passes unchanged and stays; the others become their texts.
+    assert_eq!(Value::Object(data.clone()), crate::json!({"text": "hi", "classes": "x, y", "n": "3", "none": "None"}));
+    assert_eq!(replaced.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [1, 2, 3]);
+    restore_serialized(&mut data, replaced);
+    assert_eq!(Value::Object(data), original);
+}
