@@ -98,9 +98,11 @@ pub trait TemplateKind: Send + Sync {
     fn preprocess_input_fields(&self, _input: &mut Fields) -> Result<Option<Fields>> {
         Ok(None)
     }
-    /// Prepares reference fields for serialization (a new map; the instance is untouched).
-    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
-        Ok(refs)
+    /// Prepares reference fields for serialization: `Some` new map to serialize instead of
+    /// `refs`, or `None` (the default) to serialize `refs` itself. The instance keeps `refs`
+    /// either way.
+    fn preprocess_reference_fields(&self, _refs: &Fields) -> Result<Option<Fields>> {
+        Ok(None)
     }
     /// Serializes every field value to text, in place (Unitxt's `Template.serialize`): each
     /// value of `data` becomes the string of its text, and the values replaced are returned
@@ -210,9 +212,6 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
     // serializing; nothing removes any until the end).
     let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
         instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
-    if let Some(r) = &refs {
-        instance.set_at(p_refs, "reference_fields", Value::Object(r.clone()));
-    }
     // The input fields hold their texts until they are restored below.
     let serialized_inputs = fresh.as_ref().unwrap_or(&input);
     let source = t.input_fields_to_source(serialized_inputs)?;
@@ -239,13 +238,27 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
     let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
     result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
+        if let Some(r) = refs {
+            result.set_at(p_refs, "reference_fields", Value::Object(r));
+        }
         return Ok((t.post_process_instance(result)?, rendered));
     }
-    let refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
-    let mut refs = t.preprocess_reference_fields(refs)?;
-    // Serialized in place: the instance keeps its own copy of the reference fields.
-    t.serialize(&mut refs, &mut result)?;
-    let (target, references) = t.reference_fields_to_target_and_references(&refs)?;
+    let mut refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
+    // Serialized in place and put back (or a new map of the template's), so that the instance
+    // gets its reference fields as they were, at the position they were taken from.
+    let (target, references) = match t.preprocess_reference_fields(&refs)? {
+        Some(mut prepared) => {
+            t.serialize(&mut prepared, &mut result)?;
+            t.reference_fields_to_target_and_references(&prepared)?
+        }
+        None => {
+            let replaced = t.serialize(&mut refs, &mut result)?;
+            let out = t.reference_fields_to_target_and_references(&refs)?;
+            restore_serialized(&mut refs, replaced);
+            out
+        }
+    };
+    result.set_at(p_refs, "reference_fields", Value::Object(refs));
     let [p_target, p_references] = result.positions_of(["target", "references"]);
     result.set_at(p_target, "target", Value::String(target.into()));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));

@@ -456,8 +456,8 @@ impl TemplateKind for MultiLabelTemplate {
     fn default_postprocessors(&self) -> Vec<Value> {
         vec![Value::String(Str::const_new("processors.to_list_by_comma"))]
     }
-    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
-        self.labels.join_labels(&refs)
+    fn preprocess_reference_fields(&self, refs: &Fields) -> Result<Option<Fields>> {
+        self.labels.join_labels(refs).map(Some)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")
@@ -621,9 +621,9 @@ impl TemplateKind for SpanLabelingTemplate {
     fn default_postprocessors(&self) -> Vec<Value> {
         vec![Value::String(Str::const_new("processors.to_span_label_pairs"))]
     }
-    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
+    fn preprocess_reference_fields(&self, refs: &Fields) -> Result<Option<Fields>> {
         let mut targets = Vec::new();
-        for (span, label) in self.spans.pairs(&refs, &self.labels.labels_field)? {
+        for (span, label) in self.spans.pairs(refs, &self.labels.labels_field)? {
             let mut span = span;
             if let Some(chars) = &self.escape_characters {
                 for c in chars {
@@ -638,7 +638,7 @@ impl TemplateKind for SpanLabelingTemplate {
                 FormatError::Other(m) => Error::invalid(format!("span_label_format: {m}")),
             })?);
         }
-        join_span_targets(&self.labels, targets)
+        join_span_targets(&self.labels, targets).map(Some)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")
@@ -693,9 +693,9 @@ impl TemplateKind for SpanLabelingJsonTemplate {
             Value::String(Str::const_new("processors.dict_of_lists_to_value_key_pairs")),
         ]
     }
-    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
+    fn preprocess_reference_fields(&self, refs: &Fields) -> Result<Option<Fields>> {
         let mut groups = Fields::new();
-        for (span, label) in self.spans.pairs(&refs, &self.labels.labels_field)? {
+        for (span, label) in self.spans.pairs(refs, &self.labels.labels_field)? {
             let key = json_key(&label)?;
             match groups.entry(key).or_insert_with(|| Value::Array(vec![])) {
                 Value::Array(a) => a.push(Value::String(span.into())),
@@ -707,7 +707,7 @@ impl TemplateKind for SpanLabelingJsonTemplate {
         } else {
             vec![dumps(&Value::Object(groups), DumpOptions { ensure_ascii: false, ..DumpOptions::default() })]
         };
-        join_span_targets(&self.labels, targets)
+        join_span_targets(&self.labels, targets).map(Some)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")

@@ -321,15 +321,15 @@ impl TemplateKind for MultipleChoiceTemplate {
         Ok(Some(out))
     }
 
-    fn preprocess_reference_fields(&self, refs: Fields) -> Result<Fields> {
-        let index = self.target_index(&refs)?;
-        let choices = self.inputs_to_choices(&refs, &self.target_choice_format)?;
+    fn preprocess_reference_fields(&self, refs: &Fields) -> Result<Option<Fields>> {
+        let index = self.target_index(refs)?;
+        let choices = self.inputs_to_choices(refs, &self.target_choice_format)?;
         let target = py_index(&choices, index).cloned().ok_or_else(|| {
             Error::invalid(format!("MultipleChoiceTemplate cannot find index number {index} in choices: {choices:?}"))
         })?;
         let mut out = Fields::new();
         out.insert(self.target_field.as_str().into(), Value::String(target.into()));
-        Ok(out)
+        Ok(Some(out))
     }
 
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
