@@ -2,9 +2,9 @@
 
 use serde::Deserialize;
 
-use super::{fields_with, need_str, py_str, take_fields, truthy, FormatFields, Pieces};
+use super::{need_str, py_str, truthy, FormatFields, FormatKind};
 use crate::error::{Error, Result, ResultExt};
-use crate::operators::{InstanceOperator, StreamScope};
+use crate::operators::StreamScope;
 use crate::value::{Instance, Value};
 
 /// Unitxt's `ChatAPIFormat`. `source` becomes a list of `{"role", "content"}` messages:
@@ -93,28 +93,15 @@ impl ChatApiFormat {
     }
 }
 
-impl InstanceOperator for ChatApiFormat {
-    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
-        if !self.scope.applies(split) {
-            return Ok(instance);
-        }
-        let f = take_fields(&mut instance, self.demos_field.as_deref())?;
-        self.assemble(instance, f)
+impl FormatKind for ChatApiFormat {
+    fn scope(&self) -> &StreamScope {
+        &self.scope
     }
 
-    fn takes_pieces(&self, split: &str) -> bool {
-        self.scope.applies(split)
+    fn demos_field(&self) -> Option<&str> {
+        self.demos_field.as_deref()
     }
 
-    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
-        let f = fields_with(&instance, self.demos_field.as_deref(), pieces)?;
-        self.assemble(instance, f)
-    }
-}
-
-impl ChatApiFormat {
-    /// Writes the chat messages built from `f` to `source` of `instance` (which no longer
-    /// holds the fields of `f`); the images of its `media` are now in the messages.
     fn assemble(&self, mut instance: Instance, f: FormatFields) -> Result<Instance> {
         let chat = self.to_chat(&f)?;
         if let Some(Value::Object(media)) = instance.get_mut("media") {

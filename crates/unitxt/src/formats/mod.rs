@@ -20,6 +20,7 @@ pub mod system;
 pub mod tokenizer;
 
 use crate::error::{Error, Result};
+use crate::operators::{InstanceOperator, StreamScope};
 use crate::value::{Instance, Str, Value};
 
 /// Name of the field that holds the demos unless a format says otherwise.
@@ -141,6 +142,40 @@ pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Piece
         }
     }
     Ok(FormatFields { source, instruction, system_prompt, target_prefix, turns, demos })
+}
+
+/// A format that builds the model input from [`FormatFields`] ([`system::SystemFormat`],
+/// [`chat_api::ChatApiFormat`]). Its [`InstanceOperator`] methods are the same for all: on the
+/// splits of its scope, `process_instance` takes the fields out of the instance
+/// ([`take_fields`]) and `format_pieces` takes them handed over ([`fields_with`]); both then
+/// [`FormatKind::assemble`].
+pub trait FormatKind: Send + Sync {
+    /// The splits it applies to.
+    fn scope(&self) -> &StreamScope;
+    /// The field holding the demos (`None`: no demos).
+    fn demos_field(&self) -> Option<&str>;
+    /// Writes the model input built from `f` to `source` of `instance`, which no longer holds
+    /// the fields of `f`.
+    fn assemble(&self, instance: Instance, f: FormatFields) -> Result<Instance>;
+}
+
+impl<T: FormatKind> InstanceOperator for T {
+    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
+        if !self.scope().applies(split) {
+            return Ok(instance);
+        }
+        let f = take_fields(&mut instance, self.demos_field())?;
+        self.assemble(instance, f)
+    }
+
+    fn takes_pieces(&self, split: &str) -> bool {
+        self.scope().applies(split)
+    }
+
+    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
+        let f = fields_with(&instance, self.demos_field(), pieces)?;
+        self.assemble(instance, f)
+    }
 }
 
 /// Python truthiness of a field value (for `if source`, `if instruction`).

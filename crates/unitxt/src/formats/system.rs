@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::pyformat::format_kwargs;
-use super::{apply_capital_new_line_notation, fields_with, take_fields, truthy, FormatFields, Pieces};
+use super::{apply_capital_new_line_notation, truthy, FormatFields, FormatKind};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{InstanceOperator, StreamScope};
 use crate::value::{Instance, Value};
@@ -88,28 +88,15 @@ impl SystemFormat {
     }
 }
 
-impl InstanceOperator for SystemFormat {
-    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
-        if !self.scope.applies(split) {
-            return Ok(instance);
-        }
-        let f = take_fields(&mut instance, self.demos_field.as_deref())?;
-        self.assemble(instance, f)
+impl FormatKind for SystemFormat {
+    fn scope(&self) -> &StreamScope {
+        &self.scope
     }
 
-    fn takes_pieces(&self, split: &str) -> bool {
-        self.scope.applies(split)
+    fn demos_field(&self) -> Option<&str> {
+        self.demos_field.as_deref()
     }
 
-    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
-        let f = fields_with(&instance, self.demos_field.as_deref(), pieces)?;
-        self.assemble(instance, f)
-    }
-}
-
-impl SystemFormat {
-    /// Writes the model input built from `f` to `source` of `instance` (which no longer holds
-    /// the fields of `f`).
     fn assemble(&self, mut instance: Instance, mut f: FormatFields) -> Result<Instance> {
         let mut source = std::mem::take(&mut f.source);
         if let Some(turns) = &f.turns {
