@@ -578,32 +578,30 @@ impl Recipe {
             Some(text) if self.format.takes_pieces(split) => Some(text),
             _ => None,
         };
-        let mut inst = match direct {
-            Some(system_prompt) => match template.verbalize(inst, split).with_ctx(|| format!("in template `{}`", tname()))? {
-                (inst, Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
-                    let pieces = Pieces {
-                        source: Value::String(r.source.into()),
-                        instruction: Value::String(r.instruction.into()),
-                        system_prompt: Value::String(system_prompt),
-                        target_prefix: Value::String(r.target_prefix.into()),
-                    };
-                    self.format.format_pieces(inst, pieces).with_ctx(in_format)?
+        let in_template = || format!("in template `{}`", tname());
+        let (mut inst, rendered) = match direct {
+            Some(_) => template.verbalize(inst, split).with_ctx(in_template)?,
+            None => (template.process_instance(inst, split).with_ctx(in_template)?, None),
+        };
+        let mut inst = match (direct, rendered) {
+            (Some(system_prompt), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
+                let pieces = Pieces {
+                    source: Value::String(r.source.into()),
+                    instruction: Value::String(r.instruction.into()),
+                    system_prompt: Value::String(system_prompt),
+                    target_prefix: Value::String(r.target_prefix.into()),
+                };
+                self.format.format_pieces(inst, pieces).with_ctx(in_format)?
+            }
+            (_, rendered) => {
+                // Each step as usual. Texts handed back (the instance has a system prompt of
+                // its own) are written first, after the template's other fields, which the
+                // format does not read.
+                if let Some(r) = rendered {
+                    inst.insert("source".into(), Value::String(r.source.into()));
+                    inst.insert("instruction".into(), Value::String(r.instruction.into()));
+                    inst.insert("target_prefix".into(), Value::String(r.target_prefix.into()));
                 }
-                (mut inst, rendered) => {
-                    // The instance has a system prompt of its own, or the template wrote its
-                    // texts itself: they are written (if not yet; after the template's other
-                    // fields, which the format does not read) and each step runs as usual.
-                    if let Some(r) = rendered {
-                        inst.insert("source".into(), Value::String(r.source.into()));
-                        inst.insert("instruction".into(), Value::String(r.instruction.into()));
-                        inst.insert("target_prefix".into(), Value::String(r.target_prefix.into()));
-                    }
-                    let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
-                    self.format.process_instance(inst, split).with_ctx(in_format)?
-                }
-            },
-            None => {
-                let inst = template.process_instance(inst, split).with_ctx(|| format!("in template `{}`", tname()))?;
                 let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
                 self.format.process_instance(inst, split).with_ctx(in_format)?
             }
