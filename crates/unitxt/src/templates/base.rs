@@ -115,11 +115,7 @@ pub trait TemplateKind: Send + Sync {
         let passes = ser.passes_strings();
         let mut replaced = Replaced::new();
         for (i, (_, v)) in data.iter_mut().enumerate() {
-            if passes && v.is_string() {
-                continue;
-            }
-            let text = serialize_with(ser, v, instance)?;
-            replaced.push((i, std::mem::replace(v, Value::String(text.into()))));
+            serialize_in_place(ser, passes, (i, v), instance, &mut replaced)?;
         }
         Ok(replaced)
     }
@@ -157,6 +153,24 @@ fn take_fields_of(instance: &mut Instance, key: &str) -> Result<Option<Fields>> 
             crate::artifact::short(other)
         ))),
     }
+}
+
+/// Replaces field value `v` (at position `i` of its dict) by its text, unless `passes` (the
+/// serializer gives strings back unchanged) and it is a string; the value replaced is pushed
+/// onto `replaced` with its position (see [`TemplateKind::serialize`]).
+#[inline(always)]
+pub(crate) fn serialize_in_place(
+    ser: &dyn Serializer,
+    passes: bool,
+    (i, v): (usize, &mut Value),
+    instance: &mut Instance,
+    replaced: &mut Replaced,
+) -> Result<()> {
+    if !(passes && v.is_string()) {
+        let text = serialize_with(ser, v, instance)?;
+        replaced.push((i, std::mem::replace(v, Value::String(text.into()))));
+    }
+    Ok(())
 }
 
 /// Unitxt's `Template.process`: renders `source`, `instruction`, `target_prefix`,

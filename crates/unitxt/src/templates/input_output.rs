@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
 use crate::py::random::new_random_generator;
-use crate::templates::base::{get_field, py_format, Fields, FormatError, Replaced, TemplateBase, TemplateKind};
+use crate::templates::base::{get_field, py_format, serialize_in_place, Fields, FormatError, Replaced, TemplateBase, TemplateKind};
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
@@ -200,9 +200,8 @@ fn serialize_multi_reference(
             let original = if v.is_array() { Value::Array(kept) } else { std::mem::take(v) };
             *v = Value::Array(serialized);
             replaced.push((i, original));
-        } else if !(passes && v.is_string()) {
-            let text = serialize_with(ser, v, instance)?;
-            replaced.push((i, std::mem::replace(v, Value::String(text.into()))));
+        } else {
+            serialize_in_place(ser, passes, (i, v), instance, &mut replaced)?;
         }
     }
     Ok(replaced)
