@@ -455,12 +455,18 @@ impl Recipe {
                 _ => Steps::for_split(&deferred, &split),
             };
             let finish = finish.clone();
+            // Whether the template's texts and the system prompt's go to the format directly
+            // (see `verbalize_and_finalize`): the same answer for the whole split.
+            let direct = match me.system_prompt.system_prompt_text(&split) {
+                Some(text) if me.format.takes_pieces(&split) => Some(text),
+                _ => None,
+            };
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
             crate::stream::par_map_with(s, move |i, inst| {
                 me.catalog.scope(|| {
                     let inst = steps.apply(inst, &split, i)?;
                     let out = me
-                        .verbalize_and_finalize(inst, &split, pool.as_deref())
+                        .verbalize_and_finalize(inst, &split, pool.as_deref(), direct.as_ref())
                         .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
                     finish(out)
                 })
@@ -495,7 +501,17 @@ impl Recipe {
         })
     }
 
-    fn verbalize_and_finalize(&self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance> {
+    /// Demos, template, system prompt, format and finalization of one instance of `split`.
+    /// `direct`: the system prompt's text when the format takes the template's texts and it
+    /// directly on this split ([`InstanceOperator::system_prompt_text`],
+    /// [`InstanceOperator::takes_pieces`]), decided once per split by the caller.
+    fn verbalize_and_finalize(
+        &self,
+        mut inst: Instance,
+        split: &str,
+        pool: Option<&demos::DemosPool>,
+        direct: Option<&crate::value::Str>,
+    ) -> Result<OutputInstance> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
         // What `task_data.metadata` reports of the recipe, handed straight to finalization.
@@ -574,10 +590,6 @@ impl Recipe {
         // The template's texts and the system prompt's go to the format directly when both
         // can (instead of being written into the instance and taken out again); the result is
         // the same.
-        let direct = match self.system_prompt.system_prompt_text(split) {
-            Some(text) if self.format.takes_pieces(split) => Some(text),
-            _ => None,
-        };
         let in_template = || format!("in template `{}`", tname());
         let (mut inst, rendered) = match direct {
             Some(_) => template.verbalize(inst, split).with_ctx(in_template)?,
@@ -588,7 +600,7 @@ impl Recipe {
                 let pieces = Pieces {
                     source: Value::String(r.source.into()),
                     instruction: Value::String(r.instruction.into()),
-                    system_prompt: Value::String(system_prompt),
+                    system_prompt: Value::String(system_prompt.clone()),
                     target_prefix: Value::String(r.target_prefix.into()),
                 };
                 self.format.format_pieces(inst, pieces).with_ctx(in_format)?
