@@ -218,13 +218,23 @@ pub struct Task {
 /// the first three always (empty when missing), the last three when present.
 const CARRIED: [&str; 6] = ["data_classification_policy", "media", "recipe_metadata", "demos", "instruction", "system_prompt"];
 
-/// The keys of the task's output with their tags, made once: [`CARRIED`], then
-/// `input_fields`, `metrics` and `reference_fields`.
-fn output_keys() -> &'static [FieldName; 9] {
-    static KEYS: std::sync::OnceLock<[FieldName; 9]> = std::sync::OnceLock::new();
-    KEYS.get_or_init(|| {
-        let [a, b, c, d, e, f] = CARRIED.map(FieldName::new);
-        [a, b, c, d, e, f, FieldName::new("input_fields"), FieldName::new("metrics"), FieldName::new("reference_fields")]
+/// The keys of the task's output with their tags (see [`output_keys`]).
+struct OutputKeys {
+    /// [`CARRIED`], in its order.
+    carried: [FieldName; 6],
+    input_fields: FieldName,
+    metrics: FieldName,
+    reference_fields: FieldName,
+}
+
+/// The keys of the task's output, made once.
+fn output_keys() -> &'static OutputKeys {
+    static KEYS: std::sync::OnceLock<OutputKeys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| OutputKeys {
+        carried: CARRIED.map(FieldName::new),
+        input_fields: FieldName::new("input_fields"),
+        metrics: FieldName::new("metrics"),
+        reference_fields: FieldName::new("reference_fields"),
     })
 }
 
@@ -341,18 +351,18 @@ impl InstanceOperator for Task {
         // The keys below are distinct literals.
         let mut out = Instance::with_capacity(16);
         let keys = output_keys();
-        out.push_new_name(&keys[6], Value::Object(input_fields));
-        out.push_new_name(&keys[7], Value::Array(self.metrics.clone()));
-        out.push_new_name(&keys[0], take(0).unwrap_or(Value::Array(vec![])));
-        out.push_new_name(&keys[1], take(1).unwrap_or(Value::Object(Instance::new())));
-        out.push_new_name(&keys[2], take(2).unwrap_or(Value::Object(Instance::new())));
+        out.push_new_name(&keys.input_fields, Value::Object(input_fields));
+        out.push_new_name(&keys.metrics, Value::Array(self.metrics.clone()));
+        out.push_new_name(&keys.carried[0], take(0).unwrap_or(Value::Array(vec![])));
+        out.push_new_name(&keys.carried[1], take(1).unwrap_or(Value::Object(Instance::new())));
+        out.push_new_name(&keys.carried[2], take(2).unwrap_or(Value::Object(Instance::new())));
         for c in 3..CARRIED.len() {
             if let Some(v) = take(c) {
-                out.push_new_name(&keys[c], v);
+                out.push_new_name(&keys.carried[c], v);
             }
         }
         let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
-        out.push_new_name(&keys[8], Value::Object(reference_fields));
+        out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
         Ok(out)
     }
 }
