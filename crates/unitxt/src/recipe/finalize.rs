@@ -295,11 +295,68 @@ pub fn finalize_instance(
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
 ) -> Result<OutputInstance> {
     let parts = Parts::take(&mut inst)?;
+    finish(inst, parts, None, group_by, recipe, pool_demos)
+}
+
+/// What a template made of an instance, handed to finalization instead of written into the
+/// instance (from [`crate::templates::Rendered`]).
+#[derive(Debug, Clone)]
+pub struct Verbalized {
+    /// The instance's `input_fields` (values, not their texts).
+    pub input_fields: Instance,
+    /// The instance's `reference_fields`.
+    pub reference_fields: Instance,
+    /// The `target` text.
+    pub target: String,
+    /// The `references` texts.
+    pub references: Vec<String>,
+    /// The postprocessor names (a list of strings).
+    pub postprocessors: Vec<Value>,
+}
+
+/// [`finalize_instance`] for an instance whose template handed over what it made (`v`)
+/// instead of writing it: the same output instance as [`finalize_instance`] gives for the
+/// instance with `v` written into it. Fields of `inst` under the names of `v`'s (such as the
+/// empty dicts left in the places of `input_fields` and `reference_fields`) are not read.
+pub fn finalize_verbalized(
+    inst: Instance,
+    v: Verbalized,
+    group_by: &[Value],
+    recipe: RecipeMeta,
+    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
+) -> Result<OutputInstance> {
+    let policy = inst.get("data_classification_policy").cloned().unwrap_or(Value::Null);
+    let parts = Parts { input: v.input_fields, policy, refs: v.reference_fields };
+    let made = Made {
+        target: Value::String(v.target.into()),
+        references: Value::Array(v.references.into_iter().map(Value::from).collect()),
+        postprocessors: Value::Array(v.postprocessors),
+    };
+    finish(inst, parts, Some(made), group_by, recipe, pool_demos)
+}
+
+/// The output fields a template handed over (see [`finalize_verbalized`]), as values.
+struct Made {
+    target: Value,
+    references: Value,
+    postprocessors: Value,
+}
+
+/// Finalization once the `task_data` parts are out of the instance; `made` holds the
+/// template's fields when they are not in it.
+fn finish(
+    mut inst: Instance,
+    parts: Parts,
+    made: Option<Made>,
+    group_by: &[Value],
+    recipe: RecipeMeta,
+    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
+) -> Result<OutputInstance> {
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
         if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
             let direct = Direct { parts, recipe, demos: DirectDemos::Pool(pool.to_vec()) };
-            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new());
+            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new(), made);
         }
     }
     let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
@@ -318,7 +375,7 @@ pub fn finalize_instance(
         && demos.iter().flatten().all(|d| d.direct(None));
     if direct {
         let demos = demos.map_or(DirectDemos::None, DirectDemos::Parts);
-        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new());
+        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new(), made);
     }
     let mut groups = Vec::new();
     let td = parts.into_map(Some(&recipe), demos);
@@ -343,23 +400,34 @@ pub fn finalize_instance(
             groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));
         }
     }
-    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups)
+    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, made)
 }
 
 /// The output instance from what is left of the verbalized instance, its fields picked in one
-/// pass over it (the rest is dropped).
-fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>) -> Result<OutputInstance> {
-    const NAMES: [&str; 7] = ["source", "target", "references", "metrics", "postprocessors", "data_classification_policy", "media"];
+/// pass over it (the rest is dropped); those in `made` are taken from there instead.
+fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made: Option<Made>) -> Result<OutputInstance> {
+    const NAMES: [&str; 7] = ["source", "metrics", "data_classification_policy", "media", "target", "references", "postprocessors"];
+    // The template's fields (the last three) are taken from the instance only when not
+    // handed over. (A search of the whole constant array compiles to comparisons of lengths
+    // and words; one of a slice of it calls `memcmp`.)
+    let kept = if made.is_some() { 4 } else { NAMES.len() };
     let mut slots: [Option<Value>; 7] = Default::default();
     for (k, v) in inst {
         if let Some(i) = NAMES.iter().position(|n| *n == k.as_str()) {
-            slots[i] = Some(v);
+            if i < kept {
+                slots[i] = Some(v);
+            }
         }
     }
-    let [source, target, references, metrics, postprocessors, policy, media] = slots;
+    if let Some(m) = made {
+        slots[4] = Some(m.target);
+        slots[5] = Some(m.references);
+        slots[6] = Some(m.postprocessors);
+    }
+    let [source, metrics, policy, media, target, references, postprocessors] = slots;
     let field = |v: Option<Value>, i: usize| v.ok_or_else(|| Error::invalid(format!("the finished instance has no {:?} field", NAMES[i])));
-    let (source, target, references, metrics) = (field(source, 0)?, field(target, 1)?, field(references, 2)?, field(metrics, 3)?);
-    let (postprocessors, data_classification_policy) = (field(postprocessors, 4)?, field(policy, 5)?);
+    let (source, metrics, data_classification_policy) = (field(source, 0)?, field(metrics, 1)?, field(policy, 2)?);
+    let (target, references, postprocessors) = (field(target, 4)?, field(references, 5)?, field(postprocessors, 6)?);
     let mut media = match media {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),

@@ -25,10 +25,10 @@ use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::system_prompts::textual::SYSTEM_PROMPT_FIELD;
 use crate::task::Task;
-use crate::templates::Template;
+use crate::templates::{Rendered, Template};
 use crate::value::{Instance, Value};
 
-pub use finalize::{finalize_instance, OutputInstance, RecipeMeta, OUTPUT_FIELDS};
+pub use finalize::{finalize_instance, finalize_verbalized, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -587,37 +587,39 @@ impl Recipe {
         meta.template = template.to_jsonable();
         let in_format = || format!("in format `{}`", self.format.display_name());
         let in_system_prompt = || format!("in system prompt `{}`", self.system_prompt.display_name());
-        // The template's texts and the system prompt's go to the format directly when both
-        // can (instead of being written into the instance and taken out again); the result is
-        // the same.
+        // What the template makes and the system prompt's text go to the format and to
+        // finalization directly when both can (instead of being written into the instance and
+        // taken out again); the result is the same.
         let in_template = || format!("in template `{}`", tname());
         let (mut inst, rendered) = match direct {
             Some(_) => template.verbalize(inst, split).with_ctx(in_template)?,
             None => (template.process_instance(inst, split).with_ctx(in_template)?, None),
         };
-        let mut inst = match (direct, rendered) {
+        let rendered = match (direct, rendered) {
             (Some(system_prompt), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
+                let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = r;
                 let pieces = Pieces {
-                    source: Value::String(r.source.into()),
-                    instruction: Value::String(r.instruction.into()),
+                    source: Value::String(source.into()),
+                    instruction: Value::String(instruction.into()),
                     system_prompt: Value::String(system_prompt.clone()),
-                    target_prefix: Value::String(r.target_prefix.into()),
+                    target_prefix: Value::String(target_prefix.into()),
                 };
-                self.format.format_pieces(inst, pieces).with_ctx(in_format)?
-            }
-            (_, rendered) => {
-                // Each step as usual. Texts handed back (the instance has a system prompt of
-                // its own) are written first, after the template's other fields, which the
-                // format does not read.
-                if let Some(r) = rendered {
-                    inst.insert("source".into(), Value::String(r.source.into()));
-                    inst.insert("instruction".into(), Value::String(r.instruction.into()));
-                    inst.insert("target_prefix".into(), Value::String(r.target_prefix.into()));
+                let mut inst = self.format.format_pieces(inst, pieces).with_ctx(in_format)?;
+                if let Some(m) = &self.metrics {
+                    inst.insert("metrics".into(), Value::Array(m.clone()));
                 }
-                let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
-                self.format.process_instance(inst, split).with_ctx(in_format)?
+                let postprocessors = self.postprocessors.clone().unwrap_or(postprocessors);
+                let v = Verbalized { input_fields, reference_fields, target, references, postprocessors };
+                return finalize_verbalized(inst, v, &self.group_by, meta, pool_demos.as_deref());
             }
+            // Each step as usual (the instance has a system prompt of its own).
+            (_, rendered) => rendered,
         };
+        if let Some(r) = rendered {
+            r.write_into(&mut inst);
+        }
+        let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
+        let mut inst = self.format.process_instance(inst, split).with_ctx(in_format)?;
         if let Some(p) = &self.postprocessors {
             inst.insert("postprocessors".into(), Value::Array(p.clone()));
         }

@@ -123,9 +123,10 @@ pub trait TemplateKind: Send + Sync {
     fn input_fields_to_source(&self, input: &Fields) -> Result<String>;
     /// `target` and `references` from the serialized reference fields.
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)>;
-    /// Last changes to the rendered instance.
-    fn post_process_instance(&self, instance: Instance) -> Result<Instance> {
-        Ok(instance)
+    /// Last changes, once everything is rendered: to the input fields as the instance keeps
+    /// them (`input`, its `input_fields`), and to the instance's other fields.
+    fn post_process(&self, _input: &mut Fields, _instance: &mut Instance) -> Result<()> {
+        Ok(())
     }
     /// Python's `format_str.format(**data)` with Unitxt's error for a missing field.
     fn format(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<String> {
@@ -180,10 +181,9 @@ pub fn render<T: TemplateKind + ?Sized>(t: &T, instance: Instance, split: &str) 
     render_with(t, instance, split, false).map(|(instance, _)| instance)
 }
 
-/// [`render`]; with `hand_over`, the `source`, `instruction` and `target_prefix` texts are
-/// returned instead of written when the instance has none of these fields (see
-/// [`Template::verbalize`]). Leaving them out changes no other field's position: the fields
-/// written after them are appended or overwritten in place either way.
+/// [`render`]; with `hand_over`, what the template makes is returned as a [`Rendered`]
+/// instead of written when the split is not the inference split and the instance has none
+/// of `source`, `instruction` and `target_prefix` (see [`Template::verbalize`]).
 fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &str, hand_over: bool) -> Result<(Instance, Option<Rendered>)> {
     let b = t.base();
     if b.skip_rendered_instance
@@ -223,7 +223,8 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
         t.serialize(cur, &mut instance)?
     };
     // The fields written below, looked up in one pass (serializers may add fields, so after
-    // serializing; nothing removes any until the end).
+    // serializing). `input_fields` and `reference_fields` are where they were taken from
+    // (an empty dict holds each place), and nothing removes any field until the end.
     let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
         instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
     // The input fields hold their texts until they are restored below.
@@ -239,27 +240,29 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }
-    instance.set_at(p_input, "input_fields", Value::Object(input));
+    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
     let mut result = instance;
-    let rendered = if hand_over && p_source.is_none() && p_instruction.is_none() && p_prefix.is_none() {
-        Some(Rendered { source, instruction, target_prefix })
+    // Handed over: the texts and the postprocessors, with the rest below.
+    let handed = if hand_over && !inference && p_source.is_none() && p_instruction.is_none() && p_prefix.is_none() {
+        Some((source, instruction, target_prefix, post))
     } else {
         result.set_at(p_source, "source", Value::String(source.into()));
         result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
         result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
+        result.set_at(p_post, "postprocessors", Value::Array(post));
         None
     };
-    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
-    result.set_at(p_post, "postprocessors", Value::Array(post));
     if inference {
         if let Some(r) = refs {
             result.set_at(p_refs, "reference_fields", Value::Object(r));
         }
-        return Ok((t.post_process_instance(result)?, rendered));
+        t.post_process(&mut input, &mut result)?;
+        result.set_at(p_input, "input_fields", Value::Object(input));
+        return Ok((result, None));
     }
     let mut refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
     // Serialized in place and put back (or a new map of the template's), so that the instance
-    // gets its reference fields as they were, at the position they were taken from.
+    // gets its reference fields as they were.
     let (target, references) = match t.preprocess_reference_fields(&refs)? {
         Some(mut prepared) => {
             t.serialize(&mut prepared, &mut result)?;
@@ -272,11 +275,20 @@ fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &
             out
         }
     };
+    if let Some((source, instruction, target_prefix, postprocessors)) = handed {
+        t.post_process(&mut input, &mut result)?;
+        let rendered = Rendered { source, instruction, target_prefix, input_fields: input, reference_fields: refs, target, references, postprocessors };
+        return Ok((result, Some(rendered)));
+    }
+    // `input_fields` and `reference_fields` go back to their places; `target` and
+    // `references` come last (when new), then what the last step adds.
     result.set_at(p_refs, "reference_fields", Value::Object(refs));
     let [p_target, p_references] = result.positions_of(["target", "references"]);
     result.set_at(p_target, "target", Value::String(target.into()));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
-    Ok((t.post_process_instance(result)?, rendered))
+    t.post_process(&mut input, &mut result)?;
+    result.set_at(p_input, "input_fields", Value::Object(input));
+    Ok((result, None))
 }
 
 /// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes

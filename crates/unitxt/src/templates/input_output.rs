@@ -298,14 +298,10 @@ impl TemplateKind for MultiTurnTemplate {
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
         multi_reference_target(refs, &self.references_field, self.random_reference)
     }
-    fn post_process_instance(&self, mut instance: Instance) -> Result<Instance> {
-        let input = match instance.get("input_fields") {
-            Some(Value::Object(m)) => m.clone(),
-            _ => return Err(Error::invalid("the instance has no `input_fields`")),
-        };
-        let turns = dict_get(&input, &self.turns_field)?.clone();
+    fn post_process(&self, input: &mut Fields, instance: &mut Instance) -> Result<()> {
+        let turns = dict_get(input, &self.turns_field)?.clone();
         instance.insert("__turns__".into(), turns);
-        Ok(instance)
+        Ok(())
     }
 }
 

@@ -25,17 +25,23 @@ pub trait Template: Send + Sync {
     /// caller passes the instance's own split).
     fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
 
-    /// [`Template::process_instance`] for a recipe that hands the texts on to its format
-    /// directly: when the instance has none of `source`, `instruction` and `target_prefix`
-    /// to begin with, those three texts are returned instead of written into it (the rest of
-    /// the instance is the same); otherwise, or when rendering is skipped, they are written as
-    /// `process_instance` writes them and `None` is returned. This default always writes them.
+    /// [`Template::process_instance`] for a recipe that hands what the template makes on to
+    /// its format and finalization directly. When the instance has none of `source`,
+    /// `instruction` and `target_prefix` to begin with and the split is not the inference
+    /// split, everything the template makes or changes (the three texts, the input and
+    /// reference fields, `target`, `references`, `postprocessors`) is returned as a
+    /// [`Rendered`] instead of written into the instance: the instance keeps its other fields,
+    /// with empty dicts in the places of `input_fields` and `reference_fields`, and
+    /// [`Rendered::write_into`] gives back what `process_instance` gives. Otherwise, or when
+    /// rendering is skipped, the instance is rendered as `process_instance` renders it and
+    /// `None` is returned. This default always does the latter.
     fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
         Ok((self.process_instance(instance, split)?, None))
     }
 }
 
-/// The texts a template renders for the format (see [`Template::verbalize`]).
+/// What a template makes of an instance, handed over instead of written into it (see
+/// [`Template::verbalize`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
     /// The `source` text (the input fields in the template's `input_format`).
@@ -44,6 +50,34 @@ pub struct Rendered {
     pub instruction: String,
     /// The `target_prefix` text.
     pub target_prefix: String,
+    /// The instance's `input_fields`, as the template leaves them (its values, not their
+    /// texts).
+    pub input_fields: crate::value::Map,
+    /// The instance's `reference_fields`, likewise.
+    pub reference_fields: crate::value::Map,
+    /// The `target` text.
+    pub target: String,
+    /// The `references` texts.
+    pub references: Vec<String>,
+    /// The postprocessor names (a list of strings).
+    pub postprocessors: Vec<Value>,
+}
+
+impl Rendered {
+    /// Writes the fields into `instance` (as returned next to them by [`Template::verbalize`]):
+    /// the instance then holds what `process_instance` gives, with the same values; only a
+    /// field that the template's last step added (`__turns__` of a multi-turn template) may
+    /// come before the fields written here rather than after them.
+    pub fn write_into(self, instance: &mut Instance) {
+        instance.insert("source".into(), Value::String(self.source.into()));
+        instance.insert("instruction".into(), Value::String(self.instruction.into()));
+        instance.insert("target_prefix".into(), Value::String(self.target_prefix.into()));
+        instance.insert("input_fields".into(), Value::Object(self.input_fields));
+        instance.insert("postprocessors".into(), Value::Array(self.postprocessors));
+        instance.insert("reference_fields".into(), Value::Object(self.reference_fields));
+        instance.insert("target".into(), Value::String(self.target.into()));
+        instance.insert("references".into(), Value::Array(self.references.into_iter().map(Value::from).collect()));
+    }
 }
 
 /// Turns one field value into text (Unitxt's `Serializer.serialize`).

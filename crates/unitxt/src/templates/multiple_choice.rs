@@ -342,13 +342,9 @@ impl TemplateKind for MultipleChoiceTemplate {
         Ok((t.clone(), vec![t]))
     }
 
-    fn post_process_instance(&self, mut instance: Instance) -> Result<Instance> {
-        let input = match instance.get_mut("input_fields") {
-            Some(Value::Object(m)) => m,
-            _ => return Err(Error::invalid("the instance has no `input_fields`")),
-        };
+    fn post_process(&self, input: &mut Fields, _instance: &mut Instance) -> Result<()> {
         let options = self.inputs_to_choices(input, &self.target_choice_format)?;
         input.insert("options".into(), Value::Array(options.into_iter().map(Value::from).collect()));
-        Ok(instance)
+        Ok(())
     }
 }
