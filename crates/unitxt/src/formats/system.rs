@@ -8,6 +8,7 @@ use super::pyformat::format_kwargs;
 use super::{apply_capital_new_line_notation, truthy, FormatFields, FormatKind};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{InstanceOperator, StreamScope};
+use crate::templates::base::{plain_pieces, PlainPiece};
 use crate::value::{Instance, Value};
 
 fn default_demo_format() -> String {
@@ -49,6 +50,70 @@ pub struct SystemFormat {
     /// artifact.
     #[serde(flatten)]
     pub scope: StreamScope,
+    /// The two format strings as [`Plans`], made on first use.
+    #[serde(skip)]
+    plans: std::sync::OnceLock<Plans>,
+}
+
+/// A piece of a format string over the values the format fills in itself (see [`Plans`]).
+#[derive(Debug, Clone)]
+enum Part {
+    /// Literal text.
+    Text(String),
+    /// The value at this position of the format's list of names ([`MODEL_INPUT_ARGS`] or
+    /// [`DEMO_ARGS`]).
+    Arg(usize),
+}
+
+/// `model_input_format` and `demo_format` as literal texts and positions of the values the
+/// format fills in, when a string is made of plain `{name}` fields over those values only
+/// ([`plain_pieces`]) and there are no `format_args`; `None` for a string that is not. With
+/// string values, formatting such a string is concatenating its pieces
+/// ([`concat_into`]); anything else goes through [`format_kwargs`].
+#[derive(Debug, Clone, Default)]
+struct Plans {
+    model_input: Option<Vec<Part>>,
+    demo: Option<Vec<Part>>,
+}
+
+/// The values `model_input_format` is given, in the order of [`Part::Arg`] positions.
+const MODEL_INPUT_ARGS: [&str; 5] = ["system_prompt", "instruction", "demos", "source", "target_prefix"];
+/// The values `demo_format` is given, in the order of [`Part::Arg`] positions.
+const DEMO_ARGS: [&str; 4] = ["source", "target", "target_prefix", "instruction"];
+
+/// `fmt` as [`Part`]s over `names`; `None` when it is not plain or names anything else.
+fn plan(fmt: &str, names: &[&str]) -> Option<Vec<Part>> {
+    plain_pieces(fmt)?
+        .into_iter()
+        .map(|p| match p {
+            PlainPiece::Text(t) => Some(Part::Text(t)),
+            PlainPiece::Field(n) => names.iter().position(|k| *k == n).map(Part::Arg),
+        })
+        .collect()
+}
+
+/// Appends `parts` with `args` in place of their positions, and returns true, when every
+/// value used is a string (Python's `str.format` then concatenates); false, with `out`
+/// unchanged, otherwise.
+fn concat_into(parts: &[Part], args: &[&Value], out: &mut String) -> bool {
+    let mut len = 0;
+    for p in parts {
+        len += match p {
+            Part::Text(t) => t.len(),
+            Part::Arg(i) => match args[*i].as_str() {
+                Some(s) => s.len(),
+                None => return false,
+            },
+        };
+    }
+    out.reserve(len);
+    for p in parts {
+        match p {
+            Part::Text(t) => out.push_str(t),
+            Part::Arg(i) => out.push_str(args[*i].as_str().unwrap_or_default()),
+        }
+    }
+    true
 }
 
 impl Default for SystemFormat {
@@ -60,6 +125,7 @@ impl Default for SystemFormat {
             model_input_format: default_model_input_format(),
             format_args: IndexMap::new(),
             scope: StreamScope::default(),
+            plans: std::sync::OnceLock::new(),
         }
     }
 }
@@ -70,6 +136,16 @@ impl SystemFormat {
     pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
         let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(SystemFormat::default());
         crate::artifact::Art::new(op, crate::json!({"__type__": "system_format"}))
+    }
+
+    /// The format strings as [`Plans`] (none with `format_args`).
+    fn plans(&self) -> &Plans {
+        self.plans.get_or_init(|| {
+            if !self.format_args.is_empty() {
+                return Plans::default();
+            }
+            Plans { model_input: plan(&self.model_input_format, &MODEL_INPUT_ARGS), demo: plan(&self.demo_format, &DEMO_ARGS) }
+        })
     }
 
     /// The keyword arguments: `fixed` then `format_args`; a clash is Python's "got multiple
@@ -104,8 +180,14 @@ impl FormatKind for SystemFormat {
                 source = Value::String(crate::py::json::dumps(turns, Default::default()).into());
             }
         }
+        let plans = self.plans();
         let mut demos = String::new();
         for (i, d) in f.demos.iter().enumerate() {
+            if let Some(p) = &plans.demo {
+                if concat_into(p, &[&d.source, &d.target, &d.target_prefix, &f.instruction], &mut demos) {
+                    continue;
+                }
+            }
             let fixed = vec![
                 ("source", &d.source),
                 ("target", &d.target),
@@ -116,16 +198,75 @@ impl FormatKind for SystemFormat {
             demos.push_str(&format_kwargs(&self.demo_format, &args).with_ctx(|| format!("rendering demo {i}"))?);
         }
         let demos = Value::String(demos.into());
-        let fixed = vec![
-            ("system_prompt", &f.system_prompt),
-            ("instruction", &f.instruction),
-            ("demos", &demos),
-            ("source", &source),
-            ("target_prefix", &f.target_prefix),
-        ];
-        let args = self.kwargs(fixed, "model_input_format")?;
-        let out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
+        let mut out = String::new();
+        let planned = plans.model_input.as_ref().is_some_and(|p| concat_into(p, &[&f.system_prompt, &f.instruction, &demos, &source, &f.target_prefix], &mut out));
+        if !planned {
+            let fixed = vec![
+                ("system_prompt", &f.system_prompt),
+                ("instruction", &f.instruction),
+                ("demos", &demos),
+                ("source", &source),
+                ("target_prefix", &f.target_prefix),
+            ];
+            let args = self.kwargs(fixed, "model_input_format")?;
+            out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
+        }
         instance.insert("source".into(), Value::String(apply_capital_new_line_notation(out).into()));
         Ok(instance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{Demo, FormatFields};
+    use crate::json;
+
+    fn fields(demos: Vec<Demo>) -> FormatFields {
+        FormatFields {
+            source: json!("Q: 2+2?"),
+            instruction: json!("Answer."),
+            system_prompt: json!("Be brief."),
+            target_prefix: json!("A: "),
+            turns: None,
+            demos,
+        }
+    }
+
+    fn demo(source: Value, target: &str) -> Demo {
+        Demo { source, target: json!(target), target_prefix: json!("A: ") }
+    }
+
+    fn source_of(format: &SystemFormat, f: FormatFields) -> Value {
+        format.assemble(Instance::new(), f).unwrap().get("source").cloned().unwrap()
+    }
+
+    /// Plain format strings are concatenated; the text is the one `format_kwargs` gives
+    /// (a format with `format_args` has no plans and takes that path).
+    #[test]
+    fn planned_and_formatted_model_inputs_agree() {
+        let planned = SystemFormat::default();
+        assert!(planned.plans().model_input.is_some() && planned.plans().demo.is_some());
+        let mut general = SystemFormat::default();
+        general.format_args.insert("unused".into(), json!("x"));
+        assert!(general.plans().model_input.is_none() && general.plans().demo.is_none());
+        // Expected text from Unitxt 1.26.10's default SystemFormat.
+        let expected = "Be brief.\nAnswer.\nQ: 1+1?\nA: 2\n\nQ: 2+2?\nA: ";
+        let demos = || vec![demo(json!("Q: 1+1?"), "2")];
+        assert_eq!(source_of(&planned, fields(demos())), json!(expected));
+        assert_eq!(source_of(&general, fields(demos())), json!(expected));
+        // A demo source that is not a string goes through Python's `str()` either way.
+        let odd = || vec![demo(json!(["a", 1]), "2")];
+        assert_eq!(source_of(&planned, fields(odd())), source_of(&general, fields(odd())));
+        assert_eq!(source_of(&planned, fields(odd())), json!("Be brief.\nAnswer.\n['a', 1]\nA: 2\n\nQ: 2+2?\nA: "));
+    }
+
+    /// A string with a spec or a name the format does not fill in has no plan.
+    #[test]
+    fn strings_that_are_not_plain_have_no_plan() {
+        assert!(plan("{source:>5}", &MODEL_INPUT_ARGS).is_none());
+        assert!(plan("{source}{question}", &MODEL_INPUT_ARGS).is_none());
+        assert!(plan("{target}", &MODEL_INPUT_ARGS).is_none());
+        assert!(plan("{target}", &DEMO_ARGS).is_some());
     }
 }

@@ -571,6 +571,35 @@ fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
     p
 }
 
+/// A piece of a format string made of literal text and `{name}` fields only (see
+/// [`plain_pieces`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlainPiece {
+    /// Literal text, with `{{` and `}}` escapes resolved.
+    Text(String),
+    /// A `{name}` field: one keyword argument, without conversion or format spec.
+    Field(String),
+}
+
+/// The pieces of `fmt` when it is well-formed and every field is a plain `{name}` (no `!r`
+/// conversion, no `:spec`, no index, attribute or position); `None` otherwise. Formatting
+/// such a string with string arguments is concatenation: each field gives its argument's
+/// text, as Python's `str.format` does. Adjacent literal texts are one piece.
+pub fn plain_pieces(fmt: &str) -> Option<Vec<PlainPiece>> {
+    let mut out: Vec<PlainPiece> = Vec::new();
+    for p in compile(fmt)? {
+        match p {
+            Piece::Lit(r) => match out.last_mut() {
+                Some(PlainPiece::Text(t)) => t.push_str(&fmt[r]),
+                _ => out.push(PlainPiece::Text(fmt[r].to_string())),
+            },
+            Piece::Field { name, conversion: None, spec, plain: true, .. } if spec.is_empty() => out.push(PlainPiece::Field(fmt[name].to_string())),
+            Piece::Field { .. } => return None,
+        }
+    }
+    Some(out)
+}
+
 /// Parses `fmt` into pieces; `None` when it is malformed or a spec holds nested fields (then
 /// [`format_depth`] formats it and reports the error Python would).
 fn compile(fmt: &str) -> Option<Vec<Piece>> {
@@ -978,6 +1007,20 @@ mod tests {
 
     fn d(v: Value) -> Fields {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn plain_pieces_of_format_strings() {
+        use PlainPiece::{Field, Text};
+        let t = |s: &str| Text(s.to_string());
+        let f = |s: &str| Field(s.to_string());
+        assert_eq!(plain_pieces("{a}x{{y}}\\N{b}{c}"), Some(vec![f("a"), t("x{y}\\N"), f("b"), f("c")]));
+        assert_eq!(plain_pieces(""), Some(vec![]));
+        assert_eq!(plain_pieces("no fields"), Some(vec![t("no fields")]));
+        // A conversion, a spec, an index, an attribute, a position, malformed braces.
+        for s in ["{a!r}", "{a:>3}", "{a[0]}", "{a.b}", "{0}", "{}", "a}b", "{a", "{a:{b}}"] {
+            assert_eq!(plain_pieces(s), None, "{s}");
+        }
     }
 
     /// A format string whose field texts repeat gives its memoized text, which follows any
