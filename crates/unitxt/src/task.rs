@@ -328,8 +328,38 @@ impl InstanceOperator for Task {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        // `{**defaults, **instance}`: only the values matter here (fields are picked by name),
-        // so defaults are added only where the instance lacks the field.
+        self.add_defaults(&mut instance);
+        // The input instance is dropped at the end: its values are moved, not cloned (the
+        // order of its keys no longer matters, hence `swap_remove`).
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
+        // Room for the fields the template, the format and finalization add later.
+        let mut out = Instance::with_capacity(16);
+        let keys = output_keys();
+        out.push_new_name(&keys.input_fields, Value::Object(input_fields));
+        out.push_new_name(&keys.metrics, Value::Array(self.metrics.clone()));
+        self.carry(&mut instance, &mut out);
+        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
+        out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
+        Ok(out)
+    }
+}
+
+/// What [`Task::hand_over`] gives: the task's output in parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskParts {
+    /// `input_fields`.
+    pub input_fields: Instance,
+    /// `reference_fields`.
+    pub reference_fields: Instance,
+    /// The carried fields, in the order `process_instance` gives them (with room for the
+    /// fields added later).
+    pub carried: Instance,
+}
+
+impl Task {
+    /// `{**defaults, **instance}`: only the values matter here (fields are picked by name),
+    /// so defaults are added only where the instance lacks the field.
+    fn add_defaults(&self, instance: &mut Instance) {
         if let Some(d) = &self.defaults {
             for (k, v) in d {
                 if !instance.contains_key(k) {
@@ -337,22 +367,19 @@ impl InstanceOperator for Task {
                 }
             }
         }
-        // The input instance is dropped at the end: its values are moved, not cloned (the
-        // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
-        // The carried fields, found in one pass (most are absent); a moved value leaves a
-        // `null` under its key, which nothing reads again.
+    }
+
+    /// Appends the carried fields of `instance` to `out` ([`CARRIED`]: the first three always,
+    /// empty when missing). They are found in one pass (most are absent); a moved value
+    /// leaves a `null` under its key, which nothing reads again.
+    fn carry(&self, instance: &mut Instance, out: &mut Instance) {
         let carried = instance.positions_of(CARRIED);
         let mut take = |c: usize| -> Option<Value> {
             let i = carried[c]?;
             Some(if self.carried_is_ref[c] { instance.get_index(i).clone() } else { std::mem::take(instance.get_index_mut(i)) })
         };
-        // Room for the fields the template, the format and finalization add later.
-        // The keys below are distinct literals.
-        let mut out = Instance::with_capacity(16);
+        // The keys are distinct literals.
         let keys = output_keys();
-        out.push_new_name(&keys.input_fields, Value::Object(input_fields));
-        out.push_new_name(&keys.metrics, Value::Array(self.metrics.clone()));
         out.push_new_name(&keys.carried[0], take(0).unwrap_or(Value::Array(vec![])));
         out.push_new_name(&keys.carried[1], take(1).unwrap_or(Value::Object(Instance::new())));
         out.push_new_name(&keys.carried[2], take(2).unwrap_or(Value::Object(Instance::new())));
@@ -361,9 +388,19 @@ impl InstanceOperator for Task {
                 out.push_new_name(&keys.carried[c], v);
             }
         }
+    }
+
+    /// The task's work on `instance` (as [`InstanceOperator::process_instance`], with the same
+    /// errors) handed over in parts rather than as one instance: the output of
+    /// `process_instance` is `input_fields`, then `metrics` (the task's [`Task::metrics`]), the
+    /// carried fields, then `reference_fields`.
+    pub fn hand_over(&self, mut instance: Instance) -> Result<TaskParts> {
+        self.add_defaults(&mut instance);
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
+        let mut carried = Instance::with_capacity(16);
+        self.carry(&mut instance, &mut carried);
         let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
-        out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
-        Ok(out)
+        Ok(TaskParts { input_fields, reference_fields, carried })
     }
 }
 
@@ -403,5 +440,38 @@ mod tests {
         let bad = json!({"text": "hi", "label": "x"});
         let e = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
         assert!(e.message.contains("field \"label\""), "{e}");
+    }
+
+    /// The parts are the fields of the whole output (a field both input and reference is in
+    /// both), and the errors are the same.
+    #[test]
+    fn hand_over_gives_the_output_in_parts() {
+        let task = Task::from_json(&json!({
+            "__type__": "task",
+            "input_fields": {"text": "str", "label": "int"},
+            "reference_fields": {"label": "int"},
+            "metrics": ["metrics.accuracy"],
+            "defaults": {"text": "none"}
+        }))
+        .unwrap();
+        let inst = json!({"label": 1, "instruction": "Do it.", "data_classification_policy": ["public"], "x": 0});
+        let whole = task.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
+        let parts = task.hand_over(inst.as_object().unwrap().clone()).unwrap();
+        assert_eq!(Value::Object(parts.input_fields.clone()), json!({"text": "none", "label": 1}));
+        assert_eq!(Value::Object(parts.reference_fields.clone()), json!({"label": 1}));
+        assert_eq!(
+            Value::Object(parts.carried.clone()),
+            json!({"data_classification_policy": ["public"], "media": {}, "recipe_metadata": {}, "instruction": "Do it."})
+        );
+        let mut rebuilt = Instance::new();
+        rebuilt.insert("input_fields".into(), Value::Object(parts.input_fields));
+        rebuilt.insert("metrics".into(), Value::Array(task.metrics.clone()));
+        rebuilt.extend(parts.carried);
+        rebuilt.insert("reference_fields".into(), Value::Object(parts.reference_fields));
+        assert_eq!(Value::Object(rebuilt).to_string(), Value::Object(whole).to_string());
+        let bad = json!({"text": "hi", "label": "x"});
+        let a = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
+        let b = task.hand_over(bad.as_object().unwrap().clone()).unwrap_err();
+        assert_eq!(a.to_string(), b.to_string());
     }
 }

@@ -312,6 +312,8 @@ pub struct Verbalized {
     pub references: Vec<String>,
     /// The postprocessor names (a list of strings).
     pub postprocessors: Vec<Value>,
+    /// The metric names (a list of strings), or `None` for the instance's `metrics`.
+    pub metrics: Option<Value>,
 }
 
 /// [`finalize_instance`] for an instance whose template handed over what it made (`v`)
@@ -331,6 +333,7 @@ pub fn finalize_verbalized(
         target: Value::String(v.target.into()),
         references: Value::Array(v.references.into_iter().map(Value::from).collect()),
         postprocessors: Value::Array(v.postprocessors),
+        metrics: v.metrics,
     };
     finish(inst, parts, Some(made), group_by, recipe, pool_demos)
 }
@@ -340,6 +343,8 @@ struct Made {
     target: Value,
     references: Value,
     postprocessors: Value,
+    /// `None`: the instance's.
+    metrics: Option<Value>,
 }
 
 /// Finalization once the `task_data` parts are out of the instance; `made` holds the
@@ -420,6 +425,9 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made
         }
     }
     if let Some(m) = made {
+        if let Some(metrics) = m.metrics {
+            slots[1] = Some(metrics);
+        }
         slots[4] = Some(m.target);
         slots[5] = Some(m.references);
         slots[6] = Some(m.postprocessors);

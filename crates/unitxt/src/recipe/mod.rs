@@ -421,7 +421,7 @@ impl Recipe {
             deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.inner.clone())));
         }
         // Processing: task, augmentors.
-        deferred.push(Step::Named("task".into(), self.card.task.inner.clone() as Arc<dyn InstanceOperator>));
+        deferred.push(Step::Named(TASK_STEP.into(), self.card.task.inner.clone() as Arc<dyn InstanceOperator>));
         for (i, aug) in self.augmentors.iter().enumerate() {
             deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
@@ -450,7 +450,7 @@ impl Recipe {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
-            let steps = match pool {
+            let mut steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps(Vec::new()),
                 _ => Steps::for_split(&deferred, &split),
             };
@@ -461,12 +461,28 @@ impl Recipe {
                 Some(text) if me.format.takes_pieces(&split) => Some(text),
                 _ => None,
             };
+            // Whether the task, the last deferred step, hands its output to the template in
+            // parts ([`Task::hand_over`]) rather than as one instance: when the texts go to the
+            // format directly, without demos or a template drawn per instance.
+            let task_hands_over = direct.is_some()
+                && me.num_demos.max() == 0
+                && matches!(me.templates, TemplateChoice::Single(_))
+                && matches!(steps.0.last(), Some(Step::Named(name, _)) if name == TASK_STEP);
+            if task_hands_over {
+                steps.0.pop();
+            }
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
             crate::stream::par_map_with(s, move |i, inst| {
                 me.catalog.scope(|| {
                     let inst = steps.apply(inst, &split, i)?;
+                    let (inst, fields) = if task_hands_over {
+                        let p = me.card.task.inner.hand_over(inst).map_err(|e| Steps::locate(e, TASK_STEP, &split, i))?;
+                        (p.carried, Some((p.input_fields, p.reference_fields)))
+                    } else {
+                        (inst, None)
+                    };
                     let out = me
-                        .verbalize_and_finalize(inst, &split, pool.as_deref(), direct.as_ref())
+                        .verbalize_and_finalize(inst, fields, &split, pool.as_deref(), direct.as_ref())
                         .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
                     finish(out)
                 })
@@ -502,12 +518,16 @@ impl Recipe {
     }
 
     /// Demos, template, system prompt, format and finalization of one instance of `split`.
-    /// `direct`: the system prompt's text when the format takes the template's texts and it
-    /// directly on this split ([`InstanceOperator::system_prompt_text`],
-    /// [`InstanceOperator::takes_pieces`]), decided once per split by the caller.
+    /// `inst` is the task's output, or only its carried fields when the task handed its
+    /// output over in parts ([`Task::hand_over`]): then `fields` holds its input and reference
+    /// fields (and its metrics are the task's). `direct`: the system prompt's text when the
+    /// format takes the template's texts and it directly on this split
+    /// ([`InstanceOperator::system_prompt_text`], [`InstanceOperator::takes_pieces`]), decided
+    /// once per split by the caller.
     fn verbalize_and_finalize(
         &self,
         mut inst: Instance,
+        fields: Option<(Instance, Instance)>,
         split: &str,
         pool: Option<&demos::DemosPool>,
         direct: Option<&crate::value::Str>,
@@ -591,10 +611,23 @@ impl Recipe {
         // finalization directly when both can (instead of being written into the instance and
         // taken out again); the result is the same.
         let in_template = || format!("in template `{}`", tname());
-        let (mut inst, rendered) = match direct {
-            Some(_) => template.verbalize(inst, split).with_ctx(in_template)?,
-            None => (template.process_instance(inst, split).with_ctx(in_template)?, None),
+        let handed_over = fields.is_some();
+        let (mut inst, rendered) = match (direct, fields) {
+            (Some(_), Some((input_fields, reference_fields))) => {
+                let parts = crate::task::TaskParts { input_fields, reference_fields, carried: inst };
+                template.verbalize_parts(parts, split).with_ctx(in_template)?
+            }
+            (Some(_), None) => template.verbalize(inst, split).with_ctx(in_template)?,
+            (None, fields) => {
+                if let Some((input_fields, reference_fields)) = fields {
+                    inst.insert("input_fields".into(), Value::Object(input_fields));
+                    inst.insert("reference_fields".into(), Value::Object(reference_fields));
+                }
+                (template.process_instance(inst, split).with_ctx(in_template)?, None)
+            }
         };
+        // The task's metrics, when its output came in parts: the recipe's replace them anyway.
+        let task_metrics = || Value::Array(self.card.task.inner.metrics.clone());
         let rendered = match (direct, rendered) {
             (Some(system_prompt), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
                 let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = r;
@@ -604,12 +637,14 @@ impl Recipe {
                     system_prompt: Value::String(system_prompt.clone()),
                     target_prefix: Value::String(target_prefix.into()),
                 };
-                let mut inst = self.format.format_pieces(inst, pieces).with_ctx(in_format)?;
-                if let Some(m) = &self.metrics {
-                    inst.insert("metrics".into(), Value::Array(m.clone()));
-                }
+                let inst = self.format.format_pieces(inst, pieces).with_ctx(in_format)?;
+                let metrics = match &self.metrics {
+                    Some(m) => Some(Value::Array(m.clone())),
+                    None if handed_over => Some(task_metrics()),
+                    None => None,
+                };
                 let postprocessors = self.postprocessors.clone().unwrap_or(postprocessors);
-                let v = Verbalized { input_fields, reference_fields, target, references, postprocessors };
+                let v = Verbalized { input_fields, reference_fields, target, references, postprocessors, metrics };
                 return finalize_verbalized(inst, v, &self.group_by, meta, pool_demos.as_deref());
             }
             // Each step as usual (the instance has a system prompt of its own).
@@ -617,6 +652,9 @@ impl Recipe {
         };
         if let Some(r) = rendered {
             r.write_into(&mut inst);
+        }
+        if handed_over && self.metrics.is_none() {
+            inst.insert("metrics".into(), task_metrics());
         }
         let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
         let mut inst = self.format.process_instance(inst, split).with_ctx(in_format)?;
@@ -669,14 +707,21 @@ impl Steps {
                     Some(op) => op.apply(inst, split, i)?,
                     None => inst,
                 },
-                Step::Named(name, op) => op
-                    .process_instance(inst, split)
-                    .map_err(|e| e.context(format!("in {name}")).context(format!("split {split:?}, instance {i}")))?,
+                Step::Named(name, op) => op.process_instance(inst, split).map_err(|e| Steps::locate(e, name, split, i))?,
             };
         }
         Ok(inst)
     }
+
+    /// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
+    /// gives it.
+    fn locate(e: Error, name: &str, split: &str, i: usize) -> Error {
+        e.context(format!("in {name}")).context(format!("split {split:?}, instance {i}"))
+    }
 }
+
+/// The name of the task's step in errors (`in task`).
+const TASK_STEP: &str = "task";
 
 /// Runs `steps` on split `split` as one stage on the thread pool (see
 /// [`crate::stream::par_map`]), with `catalog` as the scope names resolve in.

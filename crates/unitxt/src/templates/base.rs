@@ -139,7 +139,10 @@ impl<T: TemplateKind> Template for T {
         render(self, instance, split)
     }
     fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
-        render_with(self, instance, split, true)
+        render_with(self, instance, None, split, true)
+    }
+    fn verbalize_parts(&self, parts: crate::task::TaskParts, split: &str) -> Result<(Instance, Option<Rendered>)> {
+        render_with(self, parts.carried, Some((parts.input_fields, parts.reference_fields)), split, true)
     }
 }
 
@@ -178,25 +181,41 @@ pub(crate) fn serialize_in_place(
 /// `postprocessors`, then (except on the inference split) `target` and `references`, added in
 /// that order after the instance's own keys.
 pub fn render<T: TemplateKind + ?Sized>(t: &T, instance: Instance, split: &str) -> Result<Instance> {
-    render_with(t, instance, split, false).map(|(instance, _)| instance)
+    render_with(t, instance, None, split, false).map(|(instance, _)| instance)
 }
 
 /// [`render`]; with `hand_over`, what the template makes is returned as a [`Rendered`]
 /// instead of written when the split is not the inference split and the instance has none
-/// of `source`, `instruction` and `target_prefix` (see [`Template::verbalize`]).
-fn render_with<T: TemplateKind + ?Sized>(t: &T, mut instance: Instance, split: &str, hand_over: bool) -> Result<(Instance, Option<Rendered>)> {
+/// of `source`, `instruction` and `target_prefix` (see [`Template::verbalize`]). `given`:
+/// the input and reference fields, when they are not in the instance (see
+/// [`Template::verbalize_parts`]); written into it unless handed over.
+fn render_with<T: TemplateKind + ?Sized>(
+    t: &T,
+    mut instance: Instance,
+    given: Option<(Fields, Fields)>,
+    split: &str,
+    hand_over: bool,
+) -> Result<(Instance, Option<Rendered>)> {
     let b = t.base();
     if b.skip_rendered_instance
         && instance.contains_key("source")
         && instance.contains_key("target")
         && instance.contains_key("references")
     {
+        if let Some((input, refs)) = given {
+            instance.insert("input_fields".into(), Value::Object(input));
+            instance.insert("reference_fields".into(), Value::Object(refs));
+        }
         return Ok((instance, None));
     }
     let inference = split == INFERENCE_STREAM;
-    let mut input = take_fields_of(&mut instance, "input_fields")?
-        .ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?;
-    let mut refs = take_fields_of(&mut instance, "reference_fields")?;
+    let (mut input, mut refs) = match given {
+        Some((input, refs)) => (input, Some(refs)),
+        None => (
+            take_fields_of(&mut instance, "input_fields")?.ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?,
+            take_fields_of(&mut instance, "reference_fields")?,
+        ),
+    };
     if !inference {
         t.preprocess_input_and_reference_fields(&mut input, refs.as_mut())?;
     }

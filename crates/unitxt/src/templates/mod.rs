@@ -6,6 +6,7 @@
 //! [`multiple_choice`] and [`others`] the template families; [`serializers`] the serializers.
 
 use crate::error::Result;
+use crate::task::TaskParts;
 use crate::value::{Instance, Value};
 
 pub mod base;
@@ -37,6 +38,18 @@ pub trait Template: Send + Sync {
     /// `None` is returned. This default always does the latter.
     fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
         Ok((self.process_instance(instance, split)?, None))
+    }
+
+    /// [`Template::verbalize`] of the task's output given in parts ([`TaskParts`], without
+    /// `metrics`): the same as `verbalize` of the carried fields with `input_fields` and
+    /// `reference_fields` added, but for where these two are. When [`Rendered`] is returned,
+    /// the instance holds neither (not even an empty dict in their places); otherwise they
+    /// may come after fields that the template adds. This default builds that instance.
+    fn verbalize_parts(&self, parts: TaskParts, split: &str) -> Result<(Instance, Option<Rendered>)> {
+        let TaskParts { input_fields, reference_fields, mut carried } = parts;
+        carried.insert("input_fields".into(), Value::Object(input_fields));
+        carried.insert("reference_fields".into(), Value::Object(reference_fields));
+        self.verbalize(carried, split)
     }
 }
 
