@@ -34,6 +34,62 @@ pub struct RecipeMeta {
     pub template: Value,
 }
 
+/// A list that every instance of a recipe carries (metric names, postprocessor names): the
+/// instance's own value, or a value kept for the process
+/// ([`crate::value::intern::intern_constant`]), which instances refer to instead of copying
+/// and dropping it, and whose JSON is written from a copy made once per thread. Reads as the
+/// [`Value`] (`Deref`).
+#[derive(Debug, Clone)]
+pub enum SharedValue {
+    /// The instance's own value.
+    Own(Value),
+    /// A value kept for the process.
+    Kept(&'static Value),
+}
+
+impl SharedValue {
+    /// `v` as a kept value ([`crate::value::intern::intern_constant`]), or as the caller's own
+    /// when no more values can be kept.
+    pub fn keep(v: Value) -> SharedValue {
+        match crate::value::intern::intern_constant(&v) {
+            Some(kept) => SharedValue::Kept(kept),
+            None => SharedValue::Own(v),
+        }
+    }
+
+    /// The value, owned (a kept one is copied).
+    pub fn into_value(self) -> Value {
+        match self {
+            SharedValue::Own(v) => v,
+            SharedValue::Kept(v) => v.clone(),
+        }
+    }
+
+    /// The kept value, if it is one.
+    fn kept(&self) -> Option<&'static Value> {
+        match self {
+            SharedValue::Own(_) => None,
+            SharedValue::Kept(v) => Some(v),
+        }
+    }
+}
+
+impl std::ops::Deref for SharedValue {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        match self {
+            SharedValue::Own(v) => v,
+            SharedValue::Kept(v) => v,
+        }
+    }
+}
+
+impl From<Value> for SharedValue {
+    fn from(v: Value) -> Self {
+        SharedValue::Own(v)
+    }
+}
+
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
 /// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
 struct Parts {
@@ -311,9 +367,9 @@ pub struct Verbalized {
     /// The `references` texts.
     pub references: Vec<String>,
     /// The postprocessor names (a list of strings).
-    pub postprocessors: Vec<Value>,
+    pub postprocessors: SharedValue,
     /// The metric names (a list of strings), or `None` for the instance's `metrics`.
-    pub metrics: Option<Value>,
+    pub metrics: Option<SharedValue>,
 }
 
 /// [`finalize_instance`] for an instance whose template handed over what it made (`v`)
@@ -332,7 +388,7 @@ pub fn finalize_verbalized(
     let made = Made {
         target: Value::String(v.target.into()),
         references: Value::Array(v.references.into_iter().map(Value::from).collect()),
-        postprocessors: Value::Array(v.postprocessors),
+        postprocessors: v.postprocessors,
         metrics: v.metrics,
     };
     finish(inst, parts, Some(made), group_by, recipe, pool_demos)
@@ -342,9 +398,9 @@ pub fn finalize_verbalized(
 struct Made {
     target: Value,
     references: Value,
-    postprocessors: Value,
+    postprocessors: SharedValue,
     /// `None`: the instance's.
-    metrics: Option<Value>,
+    metrics: Option<SharedValue>,
 }
 
 /// Finalization once the `task_data` parts are out of the instance; `made` holds the
@@ -424,18 +480,24 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made
             }
         }
     }
+    let mut shared: [Option<SharedValue>; 2] = [None, None];
     if let Some(m) = made {
         if let Some(metrics) = m.metrics {
-            slots[1] = Some(metrics);
+            shared[0] = Some(metrics);
+            slots[1] = Some(Value::Null);
         }
         slots[4] = Some(m.target);
         slots[5] = Some(m.references);
-        slots[6] = Some(m.postprocessors);
+        shared[1] = Some(m.postprocessors);
+        slots[6] = Some(Value::Null);
     }
     let [source, metrics, policy, media, target, references, postprocessors] = slots;
     let field = |v: Option<Value>, i: usize| v.ok_or_else(|| Error::invalid(format!("the finished instance has no {:?} field", NAMES[i])));
     let (source, metrics, data_classification_policy) = (field(source, 0)?, field(metrics, 1)?, field(policy, 2)?);
     let (target, references, postprocessors) = (field(target, 4)?, field(references, 5)?, field(postprocessors, 6)?);
+    let [shared_metrics, shared_postprocessors] = shared;
+    let metrics = shared_metrics.unwrap_or(SharedValue::Own(metrics));
+    let postprocessors = shared_postprocessors.unwrap_or(SharedValue::Own(postprocessors));
     let mut media = match media {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
@@ -461,30 +523,43 @@ const REPEATED_METRICS: usize = 0;
 const REPEATED_POSTPROCESSORS: usize = 1;
 const REPEATED_POLICY: usize = 2;
 
+/// What [`write_repeated`] keeps per slot on each thread: the value written last, the kept
+/// value it was ([`SharedValue::Kept`], by address), and its compact JSON.
+#[derive(Default)]
+struct Repeated {
+    last: Value,
+    kept: Option<*const Value>,
+    json: Vec<u8>,
+}
+
 thread_local! {
-    /// Per slot of [`write_repeated`], on each thread: the value written last and its compact
-    /// JSON.
-    static REPEATED: std::cell::RefCell<[(Value, Vec<u8>); 3]> = Default::default();
+    /// Per slot of [`write_repeated`], on each thread.
+    static REPEATED: std::cell::RefCell<[Repeated; 3]> = Default::default();
 }
 
 /// Appends `v` as compact JSON, as [`crate::json_lines::write_value`] does. A value written as
 /// the same JSON ([`same_json`]) as the one last written in `slot` on this thread has its JSON
 /// copied instead of escaped again: a recipe's metrics, postprocessors and classification
-/// policy are the same lists for all its instances. Values holding dicts are written as usual.
-fn write_repeated(slot: usize, v: &Value, out: &mut Vec<u8>) {
+/// policy are the same lists for all its instances. A kept value (`kept`, see
+/// [`SharedValue`]) is recognized by its address, without comparing. Values holding dicts are
+/// written as usual.
+fn write_repeated(slot: usize, v: &Value, kept: Option<&'static Value>, out: &mut Vec<u8>) {
     REPEATED.with(|r| {
         let Ok(mut r) = r.try_borrow_mut() else { return crate::json_lines::write_value(v, out) };
-        let (last, json) = &mut r[slot];
+        let r = &mut r[slot];
+        let kept = kept.map(|k| k as *const Value);
         // A stored value is one that can be memoized, so a hit needs no other check.
-        if json.is_empty() || !same_json(last, v) {
+        let hit = !r.json.is_empty() && ((kept.is_some() && r.kept == kept) || same_json(&r.last, v));
+        if !hit {
             if !same_json(v, v) {
                 return crate::json_lines::write_value(v, out);
             }
-            json.clear();
-            crate::json_lines::write_value(v, json);
-            *last = v.clone();
+            r.json.clear();
+            crate::json_lines::write_value(v, &mut r.json);
+            r.last = v.clone();
+            r.kept = kept;
         }
-        out.extend_from_slice(json);
+        out.extend_from_slice(&r.json);
     })
 }
 
@@ -500,7 +575,7 @@ pub struct OutputInstance {
     /// The rendered references (a list of strings).
     pub references: Value,
     /// The metric names (a list).
-    pub metrics: Value,
+    pub metrics: SharedValue,
     /// Each group as the JSON text of its dict (empty without `group_by`).
     pub groups: Vec<Value>,
     /// The names of the benchmark subsets the instance comes through, outermost first (strings;
@@ -511,7 +586,7 @@ pub struct OutputInstance {
     /// `media.audios` (a list, empty when the instance has none).
     pub audios: Value,
     /// The postprocessor names (a list).
-    pub postprocessors: Value,
+    pub postprocessors: SharedValue,
     /// The `task_data` dict as Python's `json.dumps` writes it ([`OutputInstance::task_data`]).
     task_data: TaskData,
     /// The instance's data classification policy (a list, or `null`).
@@ -528,11 +603,11 @@ impl OutputInstance {
         out.insert("source".into(), self.source);
         out.insert("target".into(), self.target);
         out.insert("references".into(), self.references);
-        out.insert("metrics".into(), self.metrics);
+        out.insert("metrics".into(), self.metrics.into_value());
         out.insert("groups".into(), Value::Array(self.groups));
         out.insert("subset".into(), Value::Array(self.subset));
         out.insert("media".into(), Value::Object(media));
-        out.insert("postprocessors".into(), self.postprocessors);
+        out.insert("postprocessors".into(), self.postprocessors.into_value());
         out.insert("task_data".into(), Value::String(self.task_data.into_text().into()));
         out.insert(Key::const_new("data_classification_policy"), self.data_classification_policy);
         out
@@ -552,7 +627,7 @@ impl OutputInstance {
             write_value(v, out);
         }
         out.extend_from_slice(b",\"metrics\":");
-        write_repeated(REPEATED_METRICS, &self.metrics, out);
+        write_repeated(REPEATED_METRICS, &self.metrics, self.metrics.kept(), out);
         out.extend_from_slice(b",\"groups\":");
         write_array(&self.groups, out);
         out.extend_from_slice(b",\"subset\":");
@@ -562,7 +637,7 @@ impl OutputInstance {
         out.extend_from_slice(b",\"audios\":");
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
-        write_repeated(REPEATED_POSTPROCESSORS, &self.postprocessors, out);
+        write_repeated(REPEATED_POSTPROCESSORS, &self.postprocessors, self.postprocessors.kept(), out);
         out.extend_from_slice(b",\"task_data\":");
         match &self.task_data {
             TaskData::Text(t) => write_str(t, out),
@@ -573,7 +648,7 @@ impl OutputInstance {
             }
         }
         out.extend_from_slice(b",\"data_classification_policy\":");
-        write_repeated(REPEATED_POLICY, &self.data_classification_policy, out);
+        write_repeated(REPEATED_POLICY, &self.data_classification_policy, None, out);
         out.push(b'}');
     }
 

@@ -28,7 +28,7 @@ use crate::task::Task;
 use crate::templates::{Rendered, Template};
 use crate::value::{Instance, Value};
 
-pub use finalize::{finalize_instance, finalize_verbalized, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
+pub use finalize::{finalize_instance, finalize_verbalized, OutputInstance, RecipeMeta, SharedValue, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -458,7 +458,12 @@ impl Recipe {
             // Whether the template's texts and the system prompt's go to the format directly
             // (see `verbalize_and_finalize`): the same answer for the whole split.
             let direct = match me.system_prompt.system_prompt_text(&split) {
-                Some(text) if me.format.takes_pieces(&split) => Some(text),
+                Some(system_prompt) if me.format.takes_pieces(&split) => Some(DirectPath {
+                    system_prompt,
+                    metrics: me.metrics.clone().map(|m| SharedValue::keep(Value::Array(m))),
+                    postprocessors: me.postprocessors.clone().map(|p| SharedValue::keep(Value::Array(p))),
+                    task_metrics: SharedValue::keep(Value::Array(me.card.task.inner.metrics.clone())),
+                }),
                 _ => None,
             };
             // Whether the task, the last deferred step, hands its output to the template in
@@ -520,8 +525,8 @@ impl Recipe {
     /// Demos, template, system prompt, format and finalization of one instance of `split`.
     /// `inst` is the task's output, or only its carried fields when the task handed its
     /// output over in parts ([`Task::hand_over`]): then `fields` holds its input and reference
-    /// fields (and its metrics are the task's). `direct`: the system prompt's text when the
-    /// format takes the template's texts and it directly on this split
+    /// fields (and its metrics are the task's). `direct`: given when the format takes the
+    /// template's texts and the system prompt's directly on this split
     /// ([`InstanceOperator::system_prompt_text`], [`InstanceOperator::takes_pieces`]), decided
     /// once per split by the caller.
     fn verbalize_and_finalize(
@@ -530,7 +535,7 @@ impl Recipe {
         fields: Option<(Instance, Instance)>,
         split: &str,
         pool: Option<&demos::DemosPool>,
-        direct: Option<&crate::value::Str>,
+        direct: Option<&DirectPath>,
     ) -> Result<OutputInstance> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
@@ -629,21 +634,21 @@ impl Recipe {
         // The task's metrics, when its output came in parts: the recipe's replace them anyway.
         let task_metrics = || Value::Array(self.card.task.inner.metrics.clone());
         let rendered = match (direct, rendered) {
-            (Some(system_prompt), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
+            (Some(d), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
                 let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = r;
                 let pieces = Pieces {
                     source: Value::String(source.into()),
                     instruction: Value::String(instruction.into()),
-                    system_prompt: Value::String(system_prompt.clone()),
+                    system_prompt: Value::String(d.system_prompt.clone()),
                     target_prefix: Value::String(target_prefix.into()),
                 };
                 let inst = self.format.format_pieces(inst, pieces).with_ctx(in_format)?;
-                let metrics = match &self.metrics {
-                    Some(m) => Some(Value::Array(m.clone())),
-                    None if handed_over => Some(task_metrics()),
+                let metrics = match &d.metrics {
+                    Some(m) => Some(m.clone()),
+                    None if handed_over => Some(d.task_metrics.clone()),
                     None => None,
                 };
-                let postprocessors = self.postprocessors.clone().unwrap_or(postprocessors);
+                let postprocessors = d.postprocessors.clone().unwrap_or(postprocessors);
                 let v = Verbalized { input_fields, reference_fields, target, references, postprocessors, metrics };
                 return finalize_verbalized(inst, v, &self.group_by, meta, pool_demos.as_deref());
             }
@@ -666,6 +671,18 @@ impl Recipe {
         }
         finalize_instance(inst, &self.group_by, meta, pool_demos.as_deref())
     }
+}
+
+/// What the instances of a split share when the format takes the template's texts and the
+/// system prompt's directly (see `Recipe::verbalize_and_finalize`), made once per split.
+struct DirectPath {
+    /// The system prompt's text.
+    system_prompt: crate::value::Str,
+    /// The recipe's `metrics` and `postprocessors`, when given, kept ([`SharedValue::keep`]).
+    metrics: Option<SharedValue>,
+    postprocessors: Option<SharedValue>,
+    /// The task's metrics, kept.
+    task_metrics: SharedValue,
 }
 
 /// What [`Recipe::run_map`] applies to each finished instance, on the worker threads.

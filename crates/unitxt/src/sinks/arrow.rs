@@ -128,10 +128,10 @@ impl ArrowRow {
         r.text_cell("source", Some(&o.source))?;
         r.text_cell("target", Some(&o.target))?;
         r.list_cell("references", Some(&o.references))?;
-        r.list_cell("metrics", Some(&o.metrics))?;
+        r.list_cell("metrics", Some(&*o.metrics))?;
         r.list_items(&o.groups);
         r.list_items(&o.subset);
-        r.list_cell("postprocessors", Some(&o.postprocessors))?;
+        r.list_cell("postprocessors", Some(&*o.postprocessors))?;
         o.write_task_data(&mut r.text);
         r.spans.push(Span::Text(r.text.len()));
         r.list_cell("data_classification_policy", Some(&o.data_classification_policy))?;

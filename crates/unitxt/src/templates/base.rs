@@ -10,6 +10,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::repr::{repr, str as py_str};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
+use crate::recipe::SharedValue;
 use crate::templates::{Rendered, Serializer, Template};
 use crate::value::{Instance, Value};
 
@@ -50,6 +51,10 @@ pub struct TemplateBase {
     /// interned ([`crate::value::intern`]), so that the copy allocates only the list.
     #[serde(default, deserialize_with = "crate::value::intern::deserialize_interned_list")]
     pub postprocessors: Option<Vec<Value>>,
+    /// The postprocessors in effect (`postprocessors` or the template's default) as a kept
+    /// value ([`SharedValue::keep`]), made on first use.
+    #[serde(skip)]
+    kept_postprocessors: std::sync::OnceLock<SharedValue>,
     /// Format string over the serialized input fields; an instance's own `instruction` wins.
     #[serde(default)]
     pub instruction: String,
@@ -259,16 +264,17 @@ fn render_with<T: TemplateKind + ?Sized>(
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }
-    let post = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
+    let post = || b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
     let mut result = instance;
     // Handed over: the texts and the postprocessors, with the rest below.
     let handed = if hand_over && !inference && p_source.is_none() && p_instruction.is_none() && p_prefix.is_none() {
+        let post = b.kept_postprocessors.get_or_init(|| SharedValue::keep(Value::Array(post()))).clone();
         Some((source, instruction, target_prefix, post))
     } else {
         result.set_at(p_source, "source", Value::String(source.into()));
         result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
         result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
-        result.set_at(p_post, "postprocessors", Value::Array(post));
+        result.set_at(p_post, "postprocessors", Value::Array(post()));
         None
     };
     if inference {

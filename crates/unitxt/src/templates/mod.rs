@@ -55,7 +55,7 @@ pub trait Template: Send + Sync {
 
 /// What a template makes of an instance, handed over instead of written into it (see
 /// [`Template::verbalize`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Rendered {
     /// The `source` text (the input fields in the template's `input_format`).
     pub source: String,
@@ -73,7 +73,7 @@ pub struct Rendered {
     /// The `references` texts.
     pub references: Vec<String>,
     /// The postprocessor names (a list of strings).
-    pub postprocessors: Vec<Value>,
+    pub postprocessors: crate::recipe::SharedValue,
 }
 
 impl Rendered {
@@ -86,7 +86,7 @@ impl Rendered {
         instance.insert("instruction".into(), Value::String(self.instruction.into()));
         instance.insert("target_prefix".into(), Value::String(self.target_prefix.into()));
         instance.insert("input_fields".into(), Value::Object(self.input_fields));
-        instance.insert("postprocessors".into(), Value::Array(self.postprocessors));
+        instance.insert("postprocessors".into(), self.postprocessors.into_value());
         instance.insert("reference_fields".into(), Value::Object(self.reference_fields));
         instance.insert("target".into(), Value::String(self.target.into()));
         instance.insert("references".into(), Value::Array(self.references.into_iter().map(Value::from).collect()));
