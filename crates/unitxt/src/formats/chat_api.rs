@@ -102,15 +102,14 @@ impl FormatKind for ChatApiFormat {
         self.demos_field.as_deref()
     }
 
-    fn assemble(&self, mut instance: Instance, f: FormatFields) -> Result<Instance> {
+    fn model_input(&self, instance: &mut Instance, f: FormatFields) -> Result<Value> {
         let chat = self.to_chat(&f)?;
         if let Some(Value::Object(media)) = instance.get_mut("media") {
             if !media.is_empty() {
                 media.insert("images".into(), Value::Array(Vec::new()));
             }
         }
-        instance.insert("source".into(), Value::Array(chat));
-        Ok(instance)
+        Ok(Value::Array(chat))
     }
 }
 

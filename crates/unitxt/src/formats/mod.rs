@@ -112,13 +112,21 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
 /// demos are not a list of dicts.
 pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Pieces) -> Result<FormatFields> {
     let Pieces { source, instruction, system_prompt, target_prefix } = pieces;
-    let turns = instance.get("__turns__").cloned();
-    if let Some(Value::Null) = instance.get("media") {
+    // The three fields read, found in one pass.
+    let [p_turns, p_media, p_demos] = match demos_field {
+        Some(df) if df != "__turns__" && df != "media" => instance.positions_of(["__turns__", "media", df]),
+        _ => {
+            let [t, m] = instance.positions_of(["__turns__", "media"]);
+            [t, m, demos_field.and_then(|df| instance.get_index_of(df))]
+        }
+    };
+    let turns = p_turns.map(|i| instance.get_index(i).clone());
+    if p_media.is_some_and(|i| instance.get_index(i).is_null()) {
         return Err(Error::invalid("field \"media\" of the instance must not be None"));
     }
     let mut demos = Vec::new();
     if let Some(df) = demos_field {
-        if let Some(d) = instance.get(df) {
+        if let Some(d) = p_demos.map(|i| instance.get_index(i)) {
             let list = match d {
                 Value::Array(items) if items.iter().all(|x| x.is_object()) => items,
                 other => {
@@ -148,15 +156,16 @@ pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Piece
 /// [`chat_api::ChatApiFormat`]). Its [`InstanceOperator`] methods are the same for all: on the
 /// splits of its scope, `process_instance` takes the fields out of the instance
 /// ([`take_fields`]) and `format_pieces` takes them handed over ([`fields_with`]); both then
-/// [`FormatKind::assemble`].
+/// build the [`FormatKind::model_input`], which `process_instance` writes to `source`.
 pub trait FormatKind: Send + Sync {
     /// The splits it applies to.
     fn scope(&self) -> &StreamScope;
     /// The field holding the demos (`None`: no demos).
     fn demos_field(&self) -> Option<&str>;
-    /// Writes the model input built from `f` to `source` of `instance`, which no longer holds
-    /// the fields of `f`.
-    fn assemble(&self, instance: Instance, f: FormatFields) -> Result<Instance>;
+    /// The model input built from `f` (the new `source`), for `instance`, which no longer
+    /// holds the fields of `f` and may be changed otherwise (a chat format empties
+    /// `media/images`).
+    fn model_input(&self, instance: &mut Instance, f: FormatFields) -> Result<Value>;
 }
 
 impl<T: FormatKind> InstanceOperator for T {
@@ -165,16 +174,18 @@ impl<T: FormatKind> InstanceOperator for T {
             return Ok(instance);
         }
         let f = take_fields(&mut instance, self.demos_field())?;
-        self.assemble(instance, f)
+        let source = self.model_input(&mut instance, f)?;
+        instance.insert("source".into(), source);
+        Ok(instance)
     }
 
     fn takes_pieces(&self, split: &str) -> bool {
         self.scope().applies(split)
     }
 
-    fn format_pieces(&self, instance: Instance, pieces: Pieces) -> Result<Instance> {
-        let f = fields_with(&instance, self.demos_field(), pieces)?;
-        self.assemble(instance, f)
+    fn format_pieces(&self, instance: &mut Instance, pieces: Pieces) -> Result<Value> {
+        let f = fields_with(instance, self.demos_field(), pieces)?;
+        self.model_input(instance, f)
     }
 }
 

@@ -173,7 +173,7 @@ impl FormatKind for SystemFormat {
         self.demos_field.as_deref()
     }
 
-    fn assemble(&self, mut instance: Instance, mut f: FormatFields) -> Result<Instance> {
+    fn model_input(&self, _instance: &mut Instance, mut f: FormatFields) -> Result<Value> {
         let mut source = std::mem::take(&mut f.source);
         if let Some(turns) = &f.turns {
             if !truthy(&source) {
@@ -211,8 +211,7 @@ impl FormatKind for SystemFormat {
             let args = self.kwargs(fixed, "model_input_format")?;
             out = format_kwargs(&self.model_input_format, &args).ctx("rendering model_input_format")?;
         }
-        instance.insert("source".into(), Value::String(apply_capital_new_line_notation(out).into()));
-        Ok(instance)
+        Ok(Value::String(apply_capital_new_line_notation(out).into()))
     }
 }
 
@@ -238,7 +237,7 @@ mod tests {
     }
 
     fn source_of(format: &SystemFormat, f: FormatFields) -> Value {
-        format.assemble(Instance::new(), f).unwrap().get("source").cloned().unwrap()
+        format.model_input(&mut Instance::new(), f).unwrap()
     }
 
     /// Plain format strings are concatenated; the text is the one `format_kwargs` gives

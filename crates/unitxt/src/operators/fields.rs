@@ -269,6 +269,10 @@ pub struct MapInstanceValues {
     /// false).
     #[serde(default)]
     pub process_every_value: bool,
+    /// Per entry of `mappers`, whether its path is one plain key (see [`plain_key`]); worked
+    /// out on first use.
+    #[serde(skip)]
+    plain: std::sync::OnceLock<Vec<bool>>,
 }
 
 /// The `mappers` of [`MapInstanceValues`], each interned ([`crate::value::intern::intern_map`]).
@@ -298,10 +302,11 @@ impl MapInstanceValues {
 
 impl InstanceOperator for MapInstanceValues {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        for (field, mapper) in &self.mappers {
+        let plain = self.plain.get_or_init(|| self.mappers.keys().map(|k| plain_key(k)).collect());
+        for ((field, mapper), &plain) in self.mappers.iter().zip(plain) {
             // A top-level field that is there, mapped as a whole: replaced in place, its key
             // text made without allocating for strings and integers.
-            if !self.process_every_value && plain_key(field) {
+            if !self.process_every_value && plain {
                 if let Some(slot) = instance.get_mut(field.as_str()) {
                     if slot.is_null() {
                         continue;

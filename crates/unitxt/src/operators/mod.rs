@@ -131,9 +131,11 @@ pub trait InstanceOperator: Send + Sync {
 
     /// For a format that [`InstanceOperator::takes_pieces`]: `process_instance` of the
     /// instance that would hold `pieces` as its `source`, `instruction`, `system_prompt` and
-    /// `target_prefix` fields; `instance` holds none of them. Errors as `process_instance`
-    /// does, and by default (no such format).
-    fn format_pieces(&self, _instance: Instance, _pieces: crate::formats::Pieces) -> Result<Instance> {
+    /// `target_prefix` fields (`instance` holds none of them), except that the model input is
+    /// returned instead of written to `source`: with it written there last, `instance` is what
+    /// `process_instance` gives. Errors as `process_instance` does, and by default (no such
+    /// format).
+    fn format_pieces(&self, _instance: &mut Instance, _pieces: crate::formats::Pieces) -> Result<crate::value::Value> {
         Err(crate::error::Error::invalid("this operator does not build a model input from pieces"))
     }
 }

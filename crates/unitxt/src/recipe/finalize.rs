@@ -354,10 +354,13 @@ pub fn finalize_instance(
     finish(inst, parts, None, group_by, recipe, pool_demos)
 }
 
-/// What a template made of an instance, handed to finalization instead of written into the
-/// instance (from [`crate::templates::Rendered`]).
+/// What a template and a format made of an instance, handed to finalization instead of
+/// written into the instance (from [`crate::templates::Rendered`] and
+/// [`crate::operators::InstanceOperator::format_pieces`]).
 #[derive(Debug, Clone)]
 pub struct Verbalized {
+    /// The model input (`source`).
+    pub source: Value,
     /// The instance's `input_fields` (values, not their texts).
     pub input_fields: Instance,
     /// The instance's `reference_fields`.
@@ -386,6 +389,7 @@ pub fn finalize_verbalized(
     let policy = inst.get("data_classification_policy").cloned().unwrap_or(Value::Null);
     let parts = Parts { input: v.input_fields, policy, refs: v.reference_fields };
     let made = Made {
+        source: v.source,
         target: Value::String(v.target.into()),
         references: Value::Array(v.references.into_iter().map(Value::from).collect()),
         postprocessors: v.postprocessors,
@@ -394,8 +398,10 @@ pub fn finalize_verbalized(
     finish(inst, parts, Some(made), group_by, recipe, pool_demos)
 }
 
-/// The output fields a template handed over (see [`finalize_verbalized`]), as values.
+/// The output fields a template and a format handed over (see [`finalize_verbalized`]), as
+/// values.
 struct Made {
+    source: Value,
     target: Value,
     references: Value,
     postprocessors: SharedValue,
@@ -467,11 +473,11 @@ fn finish(
 /// The output instance from what is left of the verbalized instance, its fields picked in one
 /// pass over it (the rest is dropped); those in `made` are taken from there instead.
 fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made: Option<Made>) -> Result<OutputInstance> {
-    const NAMES: [&str; 7] = ["source", "metrics", "data_classification_policy", "media", "target", "references", "postprocessors"];
-    // The template's fields (the last three) are taken from the instance only when not
-    // handed over. (A search of the whole constant array compiles to comparisons of lengths
-    // and words; one of a slice of it calls `memcmp`.)
-    let kept = if made.is_some() { 4 } else { NAMES.len() };
+    const NAMES: [&str; 7] = ["metrics", "data_classification_policy", "media", "source", "target", "references", "postprocessors"];
+    // The fields a template and a format make (the last four) are taken from the instance
+    // only when not handed over. (A search of the whole constant array compiles to
+    // comparisons of lengths and words; one of a slice of it calls `memcmp`.)
+    let kept = if made.is_some() { 3 } else { NAMES.len() };
     let mut slots: [Option<Value>; 7] = Default::default();
     for (k, v) in inst {
         if let Some(i) = NAMES.iter().position(|n| *n == k.as_str()) {
@@ -484,16 +490,17 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made
     if let Some(m) = made {
         if let Some(metrics) = m.metrics {
             shared[0] = Some(metrics);
-            slots[1] = Some(Value::Null);
+            slots[0] = Some(Value::Null);
         }
+        slots[3] = Some(m.source);
         slots[4] = Some(m.target);
         slots[5] = Some(m.references);
         shared[1] = Some(m.postprocessors);
         slots[6] = Some(Value::Null);
     }
-    let [source, metrics, policy, media, target, references, postprocessors] = slots;
+    let [metrics, policy, media, source, target, references, postprocessors] = slots;
     let field = |v: Option<Value>, i: usize| v.ok_or_else(|| Error::invalid(format!("the finished instance has no {:?} field", NAMES[i])));
-    let (source, metrics, data_classification_policy) = (field(source, 0)?, field(metrics, 1)?, field(policy, 2)?);
+    let (metrics, data_classification_policy, source) = (field(metrics, 0)?, field(policy, 1)?, field(source, 3)?);
     let (target, references, postprocessors) = (field(target, 4)?, field(references, 5)?, field(postprocessors, 6)?);
     let [shared_metrics, shared_postprocessors] = shared;
     let metrics = shared_metrics.unwrap_or(SharedValue::Own(metrics));

@@ -642,14 +642,15 @@ impl Recipe {
                     system_prompt: Value::String(d.system_prompt.clone()),
                     target_prefix: Value::String(target_prefix.into()),
                 };
-                let inst = self.format.format_pieces(inst, pieces).with_ctx(in_format)?;
+                let mut inst = inst;
+                let source = self.format.format_pieces(&mut inst, pieces).with_ctx(in_format)?;
                 let metrics = match &d.metrics {
                     Some(m) => Some(m.clone()),
                     None if handed_over => Some(d.task_metrics.clone()),
                     None => None,
                 };
                 let postprocessors = d.postprocessors.clone().unwrap_or(postprocessors);
-                let v = Verbalized { input_fields, reference_fields, target, references, postprocessors, metrics };
+                let v = Verbalized { source, input_fields, reference_fields, target, references, postprocessors, metrics };
                 return finalize_verbalized(inst, v, &self.group_by, meta, pool_demos.as_deref());
             }
             // Each step as usual (the instance has a system prompt of its own).
