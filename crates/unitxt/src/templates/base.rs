@@ -247,8 +247,8 @@ fn render_with<T: TemplateKind + ?Sized>(
         t.serialize(cur, &mut instance)?
     };
     // The fields written below, looked up in one pass (serializers may add fields, so after
-    // serializing). `input_fields` and `reference_fields` are where they were taken from
-    // (an empty dict holds each place), and nothing removes any field until the end.
+    // serializing). `input_fields` and `reference_fields`, unless given, are where they were
+    // taken from (an empty dict holds each place), and nothing removes any field until the end.
     let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
         instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
     // The input fields hold their texts until they are restored below.
