@@ -112,12 +112,12 @@ pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result
 /// demos are not a list of dicts.
 pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Pieces) -> Result<FormatFields> {
     let Pieces { source, instruction, system_prompt, target_prefix } = pieces;
-    // The three fields read, found in one pass.
+    // The fields read, found in one pass.
     let [p_turns, p_media, p_demos] = match demos_field {
-        Some(df) if df != "__turns__" && df != "media" => instance.positions_of(["__turns__", "media", df]),
-        _ => {
+        Some(df) => instance.positions_of(["__turns__", "media", df]),
+        None => {
             let [t, m] = instance.positions_of(["__turns__", "media"]);
-            [t, m, demos_field.and_then(|df| instance.get_index_of(df))]
+            [t, m, None]
         }
     };
     let turns = p_turns.map(|i| instance.get_index(i).clone());

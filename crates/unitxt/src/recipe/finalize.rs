@@ -84,12 +84,6 @@ impl std::ops::Deref for SharedValue {
     }
 }
 
-impl From<Value> for SharedValue {
-    fn from(v: Value) -> Self {
-        SharedValue::Own(v)
-    }
-}
-
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
 /// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
 struct Parts {
@@ -564,8 +558,9 @@ fn write_repeated(slot: usize, v: &Value, kept: Option<&'static Value>, out: &mu
             r.json.clear();
             crate::json_lines::write_value(v, &mut r.json);
             r.last = v.clone();
-            r.kept = kept;
         }
+        // A kept value found equal by comparing is recognized by its address from then on.
+        r.kept = kept;
         out.extend_from_slice(&r.json);
     })
 }

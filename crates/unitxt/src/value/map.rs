@@ -207,9 +207,10 @@ impl Map {
         ix.find(hash(key), |&i| self.entries[i].0.as_str() == key).copied()
     }
 
-    /// Positions of `keys` (distinct), found in one pass over the entries: the same as
-    /// [`Map::get_index_of`] for each key, cheaper when several keys are looked up in a row
-    /// (most of them absent, which costs a whole pass each).
+    /// Positions of `keys`, found in one pass over the entries: the same as
+    /// [`Map::get_index_of`] for each key (a key given twice gets its position twice), cheaper
+    /// when several keys are looked up in a row (most of them absent, which costs a whole pass
+    /// each).
     pub fn positions_of<const N: usize>(&self, keys: [&str; N]) -> [Option<usize>; N] {
         let mut out = [None; N];
         match &self.index {
@@ -733,6 +734,8 @@ mod tests {
             m.insert("input_fieldz".into(), Value::Null);
             let wanted = ["a", "key_number_3", "input_fields", "input_fieldz", "missing", "key_number_5"];
             assert_eq!(m.positions_of(wanted), wanted.map(|k| m.get_index_of(k)), "{n} entries");
+            let twice = ["key_number_3", "missing", "key_number_3", "missing"];
+            assert_eq!(m.positions_of(twice), [Some(3), None, Some(3), None], "{n} entries");
             let [a, _, absent, ..] = m.positions_of(wanted);
             assert_eq!(m.set_at(a, "a", Value::from(1)), Some(Value::Null));
             assert_eq!(m.set_at(absent, "input_fields", Value::from(2)), None);
