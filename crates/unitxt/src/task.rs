@@ -14,7 +14,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::operators::InstanceOperator;
 use crate::templates::Template;
-use crate::value::{FieldName, Instance, Value};
+use crate::value::{map::tags_of, FieldName, Instance, Value};
 
 /// A parsed Unitxt type string.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,6 +209,8 @@ pub struct Task {
     /// The names of `input_fields` and of `reference_fields`, in their order, ready for lookups.
     input_names: Vec<FieldName>,
     reference_names: Vec<FieldName>,
+    /// The keys of `defaults`, in its order, ready for lookups.
+    default_names: Vec<FieldName>,
     /// For each of [`CARRIED`], whether it is also a reference field (then it is cloned into
     /// the task's output and stays for the reference pick).
     carried_is_ref: [bool; 6],
@@ -279,6 +281,7 @@ impl Task {
             shared,
             input_names: names(&input_fields),
             reference_names: names(&reference_fields),
+            default_names: j.defaults.iter().flat_map(|d| d.keys()).map(|k| FieldName::new(k)).collect(),
             carried_is_ref,
             input_fields,
             reference_fields,
@@ -361,9 +364,9 @@ impl Task {
     /// so defaults are added only where the instance lacks the field.
     fn add_defaults(&self, instance: &mut Instance) {
         if let Some(d) = &self.defaults {
-            for (k, v) in d {
-                if !instance.contains_key(k) {
-                    instance.insert(k.clone(), v.clone());
+            for ((_, v), name) in d.iter().zip(&self.default_names) {
+                if !instance.contains_name(name) {
+                    instance.push_new_name(name, v.clone());
                 }
             }
         }
@@ -373,7 +376,8 @@ impl Task {
     /// empty when missing). They are found in one pass (most are absent); a moved value
     /// leaves a `null` under its key, which nothing reads again.
     fn carry(&self, instance: &mut Instance, out: &mut Instance) {
-        let carried = instance.positions_of(CARRIED);
+        const TAGS: [u64; 6] = tags_of(CARRIED);
+        let carried = instance.positions_of_tagged(CARRIED, TAGS);
         let mut take = |c: usize| -> Option<Value> {
             let i = carried[c]?;
             Some(if self.carried_is_ref[c] { instance.get_index(i).clone() } else { std::mem::take(instance.get_index_mut(i)) })

@@ -116,7 +116,9 @@ pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Piece
     let [p_turns, p_media, p_demos] = match demos_field {
         Some(df) => instance.positions_of(["__turns__", "media", df]),
         None => {
-            let [t, m] = instance.positions_of(["__turns__", "media"]);
+            const KEYS: [&str; 2] = ["__turns__", "media"];
+            const TAGS: [u64; 2] = crate::value::map::tags_of(KEYS);
+            let [t, m] = instance.positions_of_tagged(KEYS, TAGS);
             [t, m, None]
         }
     };

@@ -10,7 +10,7 @@ use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, Ca
 use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
 use super::pyops::{dict_set, plain_key};
-use crate::value::{dict_get, path_components, Instance, Value};
+use crate::value::{dict_get, path_components, FieldName, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
 /// missing intermediate dicts (Unitxt's `Set`; `use_deepcopy` needs no work here since values
@@ -24,20 +24,25 @@ pub struct Set {
     /// `use_deepcopy`: accepted for Unitxt's sake; changes nothing (default false).
     #[serde(default)]
     pub use_deepcopy: bool,
-    /// Per entry of `fields`, whether its path is one plain key (see [`plain_key`]); worked out
-    /// on first use.
+    /// Per entry of `fields`, its name when its path is one plain key (see [`plain_key`]);
+    /// worked out on first use.
     #[serde(skip)]
-    plain: std::sync::OnceLock<Vec<bool>>,
+    plain: std::sync::OnceLock<Vec<Option<FieldName>>>,
+}
+
+/// For each key, its [`FieldName`] when it is a plain key (see [`plain_key`]).
+fn plain_names<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<Option<FieldName>> {
+    keys.map(|k| plain_key(k).then(|| FieldName::new(k))).collect()
 }
 
 impl InstanceOperator for Set {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let plain = self.plain.get_or_init(|| self.fields.keys().map(|k| plain_key(k)).collect());
-        for ((path, value), &plain) in self.fields.iter().zip(plain) {
-            if plain {
+        let plain = self.plain.get_or_init(|| plain_names(self.fields.keys().map(|k| k.as_str())));
+        for ((path, value), plain) in self.fields.iter().zip(plain) {
+            if let Some(name) = plain {
                 // `dict_set` on a plain key replaces the value in place or appends it: what
                 // `insert` does, with one lookup.
-                instance.insert(path.clone(), value.clone());
+                instance.insert_name(name, value.clone());
             } else {
                 dict_set(&mut instance, path, value.clone()).with_ctx(|| format!("setting field {path:?}"))?;
             }
@@ -269,10 +274,10 @@ pub struct MapInstanceValues {
     /// false).
     #[serde(default)]
     pub process_every_value: bool,
-    /// Per entry of `mappers`, whether its path is one plain key (see [`plain_key`]); worked
-    /// out on first use.
+    /// Per entry of `mappers`, its name when its path is one plain key (see [`plain_key`]);
+    /// worked out on first use.
     #[serde(skip)]
-    plain: std::sync::OnceLock<Vec<bool>>,
+    plain: std::sync::OnceLock<Vec<Option<FieldName>>>,
 }
 
 /// The `mappers` of [`MapInstanceValues`], each interned ([`crate::value::intern::intern_map`]).
@@ -302,12 +307,12 @@ impl MapInstanceValues {
 
 impl InstanceOperator for MapInstanceValues {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let plain = self.plain.get_or_init(|| self.mappers.keys().map(|k| plain_key(k)).collect());
-        for ((field, mapper), &plain) in self.mappers.iter().zip(plain) {
+        let plain = self.plain.get_or_init(|| plain_names(self.mappers.keys().map(|k| k.as_str())));
+        for ((field, mapper), plain) in self.mappers.iter().zip(plain) {
             // A top-level field that is there, mapped as a whole: replaced in place, its key
             // text made without allocating for strings and integers.
-            if !self.process_every_value && plain {
-                if let Some(slot) = instance.get_mut(field.as_str()) {
+            if let (false, Some(name)) = (self.process_every_value, plain) {
+                if let Some(slot) = instance.get_name_mut(name) {
                     if slot.is_null() {
                         continue;
                     }
@@ -467,9 +472,9 @@ fn delete_in(cur: &mut Value, comps: &[&str]) -> bool {
 /// `rename_fields`). Takes the usual field selection (`field`/`to_field` or `field_to_field`).
 pub struct Rename {
     inner: FieldOp<Copy>,
-    /// Every pair renames a plain top-level key to another (no path, no `process_every_value`):
-    /// decided once, for the move fast path.
-    plain: bool,
+    /// When every pair renames a plain top-level key to another (no path, no
+    /// `process_every_value`), the pairs' names, for the move fast path; decided once.
+    plain: Option<Vec<(FieldName, FieldName)>>,
 }
 
 impl<'de> Deserialize<'de> for Rename {
@@ -478,6 +483,7 @@ impl<'de> Deserialize<'de> for Rename {
         let inner = FieldOp::new(spec, Arc::new(Copy {})).map_err(serde::de::Error::custom)?;
         let plain = !inner.spec.process_every_value
             && inner.pairs().is_ok_and(|pairs| pairs.iter().all(|(f, t)| plain_key(f) && plain_key(t) && f != t));
+        let plain = plain.then(|| inner.pairs().unwrap_or_default().iter().map(|(f, t)| (FieldName::new(f), FieldName::new(t))).collect());
         Ok(Rename { inner, plain })
     }
 }
@@ -487,11 +493,11 @@ impl InstanceOperator for Rename {
         // Plain top-level renames of fields that are there: move the value instead of copying
         // it and deleting the old path (same result: the new key lands where the copy would
         // have put it, and removing the old key keeps the order of the others).
-        if let (true, Ok(pairs)) = (self.plain, self.inner.pairs()) {
-            if pairs.iter().all(|(f, _)| instance.contains_key(f)) {
+        if let Some(pairs) = &self.plain {
+            if pairs.iter().all(|(f, _)| instance.contains_name(f)) {
                 for (from, to) in pairs {
-                    if let Some(v) = instance.shift_remove(from) {
-                        instance.insert(to.as_str().into(), v);
+                    if let Some(v) = instance.shift_remove_name(from) {
+                        instance.insert_name(to, v);
                     }
                 }
                 return Ok(instance);

@@ -249,8 +249,9 @@ fn render_with<T: TemplateKind + ?Sized>(
     // The fields written below, looked up in one pass (serializers may add fields, so after
     // serializing). `input_fields` and `reference_fields`, unless given, are where they were
     // taken from (an empty dict holds each place), and nothing removes any field until the end.
-    let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] =
-        instance.positions_of(["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"]);
+    const WRITTEN: [&str; 6] = ["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"];
+    const WRITTEN_TAGS: [u64; 6] = crate::value::map::tags_of(WRITTEN);
+    let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] = instance.positions_of_tagged(WRITTEN, WRITTEN_TAGS);
     // The input fields hold their texts until they are restored below.
     let serialized_inputs = fresh.as_ref().unwrap_or(&input);
     let source = t.input_fields_to_source(serialized_inputs)?;
@@ -308,7 +309,9 @@ fn render_with<T: TemplateKind + ?Sized>(
     // `input_fields` and `reference_fields` go back to their places; `target` and
     // `references` come last (when new), then what the last step adds.
     result.set_at(p_refs, "reference_fields", Value::Object(refs));
-    let [p_target, p_references] = result.positions_of(["target", "references"]);
+    const MADE: [&str; 2] = ["target", "references"];
+    const MADE_TAGS: [u64; 2] = crate::value::map::tags_of(MADE);
+    let [p_target, p_references] = result.positions_of_tagged(MADE, MADE_TAGS);
     result.set_at(p_target, "target", Value::String(target.into()));
     result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
     t.post_process(&mut input, &mut result)?;

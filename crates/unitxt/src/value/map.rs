@@ -59,6 +59,31 @@ fn tag(key: &str) -> u64 {
     low | (n.min(255) as u64) << 56
 }
 
+/// The lookup tag of `key` (see [`tag`]), computable at compile time: for keys known in
+/// advance, given to [`Map::positions_of_tagged`].
+pub const fn key_tag(key: &str) -> u64 {
+    let b = key.as_bytes();
+    let n = b.len();
+    let mut low = 0u64;
+    let mut i = 0;
+    while i < n && i < 7 {
+        low |= (b[i] as u64) << (i * 8);
+        i += 1;
+    }
+    low | (if n < 255 { n } else { 255 } as u64) << 56
+}
+
+/// [`key_tag`] of each key, at compile time in a `const`.
+pub const fn tags_of<const N: usize>(keys: [&str; N]) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = key_tag(keys[k]);
+        k += 1;
+    }
+    out
+}
+
 /// Whether entry `e` holds `key`, whose [`tag`] is `t`: the tags must be equal, and the keys
 /// too unless the key is shorter than eight bytes (then equal tags mean equal keys).
 #[inline]
@@ -85,13 +110,37 @@ fn same_long_key(a: &[u8], b: &[u8]) -> bool {
 
 /// A field name with its lookup tag (length and first bytes, see the module docs) computed
 /// once, for operators that look up, remove or insert the same names in every instance (a task
-/// picking its fields): [`Map::get_name`], [`Map::swap_remove_name`] and
-/// [`Map::push_new_name`] skip computing the tag and, for insertion, building the key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// picking its fields, a card's `set` or `rename`): [`Map::get_name`], [`Map::swap_remove_name`],
+/// [`Map::insert_name`] and [`Map::push_new_name`] skip computing the tag and, for insertion,
+/// building the key.
+///
+/// A name also remembers where it was last found (its position hint). Instances of a stream are
+/// built the same way, so a field usually sits where it sat in the previous instance: a lookup
+/// checks that position first (one comparison of tags) and scans only when the field is
+/// elsewhere. The hint is shared by the threads that use the name (a relaxed atomic: a stale
+/// or racing hint only costs the scan, never a wrong answer, since the entry found there is
+/// checked), and written only when it changes.
+#[derive(Debug)]
 pub struct FieldName {
     key: Key,
     tag: u64,
+    hint: std::sync::atomic::AtomicU32,
 }
+
+impl Clone for FieldName {
+    fn clone(&self) -> Self {
+        FieldName { key: self.key.clone(), tag: self.tag, hint: std::sync::atomic::AtomicU32::new(self.hint()) }
+    }
+}
+
+impl PartialEq for FieldName {
+    /// Names are equal when their texts are (hints do not count).
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for FieldName {}
 
 impl FieldName {
     /// The name `name`, with its tag. A name longer than an inline key is interned
@@ -100,6 +149,7 @@ impl FieldName {
         FieldName {
             key: super::intern::intern(name),
             tag: tag(name),
+            hint: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -107,6 +157,19 @@ impl FieldName {
     #[inline]
     pub fn as_str(&self) -> &str {
         &self.key
+    }
+
+    #[inline]
+    fn hint(&self) -> u32 {
+        self.hint.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Records position `i` as where the name was found, unless it is already the hint.
+    #[inline]
+    fn found_at(&self, i: usize) {
+        if self.hint() != i as u32 {
+            self.hint.store(i as u32, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -167,18 +230,63 @@ impl Map {
         }
     }
 
+    /// Position of field `name`: at its hint (see [`FieldName`]) when the entry there holds
+    /// it, else found by a scan (or the hash index), which updates the hint.
+    #[inline]
+    fn name_index_of(&self, name: &FieldName) -> Option<usize> {
+        let h = name.hint() as usize;
+        if let Some(e) = self.entries.get(h) {
+            if holds(e, &name.key, name.tag) {
+                return Some(h);
+            }
+        }
+        let i = self.tagged_index_of(&name.key, name.tag)?;
+        name.found_at(i);
+        Some(i)
+    }
+
     /// The value of field `name` (as [`Map::get`]).
     #[inline]
     pub fn get_name(&self, name: &FieldName) -> Option<&Value> {
-        self.tagged_index_of(&name.key, name.tag)
-            .map(|i| &self.entries[i].1)
+        self.name_index_of(name).map(|i| &self.entries[i].1)
+    }
+
+    /// The value of field `name`, mutable (as [`Map::get_mut`]).
+    #[inline]
+    pub fn get_name_mut(&mut self, name: &FieldName) -> Option<&mut Value> {
+        self.name_index_of(name).map(|i| &mut self.entries[i].1)
+    }
+
+    /// True when field `name` is present (as [`Map::contains_key`]).
+    #[inline]
+    pub fn contains_name(&self, name: &FieldName) -> bool {
+        self.name_index_of(name).is_some()
     }
 
     /// Removes field `name` (as [`Map::swap_remove`]: the last entry takes its place).
     #[inline]
     pub fn swap_remove_name(&mut self, name: &FieldName) -> Option<Value> {
-        self.tagged_index_of(&name.key, name.tag)
-            .map(|i| self.swap_remove_at(i).1)
+        self.name_index_of(name).map(|i| self.swap_remove_at(i).1)
+    }
+
+    /// Removes field `name` keeping the order of the others (as [`Map::shift_remove`]).
+    #[inline]
+    pub fn shift_remove_name(&mut self, name: &FieldName) -> Option<Value> {
+        self.name_index_of(name).map(|i| self.shift_remove_at(i).1)
+    }
+
+    /// Sets field `name` to `v` (as [`Map::insert`]): in place when present, else appended
+    /// (and the hint set to its new position).
+    #[inline]
+    pub fn insert_name(&mut self, name: &FieldName, v: Value) -> Option<Value> {
+        match self.name_index_of(name) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),
+            None => {
+                name.found_at(self.entries.len());
+                self.push_new_name(name, v);
+                None
+            }
+        }
     }
 
     /// Appends field `name`, known to be absent (as [`Map::push_new`]).
@@ -212,10 +320,16 @@ impl Map {
     /// when several keys are looked up in a row (most of them absent, which costs a whole pass
     /// each).
     pub fn positions_of<const N: usize>(&self, keys: [&str; N]) -> [Option<usize>; N] {
+        self.positions_of_tagged(keys, keys.map(tag))
+    }
+
+    /// [`Map::positions_of`] with the keys' tags given (`tags[k]` is `key_tag(keys[k])`, made
+    /// once for keys known in advance, as a constant).
+    pub fn positions_of_tagged<const N: usize>(&self, keys: [&str; N], tags: [u64; N]) -> [Option<usize>; N] {
+        debug_assert!(keys.iter().zip(&tags).all(|(k, t)| tag(k) == *t), "positions_of_tagged: a tag does not match its key");
         let mut out = [None; N];
         match &self.index {
             None => {
-                let tags = keys.map(tag);
                 for (i, e) in self.entries.iter().enumerate() {
                     for k in 0..N {
                         if holds(e, keys[k], tags[k]) {
@@ -815,6 +929,68 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The compile-time tag is the tag, for keys of every length class.
+    #[test]
+    fn key_tag_is_tag() {
+        let text = "abcdefghijklmnopqrstu";
+        for n in 0..=text.len() {
+            assert_eq!(key_tag(&text[..n]), tag(&text[..n]), "{n}");
+        }
+        assert_eq!(key_tag(&"x".repeat(300)), tag(&"x".repeat(300)));
+        const T: [u64; 3] = tags_of(["", "ab", "input_fields"]);
+        assert_eq!(T, ["", "ab", "input_fields"].map(tag));
+        let mut m = Map::new();
+        m.insert("ab".into(), Value::Null);
+        m.insert("input_fields".into(), Value::Null);
+        assert_eq!(m.positions_of_tagged(["", "ab", "input_fields"], T), [None, Some(0), Some(1)]);
+    }
+
+    /// Hinted `FieldName` calls give what the plain calls give whatever their hint holds
+    /// (another key's position, a position past the end, a stale one after removals), and a
+    /// found name's hint is where it was found.
+    #[test]
+    fn field_name_hints_follow_the_field() {
+        let text = FieldName::new("text");
+        let label = FieldName::new("label");
+        let long = FieldName::new("input_fields");
+        let twin = FieldName::new("input_fieldz");
+        let mut m = Map::new();
+        for k in ["idx", "input_fieldz", "text", "input_fields"] {
+            m.insert(k.into(), Value::from(k));
+        }
+        // Found where the hint (0) does not point, then at the hint.
+        assert_eq!(m.get_name(&text), Some(&Value::from("text")));
+        assert_eq!(text.hint(), 2);
+        assert_eq!(m.get_name(&long), Some(&Value::from("input_fields")));
+        assert_eq!(long.hint(), 3);
+        // A hint at a key sharing the tag is not taken for the key.
+        twin.found_at(3);
+        assert_eq!(m.get_name(&twin), Some(&Value::from("input_fieldz")));
+        assert_eq!(twin.hint(), 1);
+        // Absent: nothing found, hint unchanged.
+        assert_eq!((m.contains_name(&label), label.hint()), (false, 0));
+        // Inserted: appended, the hint at its new place; then replaced in place.
+        assert_eq!(m.insert_name(&label, Value::from(1)), None);
+        assert_eq!(label.hint(), 4);
+        assert_eq!(m.insert_name(&label, Value::from(2)), Some(Value::from(1)));
+        assert_eq!(keys(&m), ["idx", "input_fieldz", "text", "input_fields", "label"]);
+        // Removals move fields; stale and out-of-range hints still find them.
+        assert_eq!(m.shift_remove_name(&twin), Some(Value::from("input_fieldz")));
+        assert_eq!(keys(&m), ["idx", "text", "input_fields", "label"]);
+        assert_eq!(m.get_name_mut(&label), Some(&mut Value::from(2)));
+        assert_eq!(label.hint(), 3);
+        assert_eq!(m.swap_remove_name(&text), Some(Value::from("text")));
+        assert_eq!(keys(&m), ["idx", "label", "input_fields"]);
+        assert_eq!(m.get_name(&label), Some(&Value::from(2)));
+        assert_eq!(label.hint(), 1);
+        long.found_at(99);
+        assert_eq!(m.get_name(&long), Some(&Value::from("input_fields")));
+        assert_eq!(long.hint(), 2);
+        // Clones keep the hint; equality is by name.
+        let copy = long.clone();
+        assert_eq!((copy.hint(), copy == long, copy == twin), (2, true, false));
     }
 
     #[test]
