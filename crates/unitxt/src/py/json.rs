@@ -304,6 +304,15 @@ impl<'o, O: PyJsonOut + ?Sized> DictWriter<'o, O> {
         write_value(v, &DumpOptions::default(), 0, out);
     }
 
+    /// Writes a piece of the dict's text that `json.dumps` would write for one item or its
+    /// key (`"key": value` or `"key": `), given in both forms (see [`PyJsonOut::pre_written`]),
+    /// and returns the output (for the value, after a key).
+    pub fn pre_written(&mut self, text: &str, escaped: &[u8]) -> &mut O {
+        self.separate();
+        self.out.pre_written(text, escaped);
+        self.out
+    }
+
     /// [`DictWriter::key`] for a literal key of printable ASCII without a quote or a backslash,
     /// which `json.dumps` writes as is: written without the escape scan.
     pub fn plain_key(&mut self, k: &'static str) -> &mut O {

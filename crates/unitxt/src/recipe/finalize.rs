@@ -3,7 +3,7 @@
 //! keeps exactly the output fields.
 
 use crate::error::{Error, Result};
-use crate::py::json::{dumps, DictWriter, DumpOptions, InJsonString, PyJsonOut};
+use crate::py::json::{dumps, write_value, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
@@ -118,16 +118,30 @@ impl Parts {
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
         let shared = self.refs.keys().any(|k| self.input.contains_key(k));
-        for (k, v) in &self.input {
-            let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
-            w.item(k, v);
-        }
-        write_metadata(w.plain_key("metadata"), &self.policy, recipe);
-        for (k, v) in &self.refs {
-            if !shared || !self.input.contains_key(k) {
-                w.item(k, v);
+        // An instance's own dict (not a demo's) goes through this thread's memo of items.
+        ITEMS.with(|memo| {
+            let mut memo = match recipe {
+                Some(_) => memo.try_borrow_mut().ok(),
+                None => None,
+            };
+            let mut item = |at: usize, w: &mut DictWriter<'_, O>, k: &Key, v: &Value| match memo.as_mut() {
+                Some(m) => m.write(at, w, k, v),
+                None => w.item(k, v),
+            };
+            let mut at = 0;
+            for (k, v) in &self.input {
+                let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
+                item(at, &mut w, k, v);
+                at += 1;
             }
-        }
+            write_metadata(w.plain_key("metadata"), &self.policy, recipe);
+            for (k, v) in &self.refs {
+                if !shared || !self.input.contains_key(k) {
+                    item(at, &mut w, k, v);
+                    at += 1;
+                }
+            }
+        });
         let n = match demos {
             DirectDemos::None => None,
             DirectDemos::Parts(d) => Some(d.len()),
@@ -260,6 +274,112 @@ fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Op
             out.pre_written(&m.text, &m.escaped);
         }
     })
+}
+
+/// What [`ItemMemo`] keeps for one position of the `task_data` dicts: the key last written
+/// there and its text `"key": ` in both forms (the `json.dumps` text and its escape inside a
+/// JSON string, see [`PyJsonOut::pre_written`]); and, while the values there repeat, the last
+/// value with its text in both forms.
+struct ItemSlot {
+    key: Key,
+    key_text: String,
+    key_escaped: Vec<u8>,
+    /// The last value and its texts, when memoizing (a value written the same whatever its
+    /// equal copy, see [`same_json`]).
+    value: Option<(Value, String, Vec<u8>)>,
+    /// False once the values at this position turned out to change too often.
+    on: bool,
+    /// Values written and values that repeated the previous one, counted up to
+    /// [`ItemMemo::TRIAL`] values.
+    calls: u32,
+    repeats: u32,
+}
+
+/// The items of the `task_data` dicts this thread wrote, by position. The instances of a
+/// recipe write the same fields in the same order, and many fields hold the same value in
+/// every instance (a card's constants: the classes, the text type); their items are then
+/// copied as text rather than escaped again. A key is compared (a short string) before its
+/// text is reused, a value with [`same_json`]. A position whose values keep changing (the
+/// instance's text) stops memoizing its value after [`ItemMemo::TRIAL`] values, as the format
+/// memo of templates does; its key text is still reused.
+#[derive(Default)]
+struct ItemMemo {
+    slots: Vec<ItemSlot>,
+}
+
+impl ItemMemo {
+    /// Values after which a position keeps memoizing only if at least three in four repeated
+    /// the previous one.
+    const TRIAL: u32 = 32;
+
+    /// At most this many positions are memoized (later items are written as usual).
+    const MAX_SLOTS: usize = 64;
+
+    /// Writes item `k: v`, the `at`-th of its dict (0-based, `metadata` not counted).
+    fn write<O: PyJsonOut + ?Sized>(&mut self, at: usize, w: &mut DictWriter<'_, O>, k: &Key, v: &Value) {
+        if at >= Self::MAX_SLOTS {
+            return w.item(k, v);
+        }
+        if at == self.slots.len() {
+            self.slots.push(ItemSlot {
+                key: Key::default(),
+                key_text: String::new(),
+                key_escaped: Vec::new(),
+                value: None,
+                on: true,
+                calls: 0,
+                repeats: 0,
+            });
+        }
+        let slot = &mut self.slots[at];
+        if slot.key != *k {
+            slot.key_text.clear();
+            slot.key_text.string(k, true);
+            slot.key_text.plain(": ");
+            slot.key_escaped.clear();
+            let mut escaped = InJsonString(&mut slot.key_escaped);
+            escaped.string(k, true);
+            escaped.plain(": ");
+            slot.key = k.clone();
+            // Another field: its values are a new trial.
+            slot.value = None;
+            slot.on = true;
+            slot.calls = 0;
+            slot.repeats = 0;
+        }
+        let out = w.pre_written(&slot.key_text, &slot.key_escaped);
+        let repeated = slot.value.as_ref().filter(|(last, _, _)| same_json(last, v));
+        if let Some((_, text, escaped)) = repeated {
+            out.pre_written(text, escaped);
+            if slot.calls < Self::TRIAL {
+                slot.calls += 1;
+                slot.repeats += 1;
+            }
+            return;
+        }
+        write_value(v, &DumpOptions::default(), 0, out);
+        if !slot.on {
+            return;
+        }
+        if slot.calls < Self::TRIAL {
+            slot.calls += 1;
+        } else if slot.repeats * 4 < Self::TRIAL * 3 {
+            slot.on = false;
+            slot.value = None;
+            return;
+        }
+        slot.value = same_json(v, v).then(|| {
+            let mut text = String::new();
+            write_value(v, &DumpOptions::default(), 0, &mut text);
+            let mut escaped = Vec::new();
+            write_value(v, &DumpOptions::default(), 0, &mut InJsonString(&mut escaped));
+            (v.clone(), text, escaped)
+        });
+    }
+}
+
+thread_local! {
+    static ITEMS: std::cell::RefCell<ItemMemo> = std::cell::RefCell::new(ItemMemo::default());
 }
 
 /// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
@@ -842,6 +962,31 @@ mod tests {
             crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "{list}");
+        }
+    }
+
+    /// Many instances on one thread, whose `task_data` items repeat, change every time,
+    /// change now and then, change type (`1`, `1.0`), hold dicts, or change keys at a
+    /// position: the dict written item by item (as text and inside the JSON line) is always
+    /// the one written from the merged map (`group_by` takes that path).
+    #[test]
+    fn task_data_items_follow_their_changes() {
+        for i in 0..200 {
+            let input = if i % 7 == 0 {
+                json!({"other": "const", "k": "const", "t": format!("text {i}")})
+            } else {
+                json!({"k": "const", "t": format!("text {i} \"q\" é\n"), "n": if i % 50 < 25 { json!(1) } else { json!(1.0) },
+                       "r": if i < 100 { "a" } else { "b" }, "d": {"x": i % 2}, "l": ["neg", "pos"]})
+            };
+            let refs = json!({"label": if i % 3 == 0 { "neg" } else { "pos" }});
+            let direct = finalize_instance(verbalized(input.clone(), refs.clone(), None), &[], meta(), None).unwrap();
+            let mapped = finalize_instance(verbalized(input, refs, None), &[json!("k")], meta(), None).unwrap();
+            assert!(matches!(direct.task_data, TaskData::Direct(_)) && matches!(mapped.task_data, TaskData::Text(_)));
+            assert_eq!(direct.task_data(), mapped.task_data(), "instance {i}");
+            let mut expected = Vec::new();
+            crate::json_lines::write_object(&direct.clone().into_instance(), &mut expected);
+            expected.push(b'\n');
+            assert_eq!(String::from_utf8(direct.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "instance {i}");
         }
     }
 
