@@ -231,16 +231,17 @@ fn find_capital_new_line(b: &[u8]) -> Option<usize> {
 /// ends in `\N` is dropped; then every other run ending in one or more `\N`s becomes one
 /// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
 /// before it (Unitxt's pattern uses a character class that contains them).
-/// The text is returned as is (not copied) when it holds no `\\N`.
-pub fn apply_capital_new_line_notation(text: String) -> String {
-    if find_capital_new_line(text.as_bytes()).is_none() {
-        return text;
-    }
-    let text = text.as_str();
-    // All characters involved are ASCII: scan bytes, copy unchanged stretches as slices.
+/// The text is rewritten in its own buffer (the result is never longer), and returned as is
+/// when it holds no `\\N`.
+pub fn apply_capital_new_line_notation(mut text: String) -> String {
+    let Some(first) = find_capital_new_line(text.as_bytes()) else { return text };
     let is_bn = |b: &[u8], i: usize| i + 1 < b.len() && b[i] == b'\\' && b[i + 1] == b'N';
+    let in_class = |c: u8| matches!(c, b'\n' | b'(' | b'\\' | b'N' | b')');
+    // SAFETY: every byte examined, cut at or written is ASCII (`\n`, `\\`, `N`, `(`, `)`), so
+    // the kept stretches start and end on character boundaries, and what is written between
+    // them is ASCII: the buffer stays valid UTF-8.
+    let b = unsafe { text.as_mut_vec() };
     // Leading part: (\n | \N)* that ends with \N, longest such prefix.
-    let b = text.as_bytes();
     let mut i = 0;
     let mut cut = 0;
     loop {
@@ -253,17 +254,22 @@ pub fn apply_capital_new_line_notation(text: String) -> String {
             break;
         }
     }
-    let t = &text[cut..];
-    let b = t.as_bytes();
-    let in_class = |c: u8| matches!(c, b'\n' | b'(' | b'\\' | b'N' | b')');
-    let mut out = String::with_capacity(t.len());
-    let mut copied = 0;
     // Only runs that hold a `\N` change: find each `\N`, then widen it to its maximal run of
     // class characters. `from` is the end of the last run handled, a non-class byte (or the
-    // start), so a run never reaches back past it.
-    let mut from = 0;
-    while let Some(off) = find_capital_new_line(&b[from..]) {
-        let p = from + off;
+    // start), so a run never reaches back past it. Kept bytes move left to `w`, which never
+    // passes the byte being read (each run shrinks to at most its length minus one).
+    let mut w = 0;
+    let mut copied = cut;
+    let mut from = cut;
+    let mut next = (first >= cut).then_some(first);
+    loop {
+        let p = match next.take() {
+            Some(p) => p,
+            None => match find_capital_new_line(&b[from..]) {
+                Some(off) => from + off,
+                None => break,
+            },
+        };
         let mut i = p;
         while i > from && in_class(b[i - 1]) {
             i -= 1;
@@ -272,16 +278,22 @@ pub fn apply_capital_new_line_notation(text: String) -> String {
         while j < b.len() && in_class(b[j]) {
             j += 1;
         }
-        // A match ends at the run's last `\N`; what follows it in the run is copied as is.
+        // A match ends at the run's last `\N`; what follows it in the run is kept as is.
         let k = (p..j - 1).rev().find(|&k| is_bn(b, k)).unwrap_or(p);
-        out.push_str(&t[copied..i]);
-        out.push('\n');
-        out.push_str(&t[k + 2..j]);
+        b.copy_within(copied..i, w);
+        w += i - copied;
+        b[w] = b'\n';
+        w += 1;
+        b.copy_within(k + 2..j, w);
+        w += j - (k + 2);
         copied = j;
         from = j;
     }
-    out.push_str(&t[copied..]);
-    out
+    let end = b.len();
+    b.copy_within(copied..end, w);
+    w += end - copied;
+    b.truncate(w);
+    text
 }
 
 #[cfg(test)]
@@ -301,6 +313,10 @@ mod tests {
             ("sys\\N\\Nsrc\\N", "sys\nsrc\n"),
             ("a\\N\nb\\N\n\n", "a\n\nb\n\n\n"),
             ("\n\\N\n\\Nq\\", "q\\"),
+            ("é\\Nü (\\N)\\N日", "é\nü \n日"),
+            ("\\N\n\\Né (x)\\N\\N\\Ny\n\\N", "é (x\ny\n"),
+            ("a\\Nb\\Nc\\Nd", "a\nb\nc\nd"),
+            ("no marker é", "no marker é"),
         ];
         for (inp, exp) in cases {
             assert_eq!(apply_capital_new_line_notation(inp.to_string()), exp, "input {inp:?}");

@@ -112,15 +112,15 @@ fn column(array: &dyn Array, name: &str) -> Result<Vec<Value>> {
     Ok(match array.data_type() {
         DataType::Utf8 => {
             let a = array.as_string::<i32>();
-            each(array, |r| a.value(r).to_string())
+            each(array, |r| crate::value::Str::from(a.value(r)))
         }
         DataType::LargeUtf8 => {
             let a = array.as_string::<i64>();
-            each(array, |r| a.value(r).to_string())
+            each(array, |r| crate::value::Str::from(a.value(r)))
         }
         DataType::Utf8View => {
             let a = array.as_string_view();
-            each(array, |r| a.value(r).to_string())
+            each(array, |r| crate::value::Str::from(a.value(r)))
         }
         DataType::Int64 => {
             let a = array.as_primitive::<Int64Type>();
