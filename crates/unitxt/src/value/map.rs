@@ -59,8 +59,10 @@ fn tag(key: &str) -> u64 {
     low | (n.min(255) as u64) << 56
 }
 
-/// The lookup tag of `key` (see [`tag`]), computable at compile time: for keys known in
-/// advance, given to [`Map::positions_of_tagged`].
+/// The lookup tag of `key` (its length, capped at 255, in the top byte and its first seven
+/// bytes, zero-padded and little-endian, below: the tag the map keeps for each entry),
+/// computable at compile time: for keys known in advance, given to
+/// [`Map::positions_of_tagged`].
 pub const fn key_tag(key: &str) -> u64 {
     let b = key.as_bytes();
     let n = b.len();
