@@ -307,6 +307,20 @@ struct ItemMemo {
     slots: Vec<ItemSlot>,
 }
 
+impl ItemSlot {
+    /// A slot for key `k`, its texts written, no value yet.
+    fn new(k: &Key) -> ItemSlot {
+        let mut key_text = String::new();
+        key_text.string(k, true);
+        key_text.plain(": ");
+        let mut key_escaped = Vec::new();
+        let mut escaped = InJsonString(&mut key_escaped);
+        escaped.string(k, true);
+        escaped.plain(": ");
+        ItemSlot { key: k.clone(), key_text, key_escaped, value: None, on: true, calls: 0, repeats: 0 }
+    }
+}
+
 impl ItemMemo {
     /// Values after which a position keeps memoizing only if at least three in four repeated
     /// the previous one.
@@ -321,31 +335,12 @@ impl ItemMemo {
             return w.item(k, v);
         }
         if at == self.slots.len() {
-            self.slots.push(ItemSlot {
-                key: Key::default(),
-                key_text: String::new(),
-                key_escaped: Vec::new(),
-                value: None,
-                on: true,
-                calls: 0,
-                repeats: 0,
-            });
+            self.slots.push(ItemSlot::new(k));
         }
         let slot = &mut self.slots[at];
         if slot.key != *k {
-            slot.key_text.clear();
-            slot.key_text.string(k, true);
-            slot.key_text.plain(": ");
-            slot.key_escaped.clear();
-            let mut escaped = InJsonString(&mut slot.key_escaped);
-            escaped.string(k, true);
-            escaped.plain(": ");
-            slot.key = k.clone();
             // Another field: its values are a new trial.
-            slot.value = None;
-            slot.on = true;
-            slot.calls = 0;
-            slot.repeats = 0;
+            *slot = ItemSlot::new(k);
         }
         let out = w.pre_written(&slot.key_text, &slot.key_escaped);
         let repeated = slot.value.as_ref().filter(|(last, _, _)| same_json(last, v));
@@ -974,6 +969,9 @@ mod tests {
         for i in 0..200 {
             let input = if i % 7 == 0 {
                 json!({"other": "const", "k": "const", "t": format!("text {i}")})
+            } else if i % 11 == 0 {
+                // A field named by the empty string, at a position no dict had before.
+                json!({"k": "const", "a2": 2, "a3": 3, "a4": 4, "a5": 5, "a6": 6, "a7": 7, "a8": 8, "": "empty"})
             } else {
                 json!({"k": "const", "t": format!("text {i} \"q\" é\n"), "n": if i % 50 < 25 { json!(1) } else { json!(1.0) },
                        "r": if i < 100 { "a" } else { "b" }, "d": {"x": i % 2}, "l": ["neg", "pos"]})
