@@ -267,6 +267,12 @@ pub fn write_value<O: PyJsonOut + ?Sized>(v: &Value, opts: &DumpOptions, level: 
     }
 }
 
+/// Appends a dict key as a one-line `json.dumps` dict writes it before its value: `"key": `.
+pub fn write_key<O: PyJsonOut + ?Sized>(out: &mut O, k: &str) {
+    out.string(k, true);
+    out.plain(": ");
+}
+
 /// Writes a one-line `json.dumps` dict (default options) item by item, for dicts assembled from
 /// several places without building a map: `{`, then each `"key": value` with `", "` between,
 /// then `}` on [`DictWriter::end`]. The caller keeps keys unique.
@@ -293,8 +299,7 @@ impl<'o, O: PyJsonOut + ?Sized> DictWriter<'o, O> {
     /// Writes `"key": ` and returns the output for the value.
     pub fn key(&mut self, k: &str) -> &mut O {
         self.separate();
-        self.out.string(k, true);
-        self.out.plain(": ");
+        write_key(self.out, k);
         self.out
     }
 

@@ -3,7 +3,7 @@
 //! keeps exactly the output fields.
 
 use crate::error::{Error, Result};
-use crate::py::json::{dumps, write_value, DictWriter, DumpOptions, InJsonString, PyJsonOut};
+use crate::py::json::{dumps, write_key, write_value, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
@@ -311,12 +311,9 @@ impl ItemSlot {
     /// A slot for key `k`, its texts written, no value yet.
     fn new(k: &Key) -> ItemSlot {
         let mut key_text = String::new();
-        key_text.string(k, true);
-        key_text.plain(": ");
+        write_key(&mut key_text, k);
         let mut key_escaped = Vec::new();
-        let mut escaped = InJsonString(&mut key_escaped);
-        escaped.string(k, true);
-        escaped.plain(": ");
+        write_key(&mut InJsonString(&mut key_escaped), k);
         ItemSlot { key: k.clone(), key_text, key_escaped, value: None, on: true, calls: 0, repeats: 0 }
     }
 }

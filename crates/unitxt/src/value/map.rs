@@ -236,15 +236,20 @@ impl Map {
     /// it, else found by a scan (or the hash index), which updates the hint.
     #[inline]
     fn name_index_of(&self, name: &FieldName) -> Option<usize> {
-        let h = name.hint() as usize;
-        if let Some(e) = self.entries.get(h) {
-            if holds(e, &name.key, name.tag) {
-                return Some(h);
-            }
-        }
-        let i = self.tagged_index_of(&name.key, name.tag)?;
+        let i = self.hinted_index_of(&name.key, name.tag, name.hint() as usize)?;
         name.found_at(i);
         Some(i)
+    }
+
+    /// Position of `key` (whose [`tag`] is `t`): `hint` when the entry there holds it, else
+    /// as [`Map::get_index_of`] finds it. The hinted lookups of [`FieldName`]s and of
+    /// [`Map::get_hinted`] go through here and record the position found in their own hint.
+    #[inline]
+    fn hinted_index_of(&self, key: &str, t: u64, hint: usize) -> Option<usize> {
+        match self.entries.get(hint) {
+            Some(e) if holds(e, key, t) => Some(hint),
+            _ => self.tagged_index_of(key, t),
+        }
     }
 
     /// The value of field `name` (as [`Map::get`]).
@@ -403,12 +408,7 @@ impl Map {
     /// layout), which is updated when the key is elsewhere.
     #[inline]
     pub fn get_hinted(&self, key: &str, hint: &std::cell::Cell<u32>) -> Option<&Value> {
-        if let Some(e) = self.entries.get(hint.get() as usize) {
-            if holds(e, key, tag(key)) {
-                return Some(&e.1);
-            }
-        }
-        let i = self.get_index_of(key)?;
+        let i = self.hinted_index_of(key, tag(key), hint.get() as usize)?;
         hint.set(i as u32);
         Some(&self.entries[i].1)
     }
