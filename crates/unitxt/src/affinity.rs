@@ -4,8 +4,8 @@
 //! helper thread on the CPU of the thread that woke it, so for milliseconds at a time the two
 //! threads of a map take turns on one CPU while the other idles. Pinning the reading thread to
 //! the CPU it is on and each helper to a different one keeps them apart: SST-2 train prepared
-//! on two threads took 0.0598 s against 0.0635 s (medians of eight alternating rounds of ten
-//! runs, 2026-11-26). The reading thread gets its own CPU set back when the map ends (the
+//! on two threads took 0.0587 s against 0.0625 s before (medians of eight alternating rounds of
+//! ten runs, 2026-11-26). The reading thread gets its own CPU set back when the map ends (the
 //! [`Pinned`] guard), so a caller, such as a Python program, is not left pinned.
 //!
 //! Pinning happens only on Linux, only when the calling thread may run on at least as many
