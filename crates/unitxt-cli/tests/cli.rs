@@ -346,6 +346,50 @@ fn preprocess_step_errors_are_located_on_worker_threads() {
     }
 }
 
+/// A card that ends with a `set` of constants, whose fields the task takes directly when the
+/// recipe has no demos: an instance the task rejects still gets the error of the `set` run as
+/// a step, then the task, the same as with demos (where the `set` always runs as a step), on
+/// one or two threads, and the instances before it are written.
+#[test]
+fn task_errors_after_a_set_of_constants_are_unchanged() {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    let rows: Vec<_> = (0..300)
+        .map(|i| if i == 257 { serde_json::json!({"x": 5, "y": i}) } else { serde_json::json!({"x": format!("a{i}"), "y": i}) })
+        .collect();
+    let card = serde_json::json!({
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"train": rows.clone(), "test": rows}},
+        "preprocess_steps": [{"__type__": "set", "fields": {"kind": "k", "classes": ["a", "b"]}}],
+        "task": {"__type__": "task", "input_fields": {"x": "str", "kind": "str"}, "reference_fields": {"y": "int"}, "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{kind}: {x}", "output_format": "{y}"}]
+    });
+    std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
+    let cat = cat.to_str().unwrap();
+    let mut errors = Vec::new();
+    for recipe in ["card=cards.mine", "card=cards.mine,num_demos=1,demos_pool_size=5,demos_taken_from=train"] {
+        for threads in ["1", "2"] {
+            let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+                .args(["prepare", recipe, "--catalog", cat, "--split", "test"])
+                .env("RAYON_NUM_THREADS", threads)
+                .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+                .env_remove("UNITXT_CATALOGS")
+                .output()
+                .unwrap();
+            assert!(!o.status.success(), "{recipe} on {threads} threads");
+            assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 257, "{recipe} on {threads}: {}", stderr(&o));
+            errors.push(stderr(&o));
+        }
+    }
+    let e = &errors[0];
+    assert!(
+        e.contains("split \"test\", instance 257") && e.contains("in task") && e.contains("value 5 of field \"x\" is not of the required type str"),
+        "{e}"
+    );
+    assert!(errors.iter().all(|x| x == e), "{errors:#?}");
+}
+
 /// `catalog check` builds every artifact: the example catalog builds whole (exit 0); a catalog
 /// with a `dataset_recipe` over the example card and an artifact of an unknown type reports
 /// 2 of 3, the cause with its count and artifact, and exits non-zero.

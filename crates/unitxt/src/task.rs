@@ -347,6 +347,20 @@ impl InstanceOperator for Task {
     }
 }
 
+/// Constant fields that the card's last step (a `set` of plain keys, see
+/// [`crate::operators::InstanceOperator::constant_fields`]) gives every instance right before
+/// the task, taken by [`Task::hand_over_preset`] straight from the `set` instead of through the
+/// instance. Made by [`Task::preset`].
+pub struct Preset {
+    /// Per input field of the task, in order: the value the `set` gives it, if any.
+    input: Vec<Option<Value>>,
+    /// Per reference field, likewise.
+    reference: Vec<Option<Value>>,
+    /// Per default of the task, in order: whether the `set` gives its field (then the default
+    /// never applies).
+    default_given: Vec<bool>,
+}
+
 /// What [`Task::hand_over`] gives: the task's output in parts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskParts {
@@ -384,14 +398,89 @@ impl Task {
         };
         // The keys are distinct literals.
         let keys = output_keys();
-        out.push_new_name(&keys.carried[0], take(0).unwrap_or(Value::Array(vec![])));
-        out.push_new_name(&keys.carried[1], take(1).unwrap_or(Value::Object(Instance::new())));
-        out.push_new_name(&keys.carried[2], take(2).unwrap_or(Value::Object(Instance::new())));
+        out.push_new_name(&keys.carried[0], take(0).unwrap_or_else(|| Value::Array(vec![])));
+        out.push_new_name(&keys.carried[1], take(1).unwrap_or_else(|| Value::Object(Instance::new())));
+        out.push_new_name(&keys.carried[2], take(2).unwrap_or_else(|| Value::Object(Instance::new())));
         for c in 3..CARRIED.len() {
             if let Some(v) = take(c) {
                 out.push_new_name(&keys.carried[c], v);
             }
         }
+    }
+
+    /// The [`Preset`] of a `set` of the constant `fields` (plain keys) run right before this
+    /// task; `None` when the `set` writes a carried field ([`CARRIED`]) or gives a task field
+    /// a value of the wrong type (the `set` then runs as a step, with the task's usual error).
+    /// The `set`'s other fields are dropped by the task unread, so they need no place.
+    pub fn preset(&self, fields: &Instance) -> Option<Preset> {
+        if fields.keys().any(|k| CARRIED.contains(&k.as_str())) {
+            return None;
+        }
+        let given = |task_fields: &IndexMap<String, Type>| -> Option<Vec<Option<Value>>> {
+            task_fields
+                .iter()
+                .map(|(name, ty)| match fields.get(name) {
+                    Some(v) if !ty.check(v) => None,
+                    v => Some(v.cloned()),
+                })
+                .collect()
+        };
+        Some(Preset {
+            input: given(&self.input_fields)?,
+            reference: given(&self.reference_fields)?,
+            default_given: self.default_names.iter().map(|n| fields.contains_key(n.as_str())).collect(),
+        })
+    }
+
+    /// [`Task::hand_over`] of the instance that a `set` of `preset`'s fields would give,
+    /// without writing those fields into `instance` first. The same output as `set` followed by
+    /// `hand_over`; `Err(instance)`, untouched, when the task would fail on it (a field
+    /// missing or of the wrong type): the caller then runs the `set` and `hand_over`, which
+    /// give the error.
+    pub fn hand_over_preset(&self, mut instance: Instance, preset: &Preset) -> std::result::Result<TaskParts, Instance> {
+        // The fields the instance must give, checked before anything moves: present (or
+        // given a default that applies) and of their type.
+        let default_of = |name: &FieldName| -> Option<&Value> {
+            let d = self.defaults.as_ref()?;
+            let k = self.default_names.iter().position(|n| n == name)?;
+            (!preset.default_given[k]).then(|| d.get_index(k))
+        };
+        let fits = |fields: &IndexMap<String, Type>, names: &[FieldName], given: &[Option<Value>]| {
+            fields.values().zip(names).zip(given).all(|((ty, name), g)| {
+                g.is_some() || instance.get_name(name).or_else(|| default_of(name)).is_some_and(|v| ty.check(v))
+            })
+        };
+        if !fits(&self.input_fields, &self.input_names, &preset.input) || !fits(&self.reference_fields, &self.reference_names, &preset.reference) {
+            return Err(instance);
+        }
+        if let Some(d) = &self.defaults {
+            for (((_, v), name), given) in d.iter().zip(&self.default_names).zip(&preset.default_given) {
+                if !given && !instance.contains_name(name) {
+                    instance.push_new_name(name, v.clone());
+                }
+            }
+        }
+        let input_fields = Self::pick_preset(&self.input_names, &preset.input, &mut instance, Some(&self.shared));
+        let mut carried = Instance::with_capacity(16);
+        self.carry(&mut instance, &mut carried);
+        let reference_fields = Self::pick_preset(&self.reference_names, &preset.reference, &mut instance, None);
+        Ok(TaskParts { input_fields, reference_fields, carried })
+    }
+
+    /// [`Task::pick`] for [`Task::hand_over_preset`], whose check has passed: a field the
+    /// preset gives is a copy of its value; the others come from `instance` as in `pick`.
+    fn pick_preset(names: &[FieldName], given: &[Option<Value>], instance: &mut Instance, shared: Option<&[bool]>) -> Instance {
+        let mut out = Instance::with_capacity(names.len());
+        for (i, (name, g)) in names.iter().zip(given).enumerate() {
+            let v = match g {
+                Some(v) => Some(v.clone()),
+                None if shared.is_some_and(|s| s[i]) => instance.get_name(name).cloned(),
+                None => instance.swap_remove_name(name),
+            };
+            // Present after the check; `null` would only stand for a field that vanished.
+            out.push_new_name(name, v.unwrap_or_default());
+        }
+        out
     }
 
     /// The task's work on `instance` (as [`InstanceOperator::process_instance`], with the same
@@ -477,5 +566,52 @@ mod tests {
         let a = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
         let b = task.hand_over(bad.as_object().unwrap().clone()).unwrap_err();
         assert_eq!(a.to_string(), b.to_string());
+    }
+
+    /// A `set` of constants taken by the task directly gives what running the `set` and then
+    /// `hand_over` gives; an instance the task would reject comes back untouched.
+    #[test]
+    fn hand_over_preset_is_set_then_hand_over() {
+        use crate::operators::InstanceOperator as _;
+        let task = Task::from_json(&json!({
+            "__type__": "task",
+            "input_fields": {"text": "str", "classes": "List[str]", "text_type": "str", "label": "str"},
+            "reference_fields": {"label": "str"},
+            "metrics": ["metrics.accuracy"],
+            "defaults": {"text_type": "text", "text": "none"}
+        }))
+        .unwrap();
+        let set: crate::operators::fields::Set =
+            crate::artifact::from_value("set", &json!({"fields": {"classes": ["a", "b"], "text_type": "sentence", "other": 1}})).unwrap();
+        let fields = set.constant_fields().expect("plain keys");
+        let preset = task.preset(fields).expect("no carried field, types fit");
+        let run = |inst: &Value| {
+            let inst = inst.as_object().unwrap().clone();
+            let slow = task.hand_over(set.process_instance(inst.clone(), "train").unwrap());
+            (slow, task.hand_over_preset(inst, &preset))
+        };
+        // `text` from its default, `text_type` from the set (not its default), `classes`
+        // replacing the instance's own, `label` both input and reference.
+        for inst in [
+            json!({"label": "a", "classes": ["z"], "data_classification_policy": ["public"], "x": 0}),
+            json!({"text": "hi", "label": "b", "instruction": "Do it."}),
+        ] {
+            let (slow, fast) = run(&inst);
+            assert_eq!(fast.ok(), Some(slow.unwrap()), "{inst}");
+        }
+        // Rejected: `label` missing, or of the wrong type; the caller gets the instance back.
+        for inst in [json!({"text": "hi"}), json!({"text": "hi", "label": 3})] {
+            let (slow, fast) = run(&inst);
+            assert!(slow.is_err());
+            assert_eq!(fast.err().map(Value::Object), Some(inst));
+        }
+        // No preset when the set writes a carried field or a value of the wrong type, and no
+        // constant fields for a set of a path.
+        let with = |f: Value| task.preset(f.as_object().unwrap()).is_some();
+        assert!(with(json!({"classes": ["a"]})));
+        assert!(!with(json!({"classes": ["a"], "instruction": "x"})));
+        assert!(!with(json!({"classes": "a"})));
+        let path: crate::operators::fields::Set = crate::artifact::from_value("set", &json!({"fields": {"a/b": 1}})).unwrap();
+        assert!(path.constant_fields().is_none());
     }
 }

@@ -115,6 +115,13 @@ pub trait InstanceOperator: Send + Sync {
         FieldsRead::Any
     }
 
+    /// For a `set` whose every key is a plain field name: the fields it writes, the same
+    /// values for every instance, so that a task right after it can take them directly
+    /// ([`crate::task::Task::hand_over_preset`]). `None` (the default) for other operators.
+    fn constant_fields(&self) -> Option<&Instance> {
+        None
+    }
+
     /// For a system prompt: the `system_prompt` text a format sees on split `split` for an
     /// instance without that field, when it is the same for every such instance, so that a
     /// recipe can hand it to the format directly ([`InstanceOperator::format_pieces`]).

@@ -476,12 +476,34 @@ impl Recipe {
             if task_hands_over {
                 steps.0.pop();
             }
+            // A `set` of constants as the card's last step on this split (most cards end so)
+            // gives its fields to the task directly ([`crate::task::Task::hand_over_preset`]);
+            // it still runs as a step for an instance the task would reject, for the error.
+            let preset = match steps.0.last() {
+                Some(step @ Step::Card(op)) if task_hands_over => op
+                    .as_instance_op()
+                    .and_then(|op| op.op.constant_fields())
+                    .and_then(|fields| me.card.task.inner.preset(fields))
+                    .map(|p| (p, step.clone())),
+                _ => None,
+            };
+            if preset.is_some() {
+                steps.0.pop();
+            }
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
             crate::stream::par_map_with(s, move |i, inst| {
                 me.catalog.scope(|| {
                     let inst = steps.apply(inst, &split, i)?;
                     let (inst, fields) = if task_hands_over {
-                        let p = me.card.task.inner.hand_over(inst).map_err(|e| Steps::locate(e, TASK_STEP, &split, i))?;
+                        let task = &me.card.task.inner;
+                        let parts = match &preset {
+                            Some((preset, set)) => match task.hand_over_preset(inst, preset) {
+                                Ok(parts) => Ok(parts),
+                                Err(inst) => task.hand_over(Steps::apply_one(set, inst, &split, i)?),
+                            },
+                            None => task.hand_over(inst),
+                        };
+                        let p = parts.map_err(|e| Steps::locate(e, TASK_STEP, &split, i))?;
                         (p.carried, Some((p.input_fields, p.reference_fields)))
                     } else {
                         (inst, None)
@@ -720,15 +742,20 @@ impl Steps {
     /// step runs as its own stage (the step, then the split and position).
     fn apply(&self, mut inst: Instance, split: &str, i: usize) -> Result<Instance> {
         for step in &self.0 {
-            inst = match step {
-                Step::Card(op) => match op.as_instance_op() {
-                    Some(op) => op.apply(inst, split, i)?,
-                    None => inst,
-                },
-                Step::Named(name, op) => op.process_instance(inst, split).map_err(|e| Steps::locate(e, name, split, i))?,
-            };
+            inst = Steps::apply_one(step, inst, split, i)?;
         }
         Ok(inst)
+    }
+
+    /// Runs one step on instance `i` of `split`, as [`Steps::apply`] does.
+    fn apply_one(step: &Step, inst: Instance, split: &str, i: usize) -> Result<Instance> {
+        match step {
+            Step::Card(op) => match op.as_instance_op() {
+                Some(op) => op.apply(inst, split, i),
+                None => Ok(inst),
+            },
+            Step::Named(name, op) => op.process_instance(inst, split).map_err(|e| Steps::locate(e, name, split, i)),
+        }
     }
 
     /// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
