@@ -96,7 +96,7 @@ impl Parts {
     fn take(inst: &mut Instance) -> Result<Parts> {
         Ok(Parts {
             input: take_obj(inst, "input_fields")?,
-            policy: inst.get("data_classification_policy").cloned().unwrap_or(Value::Null),
+            policy: inst.get("data_classification_policy").cloned().unwrap_or_default(),
             refs: take_obj(inst, "reference_fields")?,
         })
     }
@@ -226,12 +226,12 @@ fn same_json(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         // `serde_json::Number` equality keeps integers and floats apart.
         (Value::Number(x), Value::Number(y)) => x == y,
-        (Value::String(x), Value::String(y)) => x == y,
+        (Value::String(x), Value::String(y)) => crate::value::json::same_str(x, y),
         // Strings, the usual items, are compared here rather than through a recursive call.
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len()
                 && x.iter().zip(y).all(|(a, b)| match (a, b) {
-                    (Value::String(p), Value::String(q)) => p == q,
+                    (Value::String(p), Value::String(q)) => crate::value::json::same_str(p, q),
                     _ => same_json(a, b),
                 })
         }
@@ -335,7 +335,7 @@ impl ItemMemo {
             self.slots.push(ItemSlot::new(k));
         }
         let slot = &mut self.slots[at];
-        if slot.key != *k {
+        if !crate::value::json::same_str(&slot.key, k) {
             // Another field: its values are a new trial.
             *slot = ItemSlot::new(k);
         }
@@ -492,7 +492,7 @@ pub fn finalize_verbalized(
     recipe: RecipeMeta,
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
 ) -> Result<OutputInstance> {
-    let policy = inst.get("data_classification_policy").cloned().unwrap_or(Value::Null);
+    let policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
     let parts = Parts { input: v.input_fields, policy, refs: v.reference_fields };
     let made = Made {
         source: v.source,
@@ -622,8 +622,8 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made
         metrics,
         groups,
         subset: Vec::new(),
-        images: media.swap_remove("images").unwrap_or(Value::Array(vec![])),
-        audios: media.swap_remove("audios").unwrap_or(Value::Array(vec![])),
+        images: media.swap_remove("images").unwrap_or_else(|| Value::Array(vec![])),
+        audios: media.swap_remove("audios").unwrap_or_else(|| Value::Array(vec![])),
         postprocessors,
         task_data,
         data_classification_policy,

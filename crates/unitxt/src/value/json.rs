@@ -19,6 +19,20 @@ pub use serde_json::Number;
 /// `str`; `String::from(s)` or `s.into_string()` gives a `String`.
 pub type Str = compact_str::CompactString;
 
+/// Whether two strings are equal: first whether they are the same 24 bytes (an inline string
+/// and its copy, or two handles of one buffer), which needs no comparison of texts, then as
+/// texts. For the memos that compare a value with the copy they kept of it.
+#[inline]
+pub fn same_str(a: &Str, b: &Str) -> bool {
+    const _: () = assert!(std::mem::size_of::<Str>() == 24);
+    // SAFETY: a `CompactString` is 24 initialized bytes without padding (inline: the text,
+    // zero-filled, and a length byte; otherwise a pointer, a length and a capacity word), so
+    // reading them as three words reads initialized memory. Equal words mean equal strings:
+    // the same length and text inline, or the same pointer and length.
+    let words = |s: &Str| unsafe { std::ptr::read_unaligned(s as *const Str as *const [u64; 3]) };
+    words(a) == words(b) || a == b
+}
+
 /// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub enum Value {
@@ -570,6 +584,24 @@ macro_rules! json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_str_compares_texts_whatever_the_storage() {
+        let long = "a sentence longer than twenty-four bytes";
+        let (a, b) = (Str::from(long), Str::from(long));
+        assert!(same_str(&a, &b), "two heap buffers with one text");
+        assert!(same_str(&a, &a.clone()));
+        assert!(!same_str(&a, &Str::from("a sentence longer than twenty-four bytez")));
+        assert!(same_str(&Str::from("positive"), &Str::from("positive")));
+        assert!(!same_str(&Str::from("positive"), &Str::from("negative")));
+        assert!(!same_str(&Str::from("pos"), &Str::from("posi")));
+        assert!(same_str(&Str::from(""), &Str::default()));
+        // A string truncated in place keeps stale bytes past its end; it still equals its text.
+        let mut t = Str::from("positive");
+        t.truncate(3);
+        assert!(same_str(&t, &Str::from("pos")));
+        assert!(same_str(&Str::const_new("static"), &Str::from("static")));
+    }
 
     /// Strings up to 24 bytes stay inline whichever way the value is made (parsed, from `&str`,
     /// from a `String`, cloned); longer ones are on the heap and keep their text.
