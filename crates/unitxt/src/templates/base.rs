@@ -479,7 +479,7 @@ impl Memo {
         pieces: &[Piece],
         fmt: &str,
         data: &A,
-        mut f: impl FnMut(usize, &str) -> bool,
+        mut f: impl FnMut(usize, &crate::value::Str) -> bool,
     ) -> bool {
         let mut k = 0;
         for p in pieces {
@@ -505,7 +505,7 @@ impl Memo {
         }
         let last = self.last.borrow();
         let (texts, out) = last.as_ref()?;
-        if !Self::each_field(pieces, fmt, data, |k, t| texts[k] == t) {
+        if !Self::each_field(pieces, fmt, data, |k, t| crate::value::json::same_str(&texts[k], t)) {
             return None;
         }
         if self.calls.get() < Self::TRIAL {
@@ -530,7 +530,7 @@ impl Memo {
         }
         let mut texts = Vec::new();
         if Self::each_field(pieces, fmt, data, |_, t| {
-            texts.push(crate::value::Str::from(t));
+            texts.push(t.clone());
             true
         }) {
             *self.last.borrow_mut() = Some((texts, out.to_string()));
