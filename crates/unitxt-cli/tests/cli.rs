@@ -308,15 +308,36 @@ fn output_to_a_fifo_writes_into_it() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
 }
 
+/// Writes `card` as `cards.mine` into a fresh catalog and prepares its test split through
+/// `recipe` on one and on two threads (without the installed catalog): `(recipe, threads,
+/// output)` for the card alone and for the card with a demos pool taken from train.
+fn prepare_card_on_threads(card: &serde_json::Value) -> Vec<(&'static str, &'static str, std::process::Output)> {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
+    let mut out = Vec::new();
+    for recipe in ["card=cards.mine", "card=cards.mine,num_demos=1,demos_pool_size=5,demos_taken_from=train"] {
+        for threads in ["1", "2"] {
+            let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+                .args(["prepare", recipe, "--catalog", cat.to_str().unwrap(), "--split", "test"])
+                .env("RAYON_NUM_THREADS", threads)
+                .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+                .env_remove("UNITXT_CATALOGS")
+                .output()
+                .unwrap();
+            out.push((recipe, threads, o));
+        }
+    }
+    out
+}
+
 /// A per-instance preprocess step runs on the worker threads, fused with the task and the
 /// template; its error still names the operator, the split and the instance, on one or two
 /// threads, with or without a demos pool (which runs the steps as a stage of their own), and
 /// the instances before it are not lost from a stdout run.
 #[test]
 fn preprocess_step_errors_are_located_on_worker_threads() {
-    let dir = tempdir();
-    let cat = dir.join("catalog");
-    std::fs::create_dir_all(cat.join("cards")).unwrap();
     let rows: Vec<_> = (0..300)
         .map(|i| serde_json::json!({"x": format!("a{i}"), "z": if i == 257 { serde_json::json!("flat") } else { serde_json::json!({"k": i}) }}))
         .collect();
@@ -327,22 +348,11 @@ fn preprocess_step_errors_are_located_on_worker_threads() {
         "task": {"__type__": "task", "input_fields": {"x": "str"}, "reference_fields": {"y": "int"}, "metrics": ["metrics.accuracy"]},
         "templates": [{"__type__": "input_output_template", "input_format": "{x}", "output_format": "{y}"}]
     });
-    std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
-    let cat = cat.to_str().unwrap();
-    for recipe in ["card=cards.mine", "card=cards.mine,num_demos=1,demos_pool_size=5,demos_taken_from=train"] {
-        for threads in ["1", "2"] {
-            let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
-                .args(["prepare", recipe, "--catalog", cat, "--split", "test"])
-                .env("RAYON_NUM_THREADS", threads)
-                .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
-                .env_remove("UNITXT_CATALOGS")
-                .output()
-                .unwrap();
-            let e = stderr(&o);
-            assert!(!o.status.success(), "{recipe} on {threads} threads");
-            assert!(e.contains("in operator `copy`") && e.contains("split \"test\", instance 257"), "{recipe} on {threads}: {e}");
-            assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 257, "{recipe} on {threads}");
-        }
+    for (recipe, threads, o) in prepare_card_on_threads(&card) {
+        let e = stderr(&o);
+        assert!(!o.status.success(), "{recipe} on {threads} threads");
+        assert!(e.contains("in operator `copy`") && e.contains("split \"test\", instance 257"), "{recipe} on {threads}: {e}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 257, "{recipe} on {threads}");
     }
 }
 
@@ -352,9 +362,6 @@ fn preprocess_step_errors_are_located_on_worker_threads() {
 /// one or two threads, and the instances before it are written.
 #[test]
 fn task_errors_after_a_set_of_constants_are_unchanged() {
-    let dir = tempdir();
-    let cat = dir.join("catalog");
-    std::fs::create_dir_all(cat.join("cards")).unwrap();
     let rows: Vec<_> = (0..300)
         .map(|i| if i == 257 { serde_json::json!({"x": 5, "y": i}) } else { serde_json::json!({"x": format!("a{i}"), "y": i}) })
         .collect();
@@ -365,22 +372,11 @@ fn task_errors_after_a_set_of_constants_are_unchanged() {
         "task": {"__type__": "task", "input_fields": {"x": "str", "kind": "str"}, "reference_fields": {"y": "int"}, "metrics": ["metrics.accuracy"]},
         "templates": [{"__type__": "input_output_template", "input_format": "{kind}: {x}", "output_format": "{y}"}]
     });
-    std::fs::write(cat.join("cards/mine.json"), card.to_string()).unwrap();
-    let cat = cat.to_str().unwrap();
     let mut errors = Vec::new();
-    for recipe in ["card=cards.mine", "card=cards.mine,num_demos=1,demos_pool_size=5,demos_taken_from=train"] {
-        for threads in ["1", "2"] {
-            let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
-                .args(["prepare", recipe, "--catalog", cat, "--split", "test"])
-                .env("RAYON_NUM_THREADS", threads)
-                .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
-                .env_remove("UNITXT_CATALOGS")
-                .output()
-                .unwrap();
-            assert!(!o.status.success(), "{recipe} on {threads} threads");
-            assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 257, "{recipe} on {threads}: {}", stderr(&o));
-            errors.push(stderr(&o));
-        }
+    for (recipe, threads, o) in prepare_card_on_threads(&card) {
+        assert!(!o.status.success(), "{recipe} on {threads} threads");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 257, "{recipe} on {threads}: {}", stderr(&o));
+        errors.push(stderr(&o));
     }
     let e = &errors[0];
     assert!(
