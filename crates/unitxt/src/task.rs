@@ -331,7 +331,7 @@ impl InstanceOperator for Task {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        self.add_defaults(&mut instance);
+        self.add_defaults(&mut instance, &[]);
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
         let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
@@ -376,10 +376,12 @@ pub struct TaskParts {
 impl Task {
     /// `{**defaults, **instance}`: only the values matter here (fields are picked by name),
     /// so defaults are added only where the instance lacks the field.
-    fn add_defaults(&self, instance: &mut Instance) {
+    /// `given`: per default, in order, whether a [`Preset`] gives its field (then it is left
+    /// out); empty for none.
+    fn add_defaults(&self, instance: &mut Instance, given: &[bool]) {
         if let Some(d) = &self.defaults {
-            for ((_, v), name) in d.iter().zip(&self.default_names) {
-                if !instance.contains_name(name) {
+            for (k, ((_, v), name)) in d.iter().zip(&self.default_names).enumerate() {
+                if !given.get(k).copied().unwrap_or(false) && !instance.contains_name(name) {
                     instance.push_new_name(name, v.clone());
                 }
             }
@@ -453,13 +455,7 @@ impl Task {
         if !fits(&self.input_fields, &self.input_names, &preset.input) || !fits(&self.reference_fields, &self.reference_names, &preset.reference) {
             return Err(instance);
         }
-        if let Some(d) = &self.defaults {
-            for (((_, v), name), given) in d.iter().zip(&self.default_names).zip(&preset.default_given) {
-                if !given && !instance.contains_name(name) {
-                    instance.push_new_name(name, v.clone());
-                }
-            }
-        }
+        self.add_defaults(&mut instance, &preset.default_given);
         let input_fields = Self::pick_preset(&self.input_names, &preset.input, &mut instance, Some(&self.shared));
         let mut carried = Instance::with_capacity(16);
         self.carry(&mut instance, &mut carried);
@@ -488,7 +484,7 @@ impl Task {
     /// `process_instance` is `input_fields`, then `metrics` (the task's [`Task::metrics`]), the
     /// carried fields, then `reference_fields`.
     pub fn hand_over(&self, mut instance: Instance) -> Result<TaskParts> {
-        self.add_defaults(&mut instance);
+        self.add_defaults(&mut instance, &[]);
         let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
         let mut carried = Instance::with_capacity(16);
         self.carry(&mut instance, &mut carried);
