@@ -86,19 +86,29 @@ impl std::ops::Deref for SharedValue {
 
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
 /// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
+#[derive(Clone)]
 struct Parts {
     input: Instance,
-    policy: Value,
+    /// The `data_classification_policy` of the dict; `None` for an instance's own dict, whose
+    /// policy is the output instance's (read from there when the dict is written, instead of
+    /// copied for it).
+    policy: Option<Value>,
     refs: Instance,
 }
 
 impl Parts {
+    /// A demo's parts, its policy copied.
     fn take(inst: &mut Instance) -> Result<Parts> {
         Ok(Parts {
             input: take_obj(inst, "input_fields")?,
-            policy: inst.get("data_classification_policy").cloned().unwrap_or_default(),
+            policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()),
             refs: take_obj(inst, "reference_fields")?,
         })
+    }
+
+    /// An instance's own parts: its policy stays in it (see [`Parts::policy`]).
+    fn take_own(inst: &mut Instance) -> Result<Parts> {
+        Ok(Parts { input: take_obj(inst, "input_fields")?, policy: None, refs: take_obj(inst, "reference_fields")? })
     }
 
     /// Whether the dict can be written item by item: no input or reference field is named
@@ -112,8 +122,9 @@ impl Parts {
 
     /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end), as
     /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
-    /// reference field that is also an input field takes the input field's place.
-    fn write<O: PyJsonOut + ?Sized>(&self, recipe: Option<&RecipeMeta>, demos: &DirectDemos, out: &mut O) {
+    /// reference field that is also an input field takes the input field's place. `own_policy`
+    /// is the instance's policy, written when the parts hold none of their own.
+    fn write<O: PyJsonOut + ?Sized>(&self, own_policy: &Value, recipe: Option<&RecipeMeta>, demos: &DirectDemos, out: &mut O) {
         let mut w = DictWriter::begin(out);
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
@@ -134,7 +145,7 @@ impl Parts {
                 item(at, &mut w, k, v);
                 at += 1;
             }
-            write_metadata(w.plain_key("metadata"), &self.policy, recipe);
+            write_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
             for (k, v) in &self.refs {
                 if !shared || !self.input.contains_key(k) {
                     item(at, &mut w, k, v);
@@ -155,7 +166,7 @@ impl Parts {
                     out.plain(", ");
                 }
                 match demos {
-                    DirectDemos::Parts(d) => d[i].write(None, &DirectDemos::None, out),
+                    DirectDemos::Parts(d) => d[i].write(&Value::Null, None, &DirectDemos::None, out),
                     DirectDemos::Pool(d) => {
                         if let Some(j) = &d[i].task_data {
                             out.pre_written(&j.text, &j.escaped);
@@ -170,11 +181,12 @@ impl Parts {
     }
 
     /// The dict as a map, keys merged as Python's dict literal merges them; the recipe's
-    /// metadata goes into whatever `metadata` dict the merge left.
-    fn into_map(self, recipe: Option<&RecipeMeta>, demos: Option<Vec<Parts>>) -> Instance {
+    /// metadata goes into whatever `metadata` dict the merge left. `own_policy` as in
+    /// [`Parts::write`].
+    fn into_map(self, own_policy: Value, recipe: Option<&RecipeMeta>, demos: Option<Vec<Parts>>) -> Instance {
         let mut td = self.input;
         let mut meta = Instance::with_capacity(4);
-        meta.insert(Key::const_new("data_classification_policy"), self.policy);
+        meta.insert(Key::const_new("data_classification_policy"), self.policy.unwrap_or(own_policy));
         td.insert("metadata".into(), Value::Object(meta));
         td.extend(self.refs);
         if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
@@ -183,7 +195,7 @@ impl Parts {
             meta.insert("template".into(), r.template.clone());
         }
         if let Some(demos) = demos {
-            td.insert("demos".into(), Value::Array(demos.into_iter().map(|d| Value::Object(d.into_map(None, None))).collect()));
+            td.insert("demos".into(), Value::Array(demos.into_iter().map(|d| Value::Object(d.into_map(Value::Null, None, None))).collect()));
         }
         td
     }
@@ -376,6 +388,7 @@ thread_local! {
 
 /// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
 /// pool demos whose dicts are already written (each has its `task_data`).
+#[derive(Clone)]
 enum DirectDemos {
     None,
     Parts(Vec<Parts>),
@@ -383,46 +396,38 @@ enum DirectDemos {
 }
 
 /// An instance's `task_data`: its text, or its parts, written only when asked for, straight
-/// into the form asked for (text, or the inside of a JSON Lines string).
+/// into the form asked for (text, or the inside of a JSON Lines string). The parts take the
+/// policy of the output instance that holds them (see [`Parts::policy`]).
+#[derive(Clone)]
 enum TaskData {
     Text(String),
     Direct(Box<Direct>),
 }
 
 /// What [`Parts::write`] writes a `task_data` dict from.
+#[derive(Clone)]
 struct Direct {
     parts: Parts,
     recipe: RecipeMeta,
     demos: DirectDemos,
 }
 
-impl std::fmt::Debug for TaskData {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("TaskData").field(&self.text()).finish()
-    }
-}
-
-impl Clone for TaskData {
-    fn clone(&self) -> Self {
-        TaskData::Text(self.text().into_owned())
-    }
-}
-
 impl TaskData {
-    /// The text, moved out when it is already written.
-    fn into_text(self) -> String {
+    /// The text, moved out when it is already written; `policy` is the output instance's.
+    fn into_text(self, policy: &Value) -> String {
         match self {
             TaskData::Text(t) => t,
-            direct => direct.text().into_owned(),
+            direct => direct.text(policy).into_owned(),
         }
     }
 
-    fn text(&self) -> std::borrow::Cow<'_, str> {
+    /// The text; `policy` is the output instance's.
+    fn text(&self, policy: &Value) -> std::borrow::Cow<'_, str> {
         match self {
             TaskData::Text(t) => t.into(),
             TaskData::Direct(d) => {
                 let mut s = String::with_capacity(512);
-                d.parts.write(Some(&d.recipe), &d.demos, &mut s);
+                d.parts.write(policy, Some(&d.recipe), &d.demos, &mut s);
                 s.into()
             }
         }
@@ -438,7 +443,7 @@ pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
         return None;
     }
     let mut s = String::with_capacity(256);
-    parts.write(None, &DirectDemos::None, &mut s);
+    parts.write(&Value::Null, None, &DirectDemos::None, &mut s);
     Some(s)
 }
 
@@ -456,7 +461,7 @@ pub fn finalize_instance(
     recipe: RecipeMeta,
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
 ) -> Result<OutputInstance> {
-    let parts = Parts::take(&mut inst)?;
+    let parts = Parts::take_own(&mut inst)?;
     finish(inst, parts, None, group_by, recipe, pool_demos)
 }
 
@@ -471,10 +476,10 @@ pub struct Verbalized {
     pub input_fields: Instance,
     /// The instance's `reference_fields`.
     pub reference_fields: Instance,
-    /// The `target` text.
-    pub target: String,
-    /// The `references` texts.
-    pub references: Vec<String>,
+    /// The `target` text (a string).
+    pub target: Value,
+    /// The `references` texts (a list of strings).
+    pub references: Value,
     /// The postprocessor names (a list of strings).
     pub postprocessors: SharedValue,
     /// The metric names (a list of strings), or `None` for the instance's `metrics`.
@@ -492,12 +497,11 @@ pub fn finalize_verbalized(
     recipe: RecipeMeta,
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
 ) -> Result<OutputInstance> {
-    let policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
-    let parts = Parts { input: v.input_fields, policy, refs: v.reference_fields };
+    let parts = Parts { input: v.input_fields, policy: None, refs: v.reference_fields };
     let made = Made {
         source: v.source,
-        target: Value::String(v.target.into()),
-        references: Value::Array(v.references.into_iter().map(Value::from).collect()),
+        target: v.target,
+        references: v.references,
         postprocessors: v.postprocessors,
         metrics: v.metrics,
     };
@@ -551,7 +555,8 @@ fn finish(
         return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new(), made);
     }
     let mut groups = Vec::new();
-    let td = parts.into_map(Some(&recipe), demos);
+    let own_policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
+    let td = parts.into_map(own_policy, Some(&recipe), demos);
     if !group_by.is_empty() {
         let mut data = td.clone();
         if let Some(Value::Object(meta)) = td.get("metadata") {
@@ -680,7 +685,7 @@ fn write_repeated(slot: usize, v: &Value, kept: Option<&'static Value>, out: &mu
 /// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is empty but in benchmarks, `media` is
 /// `{"images": ..., "audios": ...}`). It becomes a map ([`OutputInstance::into_instance`]) or
 /// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OutputInstance {
     /// The model input the format built (a string).
     pub source: Value,
@@ -703,8 +708,27 @@ pub struct OutputInstance {
     pub postprocessors: SharedValue,
     /// The `task_data` dict as Python's `json.dumps` writes it ([`OutputInstance::task_data`]).
     task_data: TaskData,
-    /// The instance's data classification policy (a list, or `null`).
-    pub data_classification_policy: Value,
+    /// The instance's data classification policy (a list, or `null`); `task_data` may read it
+    /// (see [`Parts::policy`]), so it is not changed once finished.
+    data_classification_policy: Value,
+}
+
+impl std::fmt::Debug for OutputInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputInstance")
+            .field("source", &self.source)
+            .field("target", &self.target)
+            .field("references", &self.references)
+            .field("metrics", &*self.metrics)
+            .field("groups", &self.groups)
+            .field("subset", &self.subset)
+            .field("images", &self.images)
+            .field("audios", &self.audios)
+            .field("postprocessors", &*self.postprocessors)
+            .field("task_data", &self.task_data())
+            .field("data_classification_policy", &self.data_classification_policy)
+            .finish()
+    }
 }
 
 impl OutputInstance {
@@ -722,7 +746,7 @@ impl OutputInstance {
         out.insert("subset".into(), Value::Array(self.subset));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors.into_value());
-        out.insert("task_data".into(), Value::String(self.task_data.into_text().into()));
+        out.insert("task_data".into(), Value::String(self.task_data.into_text(&self.data_classification_policy).into()));
         out.insert(Key::const_new("data_classification_policy"), self.data_classification_policy);
         out
     }
@@ -757,7 +781,7 @@ impl OutputInstance {
             TaskData::Text(t) => write_str(t, out),
             TaskData::Direct(d) => {
                 out.push(b'"');
-                d.parts.write(Some(&d.recipe), &d.demos, &mut InJsonString(out));
+                d.parts.write(&self.data_classification_policy, Some(&d.recipe), &d.demos, &mut InJsonString(out));
                 out.push(b'"');
             }
         }
@@ -766,9 +790,14 @@ impl OutputInstance {
         out.push(b'}');
     }
 
+    /// The instance's data classification policy (a list, or `null`).
+    pub fn data_classification_policy(&self) -> &Value {
+        &self.data_classification_policy
+    }
+
     /// The `task_data` dict as Python's `json.dumps` writes it.
     pub fn task_data(&self) -> std::borrow::Cow<'_, str> {
-        self.task_data.text()
+        self.task_data.text(&self.data_classification_policy)
     }
 
     /// Appends the `task_data` dict as Python's `json.dumps` writes it to `out` (the text of
@@ -776,7 +805,7 @@ impl OutputInstance {
     pub fn write_task_data(&self, out: &mut String) {
         match &self.task_data {
             TaskData::Text(t) => out.push_str(t),
-            TaskData::Direct(d) => d.parts.write(Some(&d.recipe), &d.demos, out),
+            TaskData::Direct(d) => d.parts.write(&self.data_classification_policy, Some(&d.recipe), &d.demos, out),
         }
     }
 

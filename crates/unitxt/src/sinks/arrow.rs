@@ -134,7 +134,7 @@ impl ArrowRow {
         r.list_cell("postprocessors", Some(&*o.postprocessors))?;
         o.write_task_data(&mut r.text);
         r.spans.push(Span::Text(r.text.len()));
-        r.list_cell("data_classification_policy", Some(&o.data_classification_policy))?;
+        r.list_cell("data_classification_policy", Some(o.data_classification_policy()))?;
         Ok(r)
     }
 

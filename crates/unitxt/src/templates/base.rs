@@ -128,6 +128,13 @@ pub trait TemplateKind: Send + Sync {
     fn input_fields_to_source(&self, input: &Fields) -> Result<String>;
     /// `target` and `references` from the serialized reference fields.
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)>;
+    /// [`TemplateKind::reference_fields_to_target_and_references`] as the values the instance
+    /// gets: the `target` string and the `references` list of strings. A template whose one
+    /// reference is its target makes the two without copying the text between `String`s.
+    fn target_and_references(&self, refs: &Fields) -> Result<(Value, Value)> {
+        let (target, references) = self.reference_fields_to_target_and_references(refs)?;
+        Ok((Value::String(target.into()), Value::Array(references.into_iter().map(Value::from).collect())))
+    }
     /// Last changes, once everything is rendered: to the input fields as the instance keeps
     /// them (`input`, its `input_fields`), and to the instance's other fields.
     fn post_process(&self, _input: &mut Fields, _instance: &mut Instance) -> Result<()> {
@@ -292,11 +299,11 @@ fn render_with<T: TemplateKind + ?Sized>(
     let (target, references) = match t.preprocess_reference_fields(&refs)? {
         Some(mut prepared) => {
             t.serialize(&mut prepared, &mut result)?;
-            t.reference_fields_to_target_and_references(&prepared)?
+            t.target_and_references(&prepared)?
         }
         None => {
             let replaced = t.serialize(&mut refs, &mut result)?;
-            let out = t.reference_fields_to_target_and_references(&refs)?;
+            let out = t.target_and_references(&refs)?;
             restore_serialized(&mut refs, replaced);
             out
         }
@@ -312,8 +319,8 @@ fn render_with<T: TemplateKind + ?Sized>(
     const MADE: [&str; 2] = ["target", "references"];
     const MADE_TAGS: [u64; 2] = crate::value::map::tags_of(MADE);
     let [p_target, p_references] = result.positions_of_tagged(MADE, MADE_TAGS);
-    result.set_at(p_target, "target", Value::String(target.into()));
-    result.set_at(p_references, "references", Value::Array(references.into_iter().map(Value::from).collect()));
+    result.set_at(p_target, "target", target);
+    result.set_at(p_references, "references", references);
     t.post_process(&mut input, &mut result)?;
     result.set_at(p_input, "input_fields", Value::Object(input));
     Ok((result, None))

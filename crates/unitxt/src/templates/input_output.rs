@@ -51,6 +51,10 @@ impl TemplateKind for InputOutputTemplate {
         let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
         Ok((t.clone(), vec![t]))
     }
+    fn target_and_references(&self, refs: &Fields) -> Result<(Value, Value)> {
+        let t = Value::String(self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?.into());
+        Ok((t.clone(), Value::Array(vec![t])))
+    }
 }
 
 /// `input_output_template_with_custom_target`: as `input_output_template`, but the single

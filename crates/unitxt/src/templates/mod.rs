@@ -68,10 +68,10 @@ pub struct Rendered {
     pub input_fields: crate::value::Map,
     /// The instance's `reference_fields`, likewise.
     pub reference_fields: crate::value::Map,
-    /// The `target` text.
-    pub target: String,
-    /// The `references` texts.
-    pub references: Vec<String>,
+    /// The `target` text (a string).
+    pub target: Value,
+    /// The `references` texts (a list of strings).
+    pub references: Value,
     /// The postprocessor names (a list of strings).
     pub postprocessors: crate::recipe::SharedValue,
 }
@@ -88,8 +88,8 @@ impl Rendered {
         instance.insert("input_fields".into(), Value::Object(self.input_fields));
         instance.insert("postprocessors".into(), self.postprocessors.into_value());
         instance.insert("reference_fields".into(), Value::Object(self.reference_fields));
-        instance.insert("target".into(), Value::String(self.target.into()));
-        instance.insert("references".into(), Value::Array(self.references.into_iter().map(Value::from).collect()));
+        instance.insert("target".into(), self.target);
+        instance.insert("references".into(), self.references);
     }
 }
 

@@ -46,7 +46,7 @@ fn oracle_cases() {
                         assert_eq!(w.get(k), Some(&Value::String(text.as_str().into())), "{name}: {k}");
                         verbalized_texts += 1;
                     }
-                    assert_eq!(w.get("target"), Some(&Value::String(r.target.as_str().into())), "{name}: target");
+                    assert_eq!(w.get("target"), Some(&r.target), "{name}: target");
                     assert_eq!(w.get("input_fields"), Some(&Value::Object(r.input_fields.clone())), "{name}: input_fields");
                     r.write_into(&mut v);
                     let keys = |m: &crate::value::Instance| {
