@@ -660,9 +660,9 @@ impl Recipe {
                 let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = r;
                 let pieces = Pieces {
                     source: Value::String(source.into()),
-                    instruction: Value::String(instruction.into()),
+                    instruction: Value::String(instruction),
                     system_prompt: Value::String(d.system_prompt.clone()),
-                    target_prefix: Value::String(target_prefix.into()),
+                    target_prefix: Value::String(target_prefix),
                 };
                 let mut inst = inst;
                 let source = self.format.format_pieces(&mut inst, pieces).with_ctx(in_format)?;

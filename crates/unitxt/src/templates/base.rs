@@ -144,6 +144,10 @@ pub trait TemplateKind: Send + Sync {
     fn format(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<String> {
         apply_formatting(self.class_name(), data, data_type, format_str, format_name)
     }
+    /// [`TemplateKind::format`] as a [`Str`](crate::value::Str) (see [`py_format_str`]).
+    fn format_str(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<crate::value::Str> {
+        apply_formatting_with(self.class_name(), data, data_type, format_str, format_name, py_format_str)
+    }
 }
 
 impl<T: TemplateKind> Template for T {
@@ -267,8 +271,8 @@ fn render_with<T: TemplateKind + ?Sized>(
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => None,
     };
-    let instruction = t.format(serialized_inputs, "input field", instruction_fmt, "instruction")?;
-    let target_prefix = t.format(serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
+    let instruction = t.format_str(serialized_inputs, "input field", instruction_fmt, "instruction")?;
+    let target_prefix = t.format_str(serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }
@@ -280,8 +284,8 @@ fn render_with<T: TemplateKind + ?Sized>(
         Some((source, instruction, target_prefix, post))
     } else {
         result.set_at(p_source, "source", Value::String(source.into()));
-        result.set_at(p_instruction, "instruction", Value::String(instruction.into()));
-        result.set_at(p_prefix, "target_prefix", Value::String(target_prefix.into()));
+        result.set_at(p_instruction, "instruction", Value::String(instruction));
+        result.set_at(p_prefix, "target_prefix", Value::String(target_prefix));
         result.set_at(p_post, "postprocessors", Value::Array(post()));
         None
     };
@@ -335,10 +339,22 @@ pub fn apply_formatting(
     format_str: Option<&str>,
     format_name: &str,
 ) -> Result<String> {
+    apply_formatting_with(class, data, data_type, format_str, format_name, py_format)
+}
+
+/// [`apply_formatting`] through `format` ([`py_format`] or [`py_format_str`]).
+fn apply_formatting_with<S>(
+    class: &str,
+    data: &Fields,
+    data_type: &str,
+    format_str: Option<&str>,
+    format_name: &str,
+    format: fn(&str, &Fields) -> std::result::Result<S, FormatError>,
+) -> Result<S> {
     let f = format_str.ok_or_else(|| {
         Error::invalid(format!("required field '{format_name}' of class {class} is not set"))
     })?;
-    py_format(f, data).map_err(|e| match e {
+    format(f, data).map_err(|e| match e {
         FormatError::Key(_) => Error::invalid(format!(
             "available {data_type}s are [{}] but {class}.{format_name} format requires different ones: {f:?}",
             data.keys().cloned().collect::<Vec<_>>().join(", ")
@@ -391,43 +407,71 @@ impl FormatArgs for [(&str, &Value)] {
 /// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
 pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
     match compiled(fmt) {
-        // A well-formed string: its parse is reused; only the fields are looked up.
+        Some(c) => match c.memo.recall(&c.pieces, fmt, data) {
+            Some(out) => Ok(out.as_str().to_owned()),
+            None => format_compiled(&c, fmt, data),
+        },
+        None => format_full(fmt, data),
+    }
+}
+
+/// [`py_format`] as a [`Str`](crate::value::Str), for texts that become string values: a
+/// text recalled from the string's memo, kept for the process when it keeps repeating (see
+/// [`Memo::recall`]), is shared rather than copied, and a string that is one `{name}` of a
+/// string argument gives that argument's text without a `String` in between.
+pub fn py_format_str<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<crate::value::Str, FormatError> {
+    match compiled(fmt) {
         Some(c) => {
             if let Some(out) = c.memo.recall(&c.pieces, fmt, data) {
                 return Ok(out);
             }
-            // Sized for the longest text this string gave so far (fields such as a question
-            // with its choices are much longer than the format string itself).
-            let mut out = String::with_capacity(c.longest.get().max(fmt.len() + 64));
-            for p in c.pieces.iter() {
-                match p {
-                    Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
-                    // `{name}` of a string argument: its text.
-                    Piece::Field { name, conversion: None, spec, plain: true, hint } if spec.is_empty() => {
-                        let name = &fmt[name.clone()];
-                        match data.arg_hinted(name, hint) {
-                            Some(Value::String(text)) => out.push_str(text),
-                            Some(value) => emit_value(value, None, "", &mut out)?,
-                            None => return Err(FormatError::Key(name.to_string())),
-                        }
-                    }
-                    Piece::Field { name, conversion, spec, .. } => {
-                        let value = lookup(&fmt[name.clone()], data)?;
-                        emit_value(&value, *conversion, &fmt[spec.clone()], &mut out)?
+            if let [Piece::Field { name, conversion: None, spec, plain: true, hint }] = &c.pieces[..] {
+                if spec.is_empty() {
+                    if let Some(Value::String(text)) = data.arg_hinted(&fmt[name.clone()], hint) {
+                        return Ok(text.clone());
                     }
                 }
             }
-            c.longest.set(c.longest.get().max(out.len()));
-            c.memo.learn(&c.pieces, fmt, data, &out);
-            Ok(out)
+            format_compiled(&c, fmt, data).map(crate::value::Str::from)
         }
-        // Malformed, or a spec with nested fields: the full parse, with Python's errors.
-        None => {
-            let mut out = String::with_capacity(fmt.len() + 64);
-            format_depth(fmt, data, 2, &mut out)?;
-            Ok(out)
+        None => format_full(fmt, data).map(crate::value::Str::from),
+    }
+}
+
+/// [`py_format`] of a well-formed string, its parse `c`, past its memo.
+fn format_compiled<A: FormatArgs + ?Sized>(c: &Compiled, fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
+    // Sized for the longest text this string gave so far (fields such as a question
+    // with its choices are much longer than the format string itself).
+    let mut out = String::with_capacity(c.longest.get().max(fmt.len() + 64));
+    for p in c.pieces.iter() {
+        match p {
+            Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
+            // `{name}` of a string argument: its text.
+            Piece::Field { name, conversion: None, spec, plain: true, hint } if spec.is_empty() => {
+                let name = &fmt[name.clone()];
+                match data.arg_hinted(name, hint) {
+                    Some(Value::String(text)) => out.push_str(text),
+                    Some(value) => emit_value(value, None, "", &mut out)?,
+                    None => return Err(FormatError::Key(name.to_string())),
+                }
+            }
+            Piece::Field { name, conversion, spec, .. } => {
+                let value = lookup(&fmt[name.clone()], data)?;
+                emit_value(&value, *conversion, &fmt[spec.clone()], &mut out)?
+            }
         }
     }
+    c.longest.set(c.longest.get().max(out.len()));
+    c.memo.learn(&c.pieces, fmt, data, &out);
+    Ok(out)
+}
+
+/// [`py_format`] of a malformed string or one with a spec holding nested fields: the full
+/// parse, with Python's errors.
+fn format_full<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
+    let mut out = String::with_capacity(fmt.len() + 64);
+    format_depth(fmt, data, 2, &mut out)?;
+    Ok(out)
 }
 
 /// A parsed format string and the length of the longest text formatted with it so far.
@@ -442,9 +486,16 @@ struct Compiled {
 /// every instance (an instruction naming the task's classes, a target prefix), and then the
 /// text is copied instead of formatted again. A string whose fields keep changing (the input
 /// format with the instance's text) stops being memoized after [`Memo::TRIAL`] calls.
+///
+/// A text that is still recalled past the trial is kept for the process
+/// ([`crate::value::intern::intern`]), so that recalling it copies no text; at most
+/// [`Memo::KEPT_MAX`] texts per string are kept, later ones are copied as before.
 struct Memo {
-    /// `Some` while memoizing: the field texts, in the order of the fields, and the text.
-    last: std::cell::RefCell<Option<(Vec<crate::value::Str>, String)>>,
+    /// `Some` while memoizing: the field texts, in the order of the fields, the text, and
+    /// whether that text is kept for the process.
+    last: std::cell::RefCell<Option<(Vec<crate::value::Str>, crate::value::Str, bool)>>,
+    /// Texts of this string kept for the process so far.
+    kept: std::cell::Cell<u8>,
     /// False for a string that is not memoized (another kind of field, or too few repeats).
     on: std::cell::Cell<bool>,
     /// Calls and repeats so far, counted up to [`Memo::TRIAL`] calls.
@@ -456,6 +507,8 @@ impl Memo {
     /// Calls after which a string is kept memoized only if at least three in four repeated
     /// their previous field texts.
     const TRIAL: u32 = 32;
+    /// Texts of one format string kept for the process at most.
+    const KEPT_MAX: u8 = 8;
 
     fn new(pieces: &[Piece]) -> Self {
         let plain = |p: &Piece| match p {
@@ -473,6 +526,7 @@ impl Memo {
             .count();
         Memo {
             last: std::cell::RefCell::new(None),
+            kept: std::cell::Cell::new(0),
             on: std::cell::Cell::new(fields > 0 && pieces.iter().all(plain)),
             calls: std::cell::Cell::new(0),
             repeats: std::cell::Cell::new(0),
@@ -500,24 +554,30 @@ impl Memo {
         true
     }
 
-    /// The last text, when `data` has the same field texts as last time.
+    /// The last text, when `data` has the same field texts as last time. Past the trial, the
+    /// text is kept for the process on its first recall (while this string has kept fewer
+    /// than [`Memo::KEPT_MAX`]).
     fn recall<A: FormatArgs + ?Sized>(
         &self,
         pieces: &[Piece],
         fmt: &str,
         data: &A,
-    ) -> Option<String> {
+    ) -> Option<crate::value::Str> {
         if !self.on.get() {
             return None;
         }
-        let last = self.last.borrow();
-        let (texts, out) = last.as_ref()?;
+        let mut last = self.last.borrow_mut();
+        let (texts, out, kept) = last.as_mut()?;
         if !Self::each_field(pieces, fmt, data, |k, t| crate::value::json::same_str(&texts[k], t)) {
             return None;
         }
         if self.calls.get() < Self::TRIAL {
             self.calls.set(self.calls.get() + 1);
             self.repeats.set(self.repeats.get() + 1);
+        } else if !*kept && self.kept.get() < Self::KEPT_MAX {
+            *out = crate::value::intern::intern(out);
+            *kept = true;
+            self.kept.set(self.kept.get() + 1);
         }
         Some(out.clone())
     }
@@ -540,7 +600,7 @@ impl Memo {
             texts.push(t.clone());
             true
         }) {
-            *self.last.borrow_mut() = Some((texts, out.to_string()));
+            *self.last.borrow_mut() = Some((texts, out.into(), false));
         }
     }
 }
@@ -1117,6 +1177,33 @@ mod tests {
         for never in ["{kind!r}", "{kind:>12}", "{0}", "{kind.x}", "no fields"] {
             assert!(!compiled(never).unwrap().memo.on.get(), "{never}");
         }
+    }
+
+    /// Texts asked for as `Str`s: a text recalled past the trial is kept for the process, at
+    /// most [`Memo::KEPT_MAX`] per string, and every text stays right; one `{name}` gives its
+    /// argument's text (or `str()` of another value, or the missing key's error).
+    #[test]
+    fn texts_as_str_are_kept_past_the_trial_and_bounded() {
+        let fmt = "Pick one of {classes} for the {kind}.";
+        let args = |classes: &str| d(json!({"kind": "review", "classes": classes}));
+        for _ in 0..Memo::TRIAL + 2 {
+            assert_eq!(py_format_str(fmt, &args("a, b")).unwrap(), "Pick one of a, b for the review.");
+        }
+        let c = compiled(fmt).unwrap();
+        assert_eq!(c.memo.kept.get(), 1);
+        assert!(c.memo.last.borrow().as_ref().is_some_and(|(_, _, kept)| *kept));
+        for i in 0..Memo::KEPT_MAX as usize + 4 {
+            let classes = format!("c{i}, d{i}");
+            for _ in 0..3 {
+                assert_eq!(py_format_str(fmt, &args(&classes)).unwrap(), format!("Pick one of {classes} for the review."));
+                assert_eq!(py_format(fmt, &args(&classes)).unwrap(), format!("Pick one of {classes} for the review."));
+            }
+        }
+        assert!(c.memo.on.get());
+        assert_eq!(c.memo.kept.get(), Memo::KEPT_MAX);
+        assert_eq!(py_format_str("{label}", &d(json!({"label": "negative"}))).unwrap(), "negative");
+        assert_eq!(py_format_str("{label}", &d(json!({"label": 3}))).unwrap(), "3");
+        assert_eq!(py_format_str("{label}", &d(json!({}))), Err(FormatError::Key("label".into())));
     }
 
     // Expected strings obtained by running the same `str.format` calls in CPython 3.11.

@@ -52,7 +52,7 @@ impl TemplateKind for InputOutputTemplate {
         Ok((t.clone(), vec![t]))
     }
     fn target_and_references(&self, refs: &Fields) -> Result<(Value, Value)> {
-        let t = Value::String(self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?.into());
+        let t = Value::String(self.format_str(refs, "reference field", self.output_format.as_deref(), "output_format")?);
         Ok((t.clone(), Value::Array(vec![t])))
     }
 }

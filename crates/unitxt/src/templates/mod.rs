@@ -60,9 +60,9 @@ pub struct Rendered {
     /// The `source` text (the input fields in the template's `input_format`).
     pub source: String,
     /// The `instruction` text.
-    pub instruction: String,
+    pub instruction: crate::value::Str,
     /// The `target_prefix` text.
-    pub target_prefix: String,
+    pub target_prefix: crate::value::Str,
     /// The instance's `input_fields`, as the template leaves them (its values, not their
     /// texts).
     pub input_fields: crate::value::Map,
@@ -83,8 +83,8 @@ impl Rendered {
     /// come before the fields written here rather than after them.
     pub fn write_into(self, instance: &mut Instance) {
         instance.insert("source".into(), Value::String(self.source.into()));
-        instance.insert("instruction".into(), Value::String(self.instruction.into()));
-        instance.insert("target_prefix".into(), Value::String(self.target_prefix.into()));
+        instance.insert("instruction".into(), Value::String(self.instruction));
+        instance.insert("target_prefix".into(), Value::String(self.target_prefix));
         instance.insert("input_fields".into(), Value::Object(self.input_fields));
         instance.insert("postprocessors".into(), self.postprocessors.into_value());
         instance.insert("reference_fields".into(), Value::Object(self.reference_fields));

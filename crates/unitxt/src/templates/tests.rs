@@ -42,8 +42,8 @@ fn oracle_cases() {
             match (&whole, tpl.verbalize(instance, split)) {
                 (Ok(w), Ok((mut v, Some(r)))) => {
                     assert!(!had, "{name}: texts handed back for an instance that had them");
-                    for (k, text) in [("source", &r.source), ("instruction", &r.instruction), ("target_prefix", &r.target_prefix)] {
-                        assert_eq!(w.get(k), Some(&Value::String(text.as_str().into())), "{name}: {k}");
+                    for (k, text) in [("source", r.source.as_str()), ("instruction", r.instruction.as_str()), ("target_prefix", r.target_prefix.as_str())] {
+                        assert_eq!(w.get(k), Some(&Value::String(text.into())), "{name}: {k}");
                         verbalized_texts += 1;
                     }
                     assert_eq!(w.get("target"), Some(&r.target), "{name}: target");
