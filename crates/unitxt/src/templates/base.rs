@@ -416,9 +416,10 @@ pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Re
 }
 
 /// [`py_format`] as a [`Str`](crate::value::Str), for texts that become string values: a
-/// text recalled from the string's memo, kept for the process when it keeps repeating (see
-/// [`Memo::recall`]), is shared rather than copied, and a string that is one `{name}` of a
-/// string argument gives that argument's text without a `String` in between.
+/// text recalled from the string's memo, kept for the process once it has kept repeating
+/// past the memo's trial (at most eight texts per format string), is shared rather than
+/// copied, and a string that is one `{name}` of a string argument gives that argument's text
+/// without a `String` in between. Same texts and errors as [`py_format`].
 pub fn py_format_str<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<crate::value::Str, FormatError> {
     match compiled(fmt) {
         Some(c) => {
