@@ -58,8 +58,8 @@ fn line_buffer() -> Vec<u8> {
 /// it grew too long). A buffer that the calling thread (the writer) allocated goes to its own
 /// stash, the others to the shared pool that the helpers take from: each buffer is then filled
 /// again by the thread that allocated it, so that its cache lines do not move between cores
-/// each time it is reused (on this VM, two threads that passed buffers back and forth spent
-/// half again as long per instance in some phases).
+/// each time it is reused (writes that move between cores made each instance cost up to half
+/// again as much in some phases of the 2-core VM this was measured on).
 fn recycle_lines(lines: impl Iterator<Item = Vec<u8>>) {
     let mut others = Vec::new();
     LINE_STASH.with(|stash| {
