@@ -99,11 +99,9 @@ struct Parts {
 impl Parts {
     /// A demo's parts, its policy copied.
     fn take(inst: &mut Instance) -> Result<Parts> {
-        Ok(Parts {
-            input: take_obj(inst, "input_fields")?,
-            policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()),
-            refs: take_obj(inst, "reference_fields")?,
-        })
+        let mut parts = Parts::take_own(inst)?;
+        parts.policy = Some(inst.get("data_classification_policy").cloned().unwrap_or_default());
+        Ok(parts)
     }
 
     /// An instance's own parts: its policy stays in it (see [`Parts::policy`]).
