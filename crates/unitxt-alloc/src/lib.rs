@@ -40,68 +40,6 @@ pub unsafe fn allocated_here(p: *const u8) -> bool {
     mi::mi_heap_contains_block(mi::mi_heap_get_default(), p as *const c_void)
 }
 
-/// Faults in, on a new thread named `unitxt-prefault`, the `bytes` of address space that start
-/// at the 2 MiB boundary below a small block the calling thread allocates: the memory its
-/// mimalloc heap grows into next (a thread's heap fills its memory segment upwards from the
-/// first pages). Each page is faulted in as if written (`madvise(MADV_POPULATE_WRITE)`,
-/// Linux 5.14 and later) and keeps its contents, so mimalloc's blocks, used or free, are
-/// untouched; what the heap later writes there no longer waits for the kernel.
-///
-/// Why: on a VM whose host backs guest memory lazily and takes freed memory back (a Firecracker
-/// VM with the balloon's free page reporting, where this was measured), the first write to a
-/// 2 MiB page that the host has taken back stalls the writing CPU for about 4.7 ms against
-/// about 90 µs otherwise. A `prepare` of SST-2 train writes 6 such pages on its reading thread,
-/// 3 of them after start-up (Parquet page buffers, instances in flight), and each stall there
-/// also idles the helper thread. Faulting them in early on a thread that is otherwise idle took
-/// such a cold run (3 s after the last) from a median of 102 ms to 89 ms in one series of ten
-/// alternating runs, and from 107 ms to 103 ms in a colder one (where the I/O floor went from
-/// 53 ms to 47 ms); back-to-back runs, whose pages are still backed, did not change.
-///
-/// Returns the thread's handle (it may be dropped: the thread ends on its own), or `None` when
-/// `bytes` is 0, when the thread could not start, or on a system other than Linux. Failures
-/// of the system call (an older kernel, a range partly unmapped) are ignored: they only leave
-/// pages to be faulted in when first written, as without this call. The memory faulted in
-/// counts in the process's resident set even if the heap never uses it.
-pub fn prefault_heap_in_background(bytes: usize) -> Option<std::thread::JoinHandle<()>> {
-    if bytes == 0 || !cfg!(target_os = "linux") {
-        return None;
-    }
-    let probe = Box::new(0u64);
-    let start = (&*probe as *const u64 as usize) & !(HUGE_PAGE - 1);
-    drop(probe);
-    std::thread::Builder::new()
-        .name("unitxt-prefault".into())
-        .spawn(move || {
-            let _ = populate(start, bytes);
-        })
-        .ok()
-}
-
-/// The size of a transparent huge page on x86-64 and most Linux systems, and the alignment
-/// [`prefault_heap_in_background`] starts at.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// Faults in `[start, start + len)` as if written, keeping its contents
-/// (`madvise(MADV_POPULATE_WRITE)`); `start` must be page-aligned. An error for a range that
-/// is not all mapped writable, or from a kernel without the flag.
-#[cfg(target_os = "linux")]
-fn populate(start: usize, len: usize) -> std::io::Result<()> {
-    // SAFETY: `MADV_POPULATE_WRITE` only faults pages in (as a write would, breaking
-    // copy-on-write) and never changes their contents, so it cannot affect memory that other
-    // threads are using; an unmapped or read-only range makes it fail, with nothing changed.
-    let r = unsafe { libc::madvise(start as *mut c_void, len, libc::MADV_POPULATE_WRITE) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn populate(_start: usize, _len: usize) -> std::io::Result<()> {
-    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
-}
-
 /// `mi_option_purge_delay` of mimalloc v2's `mimalloc.h`, which `libmimalloc-sys` does not
 /// name: the option between `eager_commit_delay` (14) and `use_numa_nodes` (16).
 const PURGE_DELAY: mi::mi_option_t = mi::mi_option_eager_commit_delay + 1;
@@ -170,31 +108,6 @@ mod tests {
             a.dealloc(there, l);
             a.dealloc(here, l);
         }
-    }
-
-    /// Faulting in memory the heap is using keeps every byte: large and small blocks written
-    /// before, on this thread and another, read back the same afterwards.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn populating_keeps_the_contents_of_the_heap() {
-        let big: Vec<u8> = (0..(6usize << 20)).map(|i| (i % 251) as u8).collect();
-        let small: Vec<Box<[u8; 40]>> = (0..10_000u32).map(|i| Box::new([(i % 256) as u8; 40])).collect();
-        // The 4 KiB pages that hold `big` (this test's allocator need not be mimalloc).
-        let start = (big.as_ptr() as usize) & !4095;
-        let end = (big.as_ptr() as usize + big.len() + 4095) & !4095;
-        populate(start, end - start).expect("the heap is mapped writable");
-        let handle = prefault_heap_in_background(8 << 20).expect("a thread on Linux");
-        handle.join().unwrap();
-        assert!(big.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
-        assert!(small.iter().enumerate().all(|(i, b)| b.iter().all(|&x| x == (i % 256) as u8)));
-    }
-
-    /// An unmapped range is an error (nothing else happens), and nothing is started for 0 bytes.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn populating_an_unmapped_range_fails_and_zero_bytes_start_nothing() {
-        assert!(populate(4096, 4096).is_err());
-        assert!(prefault_heap_in_background(0).is_none());
     }
 
     #[test]

@@ -87,19 +87,10 @@ enum Command {
     },
 }
 
-/// Bytes of heap that [`main`] has faulted in on a spare thread.
-const PREFAULT_BYTES: usize = 12 << 20;
-
 fn main() -> ExitCode {
     // A run lasts seconds: memory freed by one pipeline thread is kept for reuse rather than
     // returned to the OS after mimalloc's default 10 ms (see `unitxt_alloc::set_purge_delay`).
     unitxt_alloc::set_purge_delay(1000);
-    // The memory the reading thread's heap grows into during a run, faulted in meanwhile on a
-    // spare thread (see `unitxt_alloc::prefault_heap_in_background`): 12 MiB is what it grew
-    // to preparing SST-2 train. `UNITXT_RS_PREFAULT=0` turns it off.
-    if std::env::var_os("UNITXT_RS_PREFAULT").is_none_or(|v| v != "0") {
-        let _ = unitxt_alloc::prefault_heap_in_background(PREFAULT_BYTES);
-    }
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Prepare { recipe, split, output, catalogs } => {
