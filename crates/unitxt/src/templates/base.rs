@@ -144,7 +144,10 @@ pub trait TemplateKind: Send + Sync {
     fn format(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<String> {
         apply_formatting(self.class_name(), data, data_type, format_str, format_name)
     }
-    /// [`TemplateKind::format`] as a [`Str`](crate::value::Str) (see [`py_format_str`]).
+    /// [`TemplateKind::format`] as a [`Str`](crate::value::Str) (see [`py_format_str`]):
+    /// `render` formats the instruction and the target prefix with this one, and
+    /// `input_output_template` its target. A template that overrides `format` must override
+    /// this too, with the same texts and errors (none overrides either).
     fn format_str(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<crate::value::Str> {
         apply_formatting_with(self.class_name(), data, data_type, format_str, format_name, py_format_str)
     }
