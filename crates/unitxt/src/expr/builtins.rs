@@ -942,9 +942,27 @@ fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal>
             let old = a.str_arg(0, "old")?;
             let new = a.str_arg(1, "new")?;
             let count = a.int_or(2, "count", -1)?;
-            let est = if old.is_empty() { s.chars().count() + 1 } else { s.matches(&*old).count() };
-            ctx.charge(s.len() + est.saturating_mul(new.len()))?;
-            let out = if count < 0 { s.replace(&*old, &new) } else { s.replacen(&*old, &new, count as usize) };
+            // A negative count replaces every occurrence, as in Python.
+            let limit = usize::try_from(count).unwrap_or(usize::MAX);
+            if old.is_empty() {
+                ctx.charge(s.len() + (s.chars().count() + 1).saturating_mul(new.len()))?;
+                return Ok(PyVal::str(s.replacen("", &new, limit)));
+            }
+            // One pass of memchr's vectorized substring search finds the occurrences (left to
+            // right, not overlapping, as `str.replace` takes them): their number sets the
+            // charge, their places the output. A match of a UTF-8 needle starts and ends on
+            // character boundaries.
+            let at: Vec<usize> = memchr::memmem::find_iter(s.as_bytes(), old.as_bytes()).collect();
+            ctx.charge(s.len() + at.len().saturating_mul(new.len()))?;
+            let taken = &at[..at.len().min(limit)];
+            let mut out = String::with_capacity(s.len() + taken.len() * new.len());
+            let mut last = 0;
+            for &i in taken {
+                out.push_str(&s[last..i]);
+                out.push_str(&new);
+                last = i + old.len();
+            }
+            out.push_str(&s[last..]);
             Ok(PyVal::str(out))
         }
         "startswith" | "endswith" => {
