@@ -197,20 +197,28 @@ pub fn readme_metadata(root: &Path) -> Result<Value> {
 }
 
 /// The front matter's text (between the leading `---` line and the next), if the card has one.
+/// A `---` line is one that is `---` once trailing whitespace is trimmed.
 fn front_matter(root: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(root.join("README.md")).ok()?;
-    let mut lines = text.split_inclusive('\n');
-    if lines.next().map(|l| l.trim_end()) != Some("---") {
+    let mut text = std::fs::read_to_string(root.join("README.md")).ok()?;
+    let first = text.split_inclusive('\n').next()?;
+    if first.trim_end() != "---" {
         return None;
     }
-    let mut yaml = String::new();
-    for l in lines {
-        if l.trim_end() == "---" {
-            return Some(yaml);
-        }
-        yaml.push_str(l);
-    }
-    None
+    let start = first.len();
+    let end = start + find_line(&text[start..], "---")?;
+    text.truncate(end);
+    Some(text.split_off(start))
+}
+
+/// The byte offset in `text` of the first line that is `line` once trailing whitespace is
+/// trimmed (found with memchr's substring search rather than line by line: a card's front
+/// matter runs to thousands of lines).
+fn find_line(text: &str, line: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, line.as_bytes()).find(|&p| {
+        let rest = &text[p + line.len()..];
+        (p == 0 || b[p - 1] == b'\n') && rest[..rest.find('\n').map_or(rest.len(), |n| n + 1)].trim_end().is_empty()
+    })
 }
 
 fn parse_front_matter(root: &Path, yaml: &str) -> Result<Value> {
@@ -235,22 +243,19 @@ fn parse_front_matter(root: &Path, yaml: &str) -> Result<Value> {
 /// and the errors, are those of the whole block.
 pub fn readme_configs(root: &Path, want: Option<&str>) -> Result<Value> {
     let Some(yaml) = front_matter(root) else { return Ok(Value::Null) };
-    let mut block = String::new();
-    let mut inside = false;
-    for l in yaml.split_inclusive('\n') {
-        if !inside {
-            inside = l.trim_end() == "configs:";
-        } else if l.starts_with(|c: char| !matches!(c, ' ' | '\t' | '-' | '#' | '\n' | '\r')) {
+    let Some(start) = find_line(&yaml, "configs:") else { return parse_front_matter(root, &yaml) };
+    // The block: the `configs:` line and the lines after it that do not start another
+    // top-level key.
+    let mut lines = yaml[start..].split_inclusive('\n');
+    let mut len = lines.next().map_or(0, str::len);
+    for l in lines {
+        if l.starts_with(|c: char| !matches!(c, ' ' | '\t' | '-' | '#' | '\n' | '\r')) {
             break;
         }
-        if inside {
-            block.push_str(l);
-        }
+        len += l.len();
     }
-    if block.is_empty() {
-        return parse_front_matter(root, &yaml);
-    }
-    if let Some((name, item)) = want.and_then(|n| config_item(&block, n).map(|item| (n, item))) {
+    let block = &yaml[start..start + len];
+    if let Some((name, item)) = want.and_then(|n| config_item(block, n).map(|item| (n, item))) {
         let narrowed = format!("configs:\n{item}");
         if let Ok(v) = parse_front_matter(root, &narrowed) {
             if declared_configs(&v).is_ok_and(|c| c.len() == 1 && c[0].name == name) {
@@ -258,7 +263,7 @@ pub fn readme_configs(root: &Path, want: Option<&str>) -> Result<Value> {
             }
         }
     }
-    parse_front_matter(root, &block)
+    parse_front_matter(root, block)
 }
 
 /// The item of the `configs:` list in `block` (which starts with the `configs:` line) whose
