@@ -751,17 +751,27 @@ mod tests {
     // UNITXT_HF_OFFLINE_DATASETS_PATH pointing at these snapshots, and by
     // `datasets.load_dataset(<snapshot>, <config>)` (datasets 5.2.0).
 
-    /// Parsing only the `configs` block finds the same configs as parsing the whole front
-    /// matter, for every dataset in the hub cache; and cards with configs were checked.
-    #[test]
-    fn configs_block_matches_the_whole_front_matter() {
-        let mut with_configs = 0;
+    /// Every dataset with a snapshot in the hub cache: its repo, its snapshot's root, and the
+    /// configs that its whole front matter declares.
+    fn hub_datasets() -> Vec<(String, PathBuf, Vec<ConfigSpec>)> {
+        let mut out = Vec::new();
         for e in std::fs::read_dir(hub()).unwrap() {
             let dir = e.unwrap().file_name().to_string_lossy().to_string();
             let Some(repo) = dir.strip_prefix("datasets--") else { continue };
             let repo = repo.replacen("--", "/", 1);
             let Ok(root) = snapshot_in_cache(&hub(), &repo, None) else { continue };
             let whole = declared_configs(&readme_metadata(&root).unwrap()).unwrap();
+            out.push((repo, root, whole));
+        }
+        out
+    }
+
+    /// Parsing only the `configs` block finds the same configs as parsing the whole front
+    /// matter, for every dataset in the hub cache; and cards with configs were checked.
+    #[test]
+    fn configs_block_matches_the_whole_front_matter() {
+        let mut with_configs = 0;
+        for (repo, root, whole) in hub_datasets() {
             let block = declared_configs(&readme_configs(&root, None).unwrap()).unwrap();
             assert_eq!(format!("{block:?}"), format!("{whole:?}"), "{repo}");
             with_configs += usize::from(!whole.is_empty());
@@ -775,12 +785,7 @@ mod tests {
     #[test]
     fn narrowed_configs_select_what_the_whole_front_matter_selects() {
         let mut narrowed = 0;
-        for e in std::fs::read_dir(hub()).unwrap() {
-            let dir = e.unwrap().file_name().to_string_lossy().to_string();
-            let Some(repo) = dir.strip_prefix("datasets--") else { continue };
-            let repo = repo.replacen("--", "/", 1);
-            let Ok(root) = snapshot_in_cache(&hub(), &repo, None) else { continue };
-            let whole = declared_configs(&readme_metadata(&root).unwrap()).unwrap();
+        for (repo, root, whole) in hub_datasets() {
             for c in &whole {
                 let got = declared_configs(&readme_configs(&root, Some(&c.name)).unwrap()).unwrap();
                 let picked = select_config(&got, Some(&c.name), &repo).unwrap();
