@@ -142,7 +142,7 @@ fn write_batch(w: &mut dyn Write, batch: &mut Vec<Vec<u8>>) -> std::io::Result<(
 /// The recipe's splits as JSON Lines lines, each serialized (and its instance dropped) on the
 /// worker thread that prepared it.
 fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec<u8>>> {
-    let line: Finisher<Vec<u8>> = Arc::new(|inst| {
+    let line: Finisher<Vec<u8>> = Arc::new(|inst: unitxt::recipe::OutputInstance<'_>| {
         let mut out = line_buffer();
         inst.write_json(&mut out);
         out.push(b'\n');
@@ -154,7 +154,7 @@ fn prepare_lines(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Vec
 /// The recipe's splits as Arrow rows, each built (and its instance dropped) on the worker
 /// thread that prepared it.
 fn prepare_rows(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<ArrowRow>> {
-    let row: Finisher<ArrowRow> = Arc::new(|inst| ArrowRow::from_output(&inst));
+    let row: Finisher<ArrowRow> = Arc::new(|inst: unitxt::recipe::OutputInstance<'_>| ArrowRow::from_output(&inst));
     prepare_map(recipe, &PrepareOptions { catalogs }, row)
 }
 

@@ -148,7 +148,7 @@ fn prepare(
     let res = py.detach(|| -> unitxt::error::Result<Vec<(String, StreamOf<ArrowRow>)>> {
         let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
         // Each instance becomes an Arrow row on the worker thread that prepared it.
-        let row: unitxt::recipe::Finisher<ArrowRow> = std::sync::Arc::new(|o| ArrowRow::from_output(&o));
+        let row: unitxt::recipe::Finisher<ArrowRow> = std::sync::Arc::new(|o: unitxt::recipe::OutputInstance<'_>| ArrowRow::from_output(&o));
         let mut ms = unitxt::recipe::prepare_with_map(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts, row)?;
         match split {
             Some(s) => Ok(vec![(s.clone(), ms.take(&s)?)]),

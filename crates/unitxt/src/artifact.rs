@@ -19,7 +19,7 @@ use crate::augmentors::Augmentor;
 use crate::card::Card;
 use crate::error::{Error, Result};
 use crate::loaders::Loader;
-use crate::operators::{InstanceOperator, Operator};
+use crate::operators::Operator;
 use crate::splitters::Sampler;
 use crate::task::Task;
 use crate::templates::{Serializer, Template};
@@ -96,9 +96,9 @@ pub enum Artifact {
     /// `templates_dict`: named templates.
     TemplatesDict(IndexMap<String, Art<dyn Template>>),
     /// A format (`system_format`, `chat_api_format`, ...).
-    Format(Art<dyn InstanceOperator>),
+    Format(Art<dyn crate::formats::Format>),
     /// A system prompt (`textual_system_prompt`, `empty_system_prompt`).
-    SystemPrompt(Art<dyn InstanceOperator>),
+    SystemPrompt(Art<dyn crate::system_prompts::SystemPrompt>),
     /// An augmentor (`augment_whitespace`, ...).
     Augmentor(Art<dyn Augmentor>),
     /// A task (`task`).
@@ -192,16 +192,8 @@ kind!(dyn Sampler, Sampler, "sampler");
 kind!(dyn Serializer, Serializer, "serializer");
 kind!(dyn crate::metrics::Metric, Metric, "metric");
 
-/// Format or system prompt: both are per-instance operators; the variant tells them apart.
-impl ArtifactKind for dyn InstanceOperator {
-    const KIND: &'static str = "format or system prompt";
-    fn extract(a: Artifact) -> std::result::Result<Art<Self>, Artifact> {
-        match a {
-            Artifact::Format(x) | Artifact::SystemPrompt(x) => Ok(x),
-            other => Err(other),
-        }
-    }
-}
+kind!(dyn crate::formats::Format, Format, "format");
+kind!(dyn crate::system_prompts::SystemPrompt, SystemPrompt, "system prompt");
 
 /// Builds an artifact of kind `T` from a JSON representation: a catalog name (string) or an
 /// object with `__type__`. Errors when it resolves to another kind.

@@ -249,22 +249,22 @@ pub fn build(v: &Value) -> Result<Artifact> {
 
         // ---- formats (formats/) ----
         "chat_api_format" => Artifact::Format(Art::new(
-            Arc::new(from_value::<fmt::chat_api::ChatApiFormat>(t, v)?) as Arc<dyn InstanceOperator>,
+            Arc::new(from_value::<fmt::chat_api::ChatApiFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
         "granite_documents_format" | "hf_system_format" => match fmt::tokenizer::unsupported_tokenizer_format(t, v)? {},
         "system_format" => Artifact::Format(Art::new(
-            Arc::new(from_value::<fmt::system::SystemFormat>(t, v)?) as Arc<dyn InstanceOperator>,
+            Arc::new(from_value::<fmt::system::SystemFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
 
         // ---- system prompts (system_prompts/) ----
         "empty_system_prompt" => Artifact::SystemPrompt(Art::new(
-            Arc::new(from_value::<sysp::EmptySystemPrompt>(t, v)?) as Arc<dyn InstanceOperator>,
+            Arc::new(from_value::<sysp::EmptySystemPrompt>(t, v)?) as Arc<dyn sysp::SystemPrompt>,
             v.clone(),
         )),
         "textual_system_prompt" => Artifact::SystemPrompt(Art::new(
-            Arc::new(from_value::<sysp::TextualSystemPrompt>(t, v)?) as Arc<dyn InstanceOperator>,
+            Arc::new(from_value::<sysp::TextualSystemPrompt>(t, v)?) as Arc<dyn sysp::SystemPrompt>,
             v.clone(),
         )),
 
@@ -368,8 +368,6 @@ pub fn build(v: &Value) -> Result<Artifact> {
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
 
         _ => {
-            let _ = (std::any::type_name::<fmt::Marker>(), std::any::type_name::<sysp::Marker>(), std::any::type_name::<ld::Marker>(), std::any::type_name::<tp::Marker>(), std::any::type_name::<op::Marker>());
-            let _ = (std::any::type_name::<dyn aug::Augmentor>(), std::any::type_name::<dyn sp::Sampler>());
             return Err(Error::not_found(format!("unknown artifact type `__type__: {t}`")));
         }
     };

@@ -330,8 +330,27 @@ impl InstanceOperator for Task {
         crate::operators::FieldsRead::Only(fields.chain(CARRIED.iter().map(|c| c.to_string())).collect())
     }
 
-    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        self.add_defaults(&mut instance, &[]);
+    /// [`Task::process`], with the task's `metrics` added after `input_fields` (Unitxt's
+    /// `Task.process`).
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        self.process_with(instance, Some(Value::Array(self.metrics.clone())))
+    }
+}
+
+impl Task {
+    /// The task's output of `instance` (Unitxt's `Task.process` without `metrics`, which a
+    /// recipe takes from the task once): `input_fields` (the instance's input fields after
+    /// the task's `defaults`, type-checked, in the task's order), the carried fields (policy,
+    /// media, recipe metadata always, empty when missing; demos, instruction, system prompt
+    /// when present), then `reference_fields`. Every other field is dropped. Errors: a field
+    /// the task expects is missing, or its value is not of the field's type.
+    pub fn process(&self, instance: Instance) -> Result<Instance> {
+        self.process_with(instance, None)
+    }
+
+    /// [`Task::process`], with `metrics` (when given) after `input_fields`.
+    fn process_with(&self, mut instance: Instance, metrics: Option<Value>) -> Result<Instance> {
+        self.add_defaults(&mut instance);
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
         let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
@@ -339,49 +358,21 @@ impl InstanceOperator for Task {
         let mut out = Instance::with_capacity(16);
         let keys = output_keys();
         out.push_new_name(&keys.input_fields, Value::Object(input_fields));
-        out.push_new_name(&keys.metrics, Value::Array(self.metrics.clone()));
+        if let Some(m) = metrics {
+            out.push_new_name(&keys.metrics, m);
+        }
         self.carry(&mut instance, &mut out);
         let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
         out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
         Ok(out)
     }
-}
 
-/// Constant fields that the card's last step (a `set` of plain keys, see
-/// [`crate::operators::InstanceOperator::constant_fields`]) gives every instance right before
-/// the task, taken by [`Task::hand_over_preset`] straight from the `set` instead of through the
-/// instance. Made by [`Task::preset`].
-pub struct Preset {
-    /// Per input field of the task, in order: the value the `set` gives it, if any.
-    input: Vec<Option<Value>>,
-    /// Per reference field, likewise.
-    reference: Vec<Option<Value>>,
-    /// Per default of the task, in order: whether the `set` gives its field (then the default
-    /// never applies).
-    default_given: Vec<bool>,
-}
-
-/// What [`Task::hand_over`] gives: the task's output in parts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskParts {
-    /// `input_fields`.
-    pub input_fields: Instance,
-    /// `reference_fields`.
-    pub reference_fields: Instance,
-    /// The carried fields, in the order `process_instance` gives them (with room for the
-    /// fields added later).
-    pub carried: Instance,
-}
-
-impl Task {
     /// `{**defaults, **instance}`: only the values matter here (fields are picked by name),
     /// so defaults are added only where the instance lacks the field.
-    /// `given`: per default, in order, whether a [`Preset`] gives its field (then it is left
-    /// out); empty for none.
-    fn add_defaults(&self, instance: &mut Instance, given: &[bool]) {
+    fn add_defaults(&self, instance: &mut Instance) {
         if let Some(d) = &self.defaults {
-            for (k, ((_, v), name)) in d.iter().zip(&self.default_names).enumerate() {
-                if !given.get(k).copied().unwrap_or(false) && !instance.contains_name(name) {
+            for ((_, v), name) in d.iter().zip(&self.default_names) {
+                if !instance.contains_name(name) {
                     instance.push_new_name(name, v.clone());
                 }
             }
@@ -408,88 +399,6 @@ impl Task {
                 out.push_new_name(&keys.carried[c], v);
             }
         }
-    }
-
-    /// The [`Preset`] of a `set` of the constant `fields` (plain keys) run right before this
-    /// task; `None` when the `set` writes a carried field ([`CARRIED`]) or gives a task field
-    /// a value of the wrong type (the `set` then runs as a step, with the task's usual error).
-    /// The `set`'s other fields are dropped by the task unread, so they need no place.
-    pub fn preset(&self, fields: &Instance) -> Option<Preset> {
-        if fields.keys().any(|k| CARRIED.contains(&k.as_str())) {
-            return None;
-        }
-        let given = |task_fields: &IndexMap<String, Type>| -> Option<Vec<Option<Value>>> {
-            task_fields
-                .iter()
-                .map(|(name, ty)| match fields.get(name) {
-                    Some(v) if !ty.check(v) => None,
-                    v => Some(v.cloned()),
-                })
-                .collect()
-        };
-        Some(Preset {
-            input: given(&self.input_fields)?,
-            reference: given(&self.reference_fields)?,
-            default_given: self.default_names.iter().map(|n| fields.contains_key(n.as_str())).collect(),
-        })
-    }
-
-    /// [`Task::hand_over`] of the instance that a `set` of `preset`'s fields would give,
-    /// without writing those fields into `instance` first. The same output as `set` followed by
-    /// `hand_over`; `Err(instance)`, untouched, when the task would fail on it (a field
-    /// missing or of the wrong type): the caller then runs the `set` and `hand_over`, which
-    /// give the error.
-    pub fn hand_over_preset(&self, mut instance: Instance, preset: &Preset) -> std::result::Result<TaskParts, Instance> {
-        // The fields the instance must give, checked before anything moves: present (or
-        // given a default that applies) and of their type.
-        let default_of = |name: &FieldName| -> Option<&Value> {
-            let d = self.defaults.as_ref()?;
-            let k = self.default_names.iter().position(|n| n == name)?;
-            (!preset.default_given[k]).then(|| d.get_index(k))
-        };
-        let fits = |fields: &IndexMap<String, Type>, names: &[FieldName], given: &[Option<Value>]| {
-            fields.values().zip(names).zip(given).all(|((ty, name), g)| {
-                g.is_some() || instance.get_name(name).or_else(|| default_of(name)).is_some_and(|v| ty.check(v))
-            })
-        };
-        if !fits(&self.input_fields, &self.input_names, &preset.input) || !fits(&self.reference_fields, &self.reference_names, &preset.reference) {
-            return Err(instance);
-        }
-        self.add_defaults(&mut instance, &preset.default_given);
-        let input_fields = Self::pick_preset(&self.input_names, &preset.input, &mut instance, Some(&self.shared));
-        let mut carried = Instance::with_capacity(16);
-        self.carry(&mut instance, &mut carried);
-        let reference_fields = Self::pick_preset(&self.reference_names, &preset.reference, &mut instance, None);
-        Ok(TaskParts { input_fields, reference_fields, carried })
-    }
-
-    /// [`Task::pick`] for [`Task::hand_over_preset`], whose check has passed: a field the
-    /// preset gives is a copy of its value; the others come from `instance` as in `pick`.
-    fn pick_preset(names: &[FieldName], given: &[Option<Value>], instance: &mut Instance, shared: Option<&[bool]>) -> Instance {
-        let mut out = Instance::with_capacity(names.len());
-        for (i, (name, g)) in names.iter().zip(given).enumerate() {
-            let v = match g {
-                Some(v) => Some(v.clone()),
-                None if shared.is_some_and(|s| s[i]) => instance.get_name(name).cloned(),
-                None => instance.swap_remove_name(name),
-            };
-            // Present after the check; `null` would only stand for a field that vanished.
-            out.push_new_name(name, v.unwrap_or_default());
-        }
-        out
-    }
-
-    /// The task's work on `instance` (as [`InstanceOperator::process_instance`], with the same
-    /// errors) handed over in parts rather than as one instance: the output of
-    /// `process_instance` is `input_fields`, then `metrics` (the task's [`Task::metrics`]), the
-    /// carried fields, then `reference_fields`.
-    pub fn hand_over(&self, mut instance: Instance) -> Result<TaskParts> {
-        self.add_defaults(&mut instance, &[]);
-        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
-        let mut carried = Instance::with_capacity(16);
-        self.carry(&mut instance, &mut carried);
-        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
-        Ok(TaskParts { input_fields, reference_fields, carried })
     }
 }
 
@@ -529,85 +438,5 @@ mod tests {
         let bad = json!({"text": "hi", "label": "x"});
         let e = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
         assert!(e.message.contains("field \"label\""), "{e}");
-    }
-
-    /// The parts are the fields of the whole output (a field both input and reference is in
-    /// both), and the errors are the same.
-    #[test]
-    fn hand_over_gives_the_output_in_parts() {
-        let task = Task::from_json(&json!({
-            "__type__": "task",
-            "input_fields": {"text": "str", "label": "int"},
-            "reference_fields": {"label": "int"},
-            "metrics": ["metrics.accuracy"],
-            "defaults": {"text": "none"}
-        }))
-        .unwrap();
-        let inst = json!({"label": 1, "instruction": "Do it.", "data_classification_policy": ["public"], "x": 0});
-        let whole = task.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
-        let parts = task.hand_over(inst.as_object().unwrap().clone()).unwrap();
-        assert_eq!(Value::Object(parts.input_fields.clone()), json!({"text": "none", "label": 1}));
-        assert_eq!(Value::Object(parts.reference_fields.clone()), json!({"label": 1}));
-        assert_eq!(
-            Value::Object(parts.carried.clone()),
-            json!({"data_classification_policy": ["public"], "media": {}, "recipe_metadata": {}, "instruction": "Do it."})
-        );
-        let mut rebuilt = Instance::new();
-        rebuilt.insert("input_fields".into(), Value::Object(parts.input_fields));
-        rebuilt.insert("metrics".into(), Value::Array(task.metrics.clone()));
-        rebuilt.extend(parts.carried);
-        rebuilt.insert("reference_fields".into(), Value::Object(parts.reference_fields));
-        assert_eq!(Value::Object(rebuilt).to_string(), Value::Object(whole).to_string());
-        let bad = json!({"text": "hi", "label": "x"});
-        let a = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
-        let b = task.hand_over(bad.as_object().unwrap().clone()).unwrap_err();
-        assert_eq!(a.to_string(), b.to_string());
-    }
-
-    /// A `set` of constants taken by the task directly gives what running the `set` and then
-    /// `hand_over` gives; an instance the task would reject comes back untouched.
-    #[test]
-    fn hand_over_preset_is_set_then_hand_over() {
-        use crate::operators::InstanceOperator as _;
-        let task = Task::from_json(&json!({
-            "__type__": "task",
-            "input_fields": {"text": "str", "classes": "List[str]", "text_type": "str", "label": "str"},
-            "reference_fields": {"label": "str"},
-            "metrics": ["metrics.accuracy"],
-            "defaults": {"text_type": "text", "text": "none"}
-        }))
-        .unwrap();
-        let set: crate::operators::fields::Set =
-            crate::artifact::from_value("set", &json!({"fields": {"classes": ["a", "b"], "text_type": "sentence", "other": 1}})).unwrap();
-        let fields = set.constant_fields().expect("plain keys");
-        let preset = task.preset(fields).expect("no carried field, types fit");
-        let run = |inst: &Value| {
-            let inst = inst.as_object().unwrap().clone();
-            let slow = task.hand_over(set.process_instance(inst.clone(), "train").unwrap());
-            (slow, task.hand_over_preset(inst, &preset))
-        };
-        // `text` from its default, `text_type` from the set (not its default), `classes`
-        // replacing the instance's own, `label` both input and reference.
-        for inst in [
-            json!({"label": "a", "classes": ["z"], "data_classification_policy": ["public"], "x": 0}),
-            json!({"text": "hi", "label": "b", "instruction": "Do it."}),
-        ] {
-            let (slow, fast) = run(&inst);
-            assert_eq!(fast.ok(), Some(slow.unwrap()), "{inst}");
-        }
-        // Rejected: `label` missing, or of the wrong type; the caller gets the instance back.
-        for inst in [json!({"text": "hi"}), json!({"text": "hi", "label": 3})] {
-            let (slow, fast) = run(&inst);
-            assert!(slow.is_err());
-            assert_eq!(fast.err().map(Value::Object), Some(inst));
-        }
-        // No preset when the set writes a carried field or a value of the wrong type, and no
-        // constant fields for a set of a path.
-        let with = |f: Value| task.preset(f.as_object().unwrap()).is_some();
-        assert!(with(json!({"classes": ["a"]})));
-        assert!(!with(json!({"classes": ["a"], "instruction": "x"})));
-        assert!(!with(json!({"classes": "a"})));
-        let path: crate::operators::fields::Set = crate::artifact::from_value("set", &json!({"fields": {"a/b": 1}})).unwrap();
-        assert!(path.constant_fields().is_none());
     }
 }

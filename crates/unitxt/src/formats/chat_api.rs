@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{need_str, py_str, truthy, FormatFields, FormatKind};
+use super::{need_str, py_str, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::StreamScope;
 use crate::value::{Instance, Value};
@@ -93,7 +93,7 @@ impl ChatApiFormat {
     }
 }
 
-impl FormatKind for ChatApiFormat {
+impl Format for ChatApiFormat {
     fn scope(&self) -> &StreamScope {
         &self.scope
     }

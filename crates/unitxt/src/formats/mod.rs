@@ -1,15 +1,15 @@
 //! Formats: wrap the verbalized instance (instruction, demos, source, target prefix, system
 //! prompt) into the model's input string or chat messages (Unitxt's `formats.py`).
-//! Formats are [`crate::operators::InstanceOperator`]s registered as `Artifact::Format`.
+//! Formats implement [`Format`] and are registered as `Artifact::Format`.
 //!
-//! A format runs after the template and the system prompt. It reads these fields of the
-//! instance (each may be missing, which counts as `""`):
-//! - `source`, `instruction`, `system_prompt`, `target_prefix`: removed from the instance;
+//! A format runs after the template and the system prompt. It takes the rendered texts
+//! (`source`, `instruction`, `target_prefix`) and the system prompt's text as [`Pieces`] (each
+//! may be missing, which counts as `""`), and reads these fields of the instance:
 //! - `demos` (or the format's `demos_field`): a list of templated demo instances, of which
 //!   `source`, `target` and `target_prefix` are used; left in the instance;
 //! - `media` (left in place) and `__turns__` (dialog turns, left in place).
 //!
-//! and writes the model input to `source`, which moves to the end of the instance's keys.
+//! It gives the model input, the instance's new `source`.
 //! [`system::SystemFormat`] produces a string, [`chat_api::ChatApiFormat`] a list of
 //! `{role, content}` messages (Unitxt serializes that list with `json.dumps` when it finalizes
 //! the instance, and `load_dataset` parses it back).
@@ -20,7 +20,7 @@ pub mod system;
 pub mod tokenizer;
 
 use crate::error::{Error, Result};
-use crate::operators::{InstanceOperator, StreamScope};
+use crate::operators::StreamScope;
 use crate::value::{Instance, Str, Value};
 
 /// Name of the field that holds the demos unless a format says otherwise.
@@ -42,7 +42,7 @@ pub struct Demo {
     pub target_prefix: Value,
 }
 
-/// The pieces a format assembles, taken from an instance by [`take_fields`].
+/// The pieces a format assembles ([`fields_with`]).
 #[derive(Debug, Clone)]
 pub struct FormatFields {
     /// The instance's `source`, as the template rendered it.
@@ -69,49 +69,31 @@ fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> 
     }
 }
 
-/// The texts a format assembles that the template and the system prompt hand to it directly
-/// (see [`crate::operators::InstanceOperator::format_pieces`]), each a string.
+/// The texts a format assembles: the template's (or the already rendered instance's)
+/// `source`, `instruction` and `target_prefix`, and the system prompt's text. A missing one
+/// (`None`) counts as `""`.
 #[derive(Debug, Clone)]
 pub struct Pieces {
     /// The template's `source` text.
     pub source: Value,
     /// The template's `instruction` text.
-    pub instruction: Value,
+    pub instruction: Option<Value>,
     /// The system prompt's text.
-    pub system_prompt: Value,
+    pub system_prompt: Option<Value>,
     /// The template's `target_prefix` text.
-    pub target_prefix: Value,
+    pub target_prefix: Option<Value>,
 }
 
-/// Removes `source`, `instruction`, `system_prompt` and `target_prefix` from `instance` and
-/// collects them with the demos of `demos_field` (Unitxt's `BaseFormat._prepare_instance_fields`).
-/// Errors when one of these fields is `null`, or the demos are not a list of dicts.
-pub fn take_fields(instance: &mut Instance, demos_field: Option<&str>) -> Result<FormatFields> {
-    // Moved out, not copied (on error the instance is dropped by the caller anyway), in one
-    // order-keeping pass over the instance.
-    const NAMES: [&str; 4] = ["source", "instruction", "system_prompt", "target_prefix"];
-    let mut got: [Option<Value>; 4] = Default::default();
-    instance.retain(|k, v| match NAMES.iter().position(|n| *n == k.as_str()) {
-        Some(i) => {
-            got[i] = Some(std::mem::take(v));
-            false
-        }
-        None => true,
-    });
-    let [source, instruction, system_prompt, target_prefix] = got;
-    let source = present_or_empty(source, NAMES[0], "instance")?;
-    let instruction = present_or_empty(instruction, NAMES[1], "instance")?;
-    let system_prompt = present_or_empty(system_prompt, NAMES[2], "instance")?;
-    let target_prefix = present_or_empty(target_prefix, NAMES[3], "instance")?;
-    fields_with(instance, demos_field, Pieces { source, instruction, system_prompt, target_prefix })
-}
-
-/// The [`FormatFields`] of `instance` with the texts `pieces` (taken out of it by
-/// [`take_fields`], or handed over directly): its `__turns__` and the demos of
-/// `demos_field` are read from it, which stays as it is. Errors when `media` is `null` or the
-/// demos are not a list of dicts.
+/// The [`FormatFields`] of `instance` with the texts `pieces` (Unitxt's
+/// `BaseFormat._prepare_instance_fields`): its `__turns__` and the demos of `demos_field` are
+/// read from it, which stays as it is. Errors when one of the texts or `media` is `null`, or
+/// the demos are not a list of dicts.
 pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Pieces) -> Result<FormatFields> {
     let Pieces { source, instruction, system_prompt, target_prefix } = pieces;
+    let source = present_or_empty(Some(source), "source", "instance")?;
+    let instruction = present_or_empty(instruction, "instruction", "instance")?;
+    let system_prompt = present_or_empty(system_prompt, "system_prompt", "instance")?;
+    let target_prefix = present_or_empty(target_prefix, "target_prefix", "instance")?;
     // The fields read, found in one pass.
     let [p_turns, p_media, p_demos] = match demos_field {
         Some(df) => instance.positions_of(["__turns__", "media", df]),
@@ -154,41 +136,39 @@ pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Piece
     Ok(FormatFields { source, instruction, system_prompt, target_prefix, turns, demos })
 }
 
-/// A format that builds the model input from [`FormatFields`] ([`system::SystemFormat`],
-/// [`chat_api::ChatApiFormat`]). Its [`InstanceOperator`] methods are the same for all: on the
-/// splits of its scope, `process_instance` takes the fields out of the instance
-/// ([`take_fields`]) and `format_pieces` takes them handed over ([`fields_with`]); both then
-/// build the [`FormatKind::model_input`], which `process_instance` writes to `source`.
-pub trait FormatKind: Send + Sync {
-    /// The splits it applies to.
+/// A format (Unitxt's `Format`): builds the model input from the rendered texts, the system
+/// prompt and the demos ([`system::SystemFormat`], [`chat_api::ChatApiFormat`]).
+pub trait Format: Send + Sync {
+    /// The splits it applies to; on the others the template's `source` is the model input.
     fn scope(&self) -> &StreamScope;
     /// The field holding the demos (`None`: no demos).
     fn demos_field(&self) -> Option<&str>;
-    /// The model input built from `f` (the new `source`), for `instance`, which no longer
-    /// holds the fields of `f` and may be changed otherwise (a chat format empties
-    /// `media/images`).
+    /// The model input built from `f` (the new `source`), for `instance`, which may be
+    /// changed otherwise (a chat format empties `media/images`).
     fn model_input(&self, instance: &mut Instance, f: FormatFields) -> Result<Value>;
-}
 
-impl<T: FormatKind> InstanceOperator for T {
-    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
-        if !self.scope().applies(split) {
-            return Ok(instance);
-        }
-        let f = take_fields(&mut instance, self.demos_field())?;
-        let source = self.model_input(&mut instance, f)?;
-        instance.insert("source".into(), source);
-        Ok(instance)
-    }
-
-    fn takes_pieces(&self, split: &str) -> bool {
-        self.scope().applies(split)
-    }
-
-    fn format_pieces(&self, instance: &mut Instance, pieces: Pieces) -> Result<Value> {
+    /// The model input of `instance` from the texts `pieces` ([`fields_with`], then
+    /// [`Format::model_input`]). Errors as both do.
+    fn format(&self, instance: &mut Instance, pieces: Pieces) -> Result<Value> {
         let f = fields_with(instance, self.demos_field(), pieces)?;
         self.model_input(instance, f)
     }
+}
+
+/// Unitxt's `Format.process` on an instance of split `split`: on the splits of the format's
+/// scope, `source`, `instruction`, `system_prompt` and `target_prefix` are moved out of the
+/// instance into [`Pieces`] and the model input ([`Format::format`]) becomes its `source`, the
+/// last field. On other splits the instance is returned unchanged.
+pub fn format_instance(format: &dyn Format, mut instance: Instance, split: &str) -> Result<Instance> {
+    if !format.scope().applies(split) {
+        return Ok(instance);
+    }
+    let mut take = |k: &str| instance.shift_remove(k);
+    let source = take("source").unwrap_or_else(|| Value::String(Str::default()));
+    let pieces = Pieces { source, instruction: take("instruction"), system_prompt: take("system_prompt"), target_prefix: take("target_prefix") };
+    let source = format.format(&mut instance, pieces)?;
+    instance.insert("source".into(), source);
+    Ok(instance)
 }
 
 /// Python truthiness of a field value (for `if source`, `if instruction`).
@@ -324,8 +304,6 @@ mod tests {
     }
 }
 
-/// Kept so the registry skeleton can name this module.
-pub struct Marker;
 
 #[cfg(test)]
 mod oracle_tests;

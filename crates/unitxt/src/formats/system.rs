@@ -5,9 +5,9 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 use super::pyformat::format_kwargs;
-use super::{apply_capital_new_line_notation, truthy, FormatFields, FormatKind};
+use super::{apply_capital_new_line_notation, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
-use crate::operators::{InstanceOperator, StreamScope};
+use crate::operators::StreamScope;
 use crate::templates::base::{plain_pieces, PlainPiece};
 use crate::value::{Instance, Value};
 
@@ -133,8 +133,8 @@ impl Default for SystemFormat {
 impl SystemFormat {
     /// The default format as an artifact, with the JSON Unitxt records for it
     /// (`{"__type__": "system_format"}`).
-    pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
-        let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(SystemFormat::default());
+    pub fn default_artifact() -> crate::artifact::Art<dyn Format> {
+        let op: std::sync::Arc<dyn Format> = std::sync::Arc::new(SystemFormat::default());
         crate::artifact::Art::new(op, crate::json!({"__type__": "system_format"}))
     }
 
@@ -164,7 +164,7 @@ impl SystemFormat {
     }
 }
 
-impl FormatKind for SystemFormat {
+impl Format for SystemFormat {
     fn scope(&self) -> &StreamScope {
         &self.scope
     }

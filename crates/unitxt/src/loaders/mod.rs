@@ -37,8 +37,6 @@ pub trait Loader: Send + Sync {
     }
 }
 
-/// Placeholder type so the registry can name this module before it has artifacts.
-pub struct Marker;
 
 /// The limit a loader applies: the recipe's limit when given, else the loader's own, and in both
 /// cases at most `UNITXT_GLOBAL_LOADER_LIMIT` when that variable is set (Unitxt's

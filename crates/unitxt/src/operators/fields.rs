@@ -54,10 +54,6 @@ impl InstanceOperator for Set {
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::of_paths(self.fields.keys().map(|k| k.as_str()).filter(|k| !plain_key(k)))
     }
-
-    fn constant_fields(&self) -> Option<&Instance> {
-        self.fields.keys().all(|k| plain_key(k)).then_some(&self.fields)
-    }
 }
 
 /// `remove_fields`: deletes the top-level `fields` (Unitxt's `RemoveFields`). Errors when one

@@ -114,37 +114,6 @@ pub trait InstanceOperator: Send + Sync {
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::Any
     }
-
-    /// For a `set` whose every key is a plain field name: the fields it writes, the same
-    /// values for every instance, so that a task right after it can take them directly
-    /// ([`crate::task::Task::hand_over_preset`]). `None` (the default) for other operators.
-    fn constant_fields(&self) -> Option<&Instance> {
-        None
-    }
-
-    /// For a system prompt: the `system_prompt` text a format sees on split `split` for an
-    /// instance without that field, when it is the same for every such instance, so that a
-    /// recipe can hand it to the format directly ([`InstanceOperator::format_pieces`]).
-    /// `None` (the default): the recipe runs `process_instance`.
-    fn system_prompt_text(&self, _split: &str) -> Option<crate::value::Str> {
-        None
-    }
-
-    /// For a format: whether [`InstanceOperator::format_pieces`] does on split `split` what
-    /// `process_instance` does. `false` by default.
-    fn takes_pieces(&self, _split: &str) -> bool {
-        false
-    }
-
-    /// For a format that [`InstanceOperator::takes_pieces`]: `process_instance` of the
-    /// instance that would hold `pieces` as its `source`, `instruction`, `system_prompt` and
-    /// `target_prefix` fields (`instance` holds none of them), except that the model input is
-    /// returned instead of written to `source`: with it written there last, `instance` is what
-    /// `process_instance` gives. Errors as `process_instance` does, and by default (no such
-    /// format).
-    fn format_pieces(&self, _instance: &mut Instance, _pieces: crate::formats::Pieces) -> Result<crate::value::Value> {
-        Err(crate::error::Error::invalid("this operator does not build a model input from pieces"))
-    }
 }
 
 /// A per-split operator.
@@ -410,8 +379,6 @@ pub fn apply_all(ops: &[crate::artifact::Art<dyn Operator>], mut ms: MultiStream
     Ok(ms)
 }
 
-/// Placeholder type so the registry can name this module before it has artifacts.
-pub struct Marker;
 
 /// Runs `op` on a single instance in a one-instance stream named `split` (how Unitxt's
 /// evaluation runs postprocessors and metric-pipeline steps on an instance). Errors when the

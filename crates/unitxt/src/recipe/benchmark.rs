@@ -140,7 +140,7 @@ impl Benchmark {
         for (name, sub) in &self.subsets {
             let name = Value::String(name.as_str().into());
             let inner = finish.clone();
-            let named: Finisher<T> = Arc::new(move |mut o| {
+            let named: Finisher<T> = Arc::new(move |mut o: crate::recipe::OutputInstance<'_>| {
                 o.subset.insert(0, name.clone());
                 inner(o)
             });

@@ -7,7 +7,7 @@ use crate::py::json::{dumps, write_key, write_value, DictWriter, DumpOptions, In
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
-use crate::value::{dict_get, Instance, Key, Value};
+use crate::value::{dict_get, Instance, Key, Shared, Value};
 
 /// The fields of a prepared instance, in the order we write them.
 pub const OUTPUT_FIELDS: &[&str] = &[
@@ -32,56 +32,6 @@ pub struct RecipeMeta {
     pub demos_pool_size: Value,
     /// The template used, as its catalog name or its definition.
     pub template: Value,
-}
-
-/// A list that every instance of a recipe carries (metric names, postprocessor names): the
-/// instance's own value, or a value kept for the process
-/// ([`crate::value::intern::intern_constant`]), which instances refer to instead of copying
-/// and dropping it, and whose JSON is written from a copy made once per thread. Reads as the
-/// [`Value`] (`Deref`).
-#[derive(Debug, Clone)]
-pub enum SharedValue {
-    /// The instance's own value.
-    Own(Value),
-    /// A value kept for the process.
-    Kept(&'static Value),
-}
-
-impl SharedValue {
-    /// `v` as a kept value ([`crate::value::intern::intern_constant`]), or as the caller's own
-    /// when no more values can be kept.
-    pub fn keep(v: Value) -> SharedValue {
-        match crate::value::intern::intern_constant(&v) {
-            Some(kept) => SharedValue::Kept(kept),
-            None => SharedValue::Own(v),
-        }
-    }
-
-    /// The value, owned (a kept one is copied).
-    pub fn into_value(self) -> Value {
-        match self {
-            SharedValue::Own(v) => v,
-            SharedValue::Kept(v) => v.clone(),
-        }
-    }
-
-    /// The kept value, if it is one.
-    fn kept(&self) -> Option<&'static Value> {
-        match self {
-            SharedValue::Own(_) => None,
-            SharedValue::Kept(v) => Some(v),
-        }
-    }
-}
-
-impl std::ops::Deref for SharedValue {
-    type Target = Value;
-    fn deref(&self) -> &Value {
-        match self {
-            SharedValue::Own(v) => v,
-            SharedValue::Kept(v) => v,
-        }
-    }
 }
 
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
@@ -445,88 +395,49 @@ pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
     Some(s)
 }
 
-/// Finalizes one verbalized instance: the output instance with [`OUTPUT_FIELDS`]. The input
-/// instance is consumed (fields are moved out with `swap_remove`: its key order no longer
-/// matters). `task_data` is written straight from the instance's parts unless a field named
-/// `metadata` (or `demos`) takes part in the dict merge or a `group_by` needs it as a map.
+/// What the template, the system prompt and the format made of an instance, for
+/// [`finalize`].
+#[derive(Debug, Clone)]
+pub struct Verbalized<'p> {
+    /// The model input (`source`).
+    pub source: Value,
+    /// The instance's `input_fields` (values, not their texts); `None` when it has none.
+    pub input_fields: Option<Instance>,
+    /// The instance's `reference_fields`; `None` when it has none.
+    pub reference_fields: Option<Instance>,
+    /// The `target` text (a string); `None` when there is none.
+    pub target: Option<Value>,
+    /// The `references` texts (a list of strings); `None` when there are none.
+    pub references: Option<Value>,
+    /// The postprocessor names (a list of strings); `None` when there are none.
+    pub postprocessors: Option<Shared<'p>>,
+    /// The metric names (a list of strings).
+    pub metrics: Shared<'p>,
+}
+
+/// Finalizes one verbalized instance (Unitxt's `FinalizeDataset`): the output instance with
+/// [`OUTPUT_FIELDS`], from `v` and what is left of the instance `inst` (its
+/// `data_classification_policy`, `media` and `demos`; the rest is dropped). `task_data` is
+/// written straight from the parts unless a field named `metadata` (or `demos`) takes part
+/// in the dict merge or a `group_by` needs it as a map.
 ///
 /// `pool_demos`, when given, are the instance's demos as rendered by the demos pool (its
 /// `demos` field then holds only what formats read): their `task_data` dicts are copied from
-/// the pool's text when the instance's dict is written directly.
-pub fn finalize_instance(
+/// the pool's text when the instance's dict is written directly. Errors: `v` lacks the input
+/// or reference fields, `target`, `references` or `postprocessors`, or the instance lacks
+/// its policy; a demo is not a dict or lacks its fields; a `group_by` field is missing.
+pub fn finalize<'p>(
     mut inst: Instance,
+    v: Verbalized<'p>,
     group_by: &[Value],
     recipe: RecipeMeta,
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
-) -> Result<OutputInstance> {
-    let parts = Parts::take_own(&mut inst)?;
-    finish(inst, parts, None, group_by, recipe, pool_demos)
-}
-
-/// What a template and a format made of an instance, handed to finalization instead of
-/// written into the instance (from [`crate::templates::Rendered`] and
-/// [`crate::operators::InstanceOperator::format_pieces`]).
-#[derive(Debug, Clone)]
-pub struct Verbalized {
-    /// The model input (`source`).
-    pub source: Value,
-    /// The instance's `input_fields` (values, not their texts).
-    pub input_fields: Instance,
-    /// The instance's `reference_fields`.
-    pub reference_fields: Instance,
-    /// The `target` text (a string).
-    pub target: Value,
-    /// The `references` texts (a list of strings).
-    pub references: Value,
-    /// The postprocessor names (a list of strings).
-    pub postprocessors: SharedValue,
-    /// The metric names (a list of strings), or `None` for the instance's `metrics`.
-    pub metrics: Option<SharedValue>,
-}
-
-/// [`finalize_instance`] for an instance whose template handed over what it made (`v`)
-/// instead of writing it: the same output instance as [`finalize_instance`] gives for the
-/// instance with `v` written into it. Fields of `inst` under the names of `v`'s (such as the
-/// empty dicts left in the places of `input_fields` and `reference_fields`) are not read.
-pub fn finalize_verbalized(
-    inst: Instance,
-    v: Verbalized,
-    group_by: &[Value],
-    recipe: RecipeMeta,
-    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
-) -> Result<OutputInstance> {
-    let parts = Parts { input: v.input_fields, policy: None, refs: v.reference_fields };
-    let made = Made {
-        source: v.source,
-        target: v.target,
-        references: v.references,
-        postprocessors: v.postprocessors,
-        metrics: v.metrics,
-    };
-    finish(inst, parts, Some(made), group_by, recipe, pool_demos)
-}
-
-/// The output fields a template and a format handed over (see [`finalize_verbalized`]), as
-/// values.
-struct Made {
-    source: Value,
-    target: Value,
-    references: Value,
-    postprocessors: SharedValue,
-    /// `None`: the instance's.
-    metrics: Option<SharedValue>,
-}
-
-/// Finalization once the `task_data` parts are out of the instance; `made` holds the
-/// template's fields when they are not in it.
-fn finish(
-    mut inst: Instance,
-    parts: Parts,
-    made: Option<Made>,
-    group_by: &[Value],
-    recipe: RecipeMeta,
-    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
-) -> Result<OutputInstance> {
+) -> Result<OutputInstance<'p>> {
+    let missing = |k: &str| Error::invalid(format!("instance has no {k:?} dict"));
+    let input = v.input_fields.ok_or_else(|| missing("input_fields"))?;
+    let refs = v.reference_fields.ok_or_else(|| missing("reference_fields"))?;
+    let parts = Parts { input, policy: None, refs };
+    let made = Made { source: v.source, target: v.target, references: v.references, postprocessors: v.postprocessors, metrics: v.metrics };
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
         if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
@@ -579,50 +490,32 @@ fn finish(
     output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, made)
 }
 
-/// The output instance from what is left of the verbalized instance, its fields picked in one
-/// pass over it (the rest is dropped); those in `made` are taken from there instead.
-fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made: Option<Made>) -> Result<OutputInstance> {
-    const NAMES: [&str; 7] = ["metrics", "data_classification_policy", "media", "source", "target", "references", "postprocessors"];
-    // The fields a template and a format make (the last four) are taken from the instance
-    // only when not handed over. (A search of the whole constant array compiles to
-    // comparisons of lengths and words; one of a slice of it calls `memcmp`.)
-    let kept = if made.is_some() { 3 } else { NAMES.len() };
-    let mut slots: [Option<Value>; 7] = Default::default();
-    for (k, v) in inst {
-        if let Some(i) = NAMES.iter().position(|n| *n == k.as_str()) {
-            if i < kept {
-                slots[i] = Some(v);
-            }
-        }
-    }
-    let mut shared: [Option<SharedValue>; 2] = [None, None];
-    if let Some(m) = made {
-        if let Some(metrics) = m.metrics {
-            shared[0] = Some(metrics);
-            slots[0] = Some(Value::Null);
-        }
-        slots[3] = Some(m.source);
-        slots[4] = Some(m.target);
-        slots[5] = Some(m.references);
-        shared[1] = Some(m.postprocessors);
-        slots[6] = Some(Value::Null);
-    }
-    let [metrics, policy, media, source, target, references, postprocessors] = slots;
-    let field = |v: Option<Value>, i: usize| v.ok_or_else(|| Error::invalid(format!("the finished instance has no {:?} field", NAMES[i])));
-    let (metrics, data_classification_policy, source) = (field(metrics, 0)?, field(policy, 1)?, field(source, 3)?);
-    let (target, references, postprocessors) = (field(target, 4)?, field(references, 5)?, field(postprocessors, 6)?);
-    let [shared_metrics, shared_postprocessors] = shared;
-    let metrics = shared_metrics.unwrap_or(SharedValue::Own(metrics));
-    let postprocessors = shared_postprocessors.unwrap_or(SharedValue::Own(postprocessors));
-    let mut media = match media {
+/// The output fields the template and the format made (see [`finalize`]).
+struct Made<'p> {
+    source: Value,
+    target: Option<Value>,
+    references: Option<Value>,
+    postprocessors: Option<Shared<'p>>,
+    metrics: Shared<'p>,
+}
+
+/// The output instance from `made` and what is left of the instance (its policy and media;
+/// the rest is dropped).
+fn output_instance<'p>(mut inst: Instance, task_data: TaskData, groups: Vec<Value>, made: Made<'p>) -> Result<OutputInstance<'p>> {
+    let field = |k: &str| Error::invalid(format!("the finished instance has no {k:?} field"));
+    let data_classification_policy = inst.swap_remove("data_classification_policy").ok_or_else(|| field("data_classification_policy"))?;
+    let target = made.target.ok_or_else(|| field("target"))?;
+    let references = made.references.ok_or_else(|| field("references"))?;
+    let postprocessors = made.postprocessors.ok_or_else(|| field("postprocessors"))?;
+    let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
     Ok(OutputInstance {
-        source,
+        source: made.source,
         target,
         references,
-        metrics,
+        metrics: made.metrics,
         groups,
         subset: Vec::new(),
         images: media.swap_remove("images").unwrap_or_else(|| Value::Array(vec![])),
@@ -633,66 +526,19 @@ fn output_instance(inst: Instance, task_data: TaskData, groups: Vec<Value>, made
     })
 }
 
-/// Slots of [`write_repeated`]: one per output field whose value is usually the same list for
-/// every instance of a recipe.
-const REPEATED_METRICS: usize = 0;
-const REPEATED_POSTPROCESSORS: usize = 1;
-const REPEATED_POLICY: usize = 2;
-
-/// What [`write_repeated`] keeps per slot on each thread: the value written last, the kept
-/// value it was ([`SharedValue::Kept`], by address), and its compact JSON.
-#[derive(Default)]
-struct Repeated {
-    last: Value,
-    kept: Option<*const Value>,
-    json: Vec<u8>,
-}
-
-thread_local! {
-    /// Per slot of [`write_repeated`], on each thread.
-    static REPEATED: std::cell::RefCell<[Repeated; 3]> = Default::default();
-}
-
-/// Appends `v` as compact JSON, as [`crate::json_lines::write_value`] does. A value written as
-/// the same JSON ([`same_json`]) as the one last written in `slot` on this thread has its JSON
-/// copied instead of escaped again: a recipe's metrics, postprocessors and classification
-/// policy are the same lists for all its instances. A kept value (`kept`, see
-/// [`SharedValue`]) is recognized by its address, without comparing. Values holding dicts are
-/// written as usual.
-fn write_repeated(slot: usize, v: &Value, kept: Option<&'static Value>, out: &mut Vec<u8>) {
-    REPEATED.with(|r| {
-        let Ok(mut r) = r.try_borrow_mut() else { return crate::json_lines::write_value(v, out) };
-        let r = &mut r[slot];
-        let kept = kept.map(|k| k as *const Value);
-        // A stored value is one that can be memoized, so a hit needs no other check.
-        let hit = !r.json.is_empty() && ((kept.is_some() && r.kept == kept) || same_json(&r.last, v));
-        if !hit {
-            if !same_json(v, v) {
-                return crate::json_lines::write_value(v, out);
-            }
-            r.json.clear();
-            crate::json_lines::write_value(v, &mut r.json);
-            r.last = v.clone();
-        }
-        // A kept value found equal by comparing is recognized by its address from then on.
-        r.kept = kept;
-        out.extend_from_slice(&r.json);
-    })
-}
-
 /// A finished instance: the values of [`OUTPUT_FIELDS`] (`subset` is empty but in benchmarks, `media` is
 /// `{"images": ..., "audios": ...}`). It becomes a map ([`OutputInstance::into_instance`]) or
 /// a JSON Lines line ([`OutputInstance::write_json`]) without building the map.
 #[derive(Clone)]
-pub struct OutputInstance {
+pub struct OutputInstance<'p> {
     /// The model input the format built (a string).
     pub source: Value,
     /// The rendered target (a string).
     pub target: Value,
     /// The rendered references (a list of strings).
     pub references: Value,
-    /// The metric names (a list).
-    pub metrics: SharedValue,
+    /// The metric names (a list), usually lent by the recipe.
+    pub metrics: Shared<'p>,
     /// Each group as the JSON text of its dict (empty without `group_by`).
     pub groups: Vec<Value>,
     /// The names of the benchmark subsets the instance comes through, outermost first (strings;
@@ -702,8 +548,8 @@ pub struct OutputInstance {
     pub images: Value,
     /// `media.audios` (a list, empty when the instance has none).
     pub audios: Value,
-    /// The postprocessor names (a list).
-    pub postprocessors: SharedValue,
+    /// The postprocessor names (a list), usually lent by the template.
+    pub postprocessors: Shared<'p>,
     /// The `task_data` dict as Python's `json.dumps` writes it ([`OutputInstance::task_data`]).
     task_data: TaskData,
     /// The instance's data classification policy (a list, or `null`); `task_data` may read it
@@ -711,7 +557,7 @@ pub struct OutputInstance {
     data_classification_policy: Value,
 }
 
-impl std::fmt::Debug for OutputInstance {
+impl std::fmt::Debug for OutputInstance<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OutputInstance")
             .field("source", &self.source)
@@ -729,7 +575,7 @@ impl std::fmt::Debug for OutputInstance {
     }
 }
 
-impl OutputInstance {
+impl OutputInstance<'_> {
     /// The instance as a map with exactly [`OUTPUT_FIELDS`], in that order.
     pub fn into_instance(self) -> Instance {
         let mut out = Instance::with_capacity(OUTPUT_FIELDS.len());
@@ -763,7 +609,7 @@ impl OutputInstance {
             write_value(v, out);
         }
         out.extend_from_slice(b",\"metrics\":");
-        write_repeated(REPEATED_METRICS, &self.metrics, self.metrics.kept(), out);
+        self.metrics.write_json(out);
         out.extend_from_slice(b",\"groups\":");
         write_array(&self.groups, out);
         out.extend_from_slice(b",\"subset\":");
@@ -773,7 +619,7 @@ impl OutputInstance {
         out.extend_from_slice(b",\"audios\":");
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
-        write_repeated(REPEATED_POSTPROCESSORS, &self.postprocessors, self.postprocessors.kept(), out);
+        self.postprocessors.write_json(out);
         out.extend_from_slice(b",\"task_data\":");
         match &self.task_data {
             TaskData::Text(t) => write_str(t, out),
@@ -784,7 +630,7 @@ impl OutputInstance {
             }
         }
         out.extend_from_slice(b",\"data_classification_policy\":");
-        write_repeated(REPEATED_POLICY, &self.data_classification_policy, None, out);
+        write_value(&self.data_classification_policy, out);
         out.push(b'}');
     }
 
@@ -839,6 +685,28 @@ mod tests {
 
     fn meta() -> RecipeMeta {
         RecipeMeta { num_demos: json!(1), demos_pool_size: json!(5), template: json!("templates.x") }
+    }
+
+    /// [`finalize`] of an instance that holds what the template made (as
+    /// [`crate::templates::Rendered::write_into`] writes it) and its `metrics`.
+    fn finalize_instance<'a>(
+        mut inst: Instance,
+        group_by: &[Value],
+        recipe: RecipeMeta,
+        pool: Option<&[std::sync::Arc<super::super::demos::RenderedDemo>]>,
+    ) -> Result<OutputInstance<'a>> {
+        let r = crate::templates::Rendered::taken_from(&mut inst).unwrap();
+        let metrics = Shared::Own(inst.swap_remove("metrics").unwrap());
+        let v = Verbalized {
+            source: r.source,
+            input_fields: r.input_fields,
+            reference_fields: r.reference_fields,
+            target: r.target,
+            references: r.references,
+            postprocessors: r.postprocessors,
+            metrics,
+        };
+        finalize(inst, v, group_by, recipe, pool)
     }
 
     fn task_data(inst: Instance) -> String {

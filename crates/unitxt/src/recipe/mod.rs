@@ -19,16 +19,16 @@ use crate::artifact::{resolve, Art};
 use crate::card::{Card, Templates};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
-use crate::formats::Pieces;
+use crate::formats::{Format, Pieces};
 use crate::operators::{apply_all, FieldsRead, InstanceOperator, Operator};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
-use crate::system_prompts::textual::SYSTEM_PROMPT_FIELD;
+use crate::system_prompts::{SystemPrompt, SYSTEM_PROMPT_FIELD};
 use crate::task::Task;
 use crate::templates::{Rendered, Template};
-use crate::value::{Instance, Value};
+use crate::value::{Constant, Instance, Shared, Value};
 
-pub use finalize::{finalize_instance, finalize_verbalized, OutputInstance, RecipeMeta, SharedValue, Verbalized, OUTPUT_FIELDS};
+pub use finalize::{finalize, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,11 +120,11 @@ pub struct Recipe {
     pub card: Art<Card>,
     /// `template` / `template_card_index`: the template of each instance.
     pub templates: TemplateChoice,
-    /// `system_prompt`: the system prompt operator (default: an empty system prompt).
-    pub system_prompt: Art<dyn InstanceOperator>,
+    /// `system_prompt`: the system prompt (default: an empty system prompt).
+    pub system_prompt: Art<dyn SystemPrompt>,
     /// `format`: the format operator that assembles `source` (default: a `system_format` with
     /// its defaults).
-    pub format: Art<dyn InstanceOperator>,
+    pub format: Art<dyn Format>,
     /// `augmentor`: augmentors run on the task's fields, in order (default none).
     pub augmentors: Vec<Arc<dyn InstanceOperator>>,
     /// `num_demos`: how many demos each instance gets (default 0).
@@ -148,9 +148,11 @@ pub struct Recipe {
     /// most instances kept.
     pub max_instances: IndexMap<String, usize>,
     /// `metrics`: overrides the task's metrics in every instance (absent: the task's).
-    pub metrics: Option<Vec<Value>>,
+    pub metrics: Option<Constant>,
+    /// The task's metrics, lent to every instance when the recipe gives none.
+    pub task_metrics: Constant,
     /// `postprocessors`: overrides the template's postprocessors (absent: the template's).
-    pub postprocessors: Option<Vec<Value>>,
+    pub postprocessors: Option<Constant>,
     /// `group_by`: fields (or lists of fields) whose values group the instances for group scores
     /// (default none).
     pub group_by: Vec<Value>,
@@ -257,13 +259,57 @@ impl Recipe {
             }
         };
 
+        // The recipe's serializers go in front of the template's (Unitxt's `DatasetRecipe`
+        // calls `template.serializer.add_serializers`), on a copy of the template built for
+        // this recipe; it keeps its catalog name.
+        let templates = match (args.get("serializer"), templates) {
+            (None, t) => t,
+            (Some(v), TemplateChoice::Single(t)) => {
+                let extra = as_list(v)
+                    .iter()
+                    .map(resolve::<dyn crate::templates::Serializer>)
+                    .collect::<Result<Vec<_>>>()
+                    .ctx("recipe argument `serializer`")?;
+                let mut own: Art<dyn Template> = match crate::registry::build(&t.raw)? {
+                    crate::artifact::Artifact::Template(own) => own,
+                    other => return Err(Error::invalid(format!("expected a template, got a {}", other.kind()))),
+                };
+                own.id = t.id.clone();
+                own.inner.add_serializers(extra).ctx("recipe argument `serializer`")?;
+                TemplateChoice::Single(own)
+            }
+            (Some(_), TemplateChoice::Random(_)) => {
+                return Err(Error::invalid("recipe argument `serializer` needs one template, not a list of templates"))
+            }
+        };
+        // Arguments of Unitxt's `DatasetRecipe` this engine does not implement are refused
+        // rather than ignored.
+        if args.get("task").is_some() {
+            return Err(Error::unsupported("recipe argument `task` (a task replacing the card's) is not supported; give the task in the card"));
+        }
+        for refiner in ["train_refiner", "validation_refiner", "test_refiner"] {
+            if args.get(refiner).is_some() {
+                return Err(Error::unsupported(format!(
+                    "recipe argument `{refiner}` is not supported; use max_train_instances, max_validation_instances or max_test_instances"
+                )));
+            }
+        }
+        for (arg, default) in [("demos_field", "demos"), ("demos_pool_field_name", "_demos_pool_")] {
+            match args.get(arg) {
+                None => {}
+                Some(Value::String(s)) if s.as_str() == default => {}
+                Some(v) => {
+                    return Err(Error::unsupported(format!("recipe argument `{arg}` other than {default:?} is not supported, got {v}")))
+                }
+            }
+        }
         let system_prompt = match args.get("system_prompt") {
-            Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `system_prompt`")?,
-            None => resolve::<dyn InstanceOperator>(&crate::json!({"__type__": "empty_system_prompt"}))?,
+            Some(v) => resolve::<dyn SystemPrompt>(v).ctx("recipe argument `system_prompt`")?,
+            None => resolve::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}))?,
         };
         let format = match args.get("format") {
-            Some(v) => resolve::<dyn InstanceOperator>(v).ctx("recipe argument `format`")?,
-            None => resolve::<dyn InstanceOperator>(&crate::json!({"__type__": "system_format"}))?,
+            Some(v) => resolve::<dyn Format>(v).ctx("recipe argument `format`")?,
+            None => resolve::<dyn Format>(&crate::json!({"__type__": "system_format"}))?,
         };
 
         let mut augmentors = Vec::new();
@@ -326,12 +372,7 @@ impl Recipe {
         let list_arg = |k: &str| -> Result<Option<Vec<Value>>> {
             match args.get(k) {
                 None => Ok(None),
-                // Interned: every instance carries a copy of the list.
-                Some(Value::Array(a)) => {
-                    let mut a = a.clone();
-                    a.iter_mut().for_each(crate::value::intern::intern_value);
-                    Ok(Some(a))
-                }
+                Some(Value::Array(a)) => Ok(Some(a.clone())),
                 Some(v) => Err(Error::invalid(format!("{k} must be a list, got {v}"))),
             }
         };
@@ -349,8 +390,9 @@ impl Recipe {
             sampler,
             loader_limit,
             max_instances,
-            metrics: list_arg("metrics")?,
-            postprocessors: list_arg("postprocessors")?,
+            metrics: list_arg("metrics")?.map(|m| Constant::new(Value::Array(m))),
+            task_metrics: Constant::new(Value::Array(task.inner.metrics.clone())),
+            postprocessors: list_arg("postprocessors")?.map(|p| Constant::new(Value::Array(p))),
             group_by: list_arg("group_by")?.unwrap_or_default(),
             card,
             catalog,
@@ -421,7 +463,7 @@ impl Recipe {
             deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.inner.clone())));
         }
         // Processing: task, augmentors.
-        deferred.push(Step::Named(TASK_STEP.into(), self.card.task.inner.clone() as Arc<dyn InstanceOperator>));
+        deferred.push(Step::Task(self.card.task.inner.clone()));
         for (i, aug) in self.augmentors.iter().enumerate() {
             deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
@@ -450,66 +492,17 @@ impl Recipe {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
-            let mut steps = match pool {
+            let steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps(Vec::new()),
                 _ => Steps::for_split(&deferred, &split),
             };
             let finish = finish.clone();
-            // Whether the template's texts and the system prompt's go to the format directly
-            // (see `verbalize_and_finalize`): the same answer for the whole split.
-            let direct = match me.system_prompt.system_prompt_text(&split) {
-                Some(system_prompt) if me.format.takes_pieces(&split) => Some(DirectPath {
-                    system_prompt,
-                    metrics: me.metrics.clone().map(|m| SharedValue::keep(Value::Array(m))),
-                    postprocessors: me.postprocessors.clone().map(|p| SharedValue::keep(Value::Array(p))),
-                    task_metrics: SharedValue::keep(Value::Array(me.card.task.inner.metrics.clone())),
-                }),
-                _ => None,
-            };
-            // Whether the task, the last deferred step, hands its output to the template in
-            // parts ([`Task::hand_over`]) rather than as one instance: when the texts go to the
-            // format directly, without demos or a template drawn per instance.
-            let task_hands_over = direct.is_some()
-                && me.num_demos.max() == 0
-                && matches!(me.templates, TemplateChoice::Single(_))
-                && matches!(steps.0.last(), Some(Step::Named(name, _)) if name == TASK_STEP);
-            if task_hands_over {
-                steps.0.pop();
-            }
-            // A `set` of constants as the card's last step on this split (most cards end so)
-            // gives its fields to the task directly ([`crate::task::Task::hand_over_preset`]);
-            // it still runs as a step for an instance the task would reject, for the error.
-            let preset = match steps.0.last() {
-                Some(step @ Step::Card(op)) if task_hands_over => op
-                    .as_instance_op()
-                    .and_then(|op| op.op.constant_fields())
-                    .and_then(|fields| me.card.task.inner.preset(fields))
-                    .map(|p| (p, step.clone())),
-                _ => None,
-            };
-            if preset.is_some() {
-                steps.0.pop();
-            }
             // Worker threads resolve names in the recipe's catalog, as the building thread does.
             crate::stream::par_map_with(s, move |i, inst| {
                 me.catalog.scope(|| {
                     let inst = steps.apply(inst, &split, i)?;
-                    let (inst, fields) = if task_hands_over {
-                        let task = &me.card.task.inner;
-                        let parts = match &preset {
-                            Some((preset, set)) => match task.hand_over_preset(inst, preset) {
-                                Ok(parts) => Ok(parts),
-                                Err(inst) => task.hand_over(Steps::apply_one(set, inst, &split, i)?),
-                            },
-                            None => task.hand_over(inst),
-                        };
-                        let p = parts.map_err(|e| Steps::locate(e, TASK_STEP, &split, i))?;
-                        (p.carried, Some((p.input_fields, p.reference_fields)))
-                    } else {
-                        (inst, None)
-                    };
                     let out = me
-                        .verbalize_and_finalize(inst, fields, &split, pool.as_deref(), direct.as_ref())
+                        .verbalize_and_finalize(inst, &split, pool.as_deref())
                         .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
                     finish(out)
                 })
@@ -544,21 +537,15 @@ impl Recipe {
         })
     }
 
-    /// Demos, template, system prompt, format and finalization of one instance of `split`.
-    /// `inst` is the task's output, or only its carried fields when the task handed its
-    /// output over in parts ([`Task::hand_over`]): then `fields` holds its input and reference
-    /// fields (and its metrics are the task's). `direct`: given when the format takes the
-    /// template's texts and the system prompt's directly on this split
-    /// ([`InstanceOperator::system_prompt_text`], [`InstanceOperator::takes_pieces`]), decided
-    /// once per split by the caller.
-    fn verbalize_and_finalize(
-        &self,
-        mut inst: Instance,
-        fields: Option<(Instance, Instance)>,
-        split: &str,
-        pool: Option<&demos::DemosPool>,
-        direct: Option<&DirectPath>,
-    ) -> Result<OutputInstance> {
+    /// Demos, template, system prompt, format and finalization of one instance of `split`,
+    /// `inst` as the task (and the augmentors) left it. Each stage runs once, in Unitxt's
+    /// order: the demos are sampled from `pool` and rendered, the template renders the
+    /// instance ([`Template::render`]; an instance that came rendered keeps its texts), the
+    /// system prompt gives its text ([`SystemPrompt::system_prompt`]), the format builds the
+    /// model input ([`Format::format`], on the splits of its scope), and [`finalize`] builds
+    /// the output instance, with the recipe's (or the task's) metrics and the recipe's (or the
+    /// template's) postprocessors lent to it. Errors name the stage.
+    fn verbalize_and_finalize<'p>(&'p self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance<'p>> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
         // What `task_data.metadata` reports of the recipe, handed straight to finalization.
@@ -607,7 +594,7 @@ impl Recipe {
                     let mut out = Vec::with_capacity(picked.len());
                     let mut rendered = Vec::with_capacity(picked.len());
                     for d in picked {
-                        let r = pool.render(d, &template).with_ctx(in_demo)?;
+                        let r = pool.render(d, template).with_ctx(in_demo)?;
                         out.push(Value::Object(r.format_view.clone()));
                         rendered.push(r);
                     }
@@ -632,84 +619,34 @@ impl Recipe {
             inst.insert("demos".into(), Value::Array(out));
         }
         meta.template = template.to_jsonable();
-        let in_format = || format!("in format `{}`", self.format.display_name());
-        let in_system_prompt = || format!("in system prompt `{}`", self.system_prompt.display_name());
-        // What the template makes and the system prompt's text go to the format and to
-        // finalization directly when both can (instead of being written into the instance and
-        // taken out again); the result is the same.
         let in_template = || format!("in template `{}`", tname());
-        let handed_over = fields.is_some();
-        let (mut inst, rendered) = match (direct, fields) {
-            (Some(_), Some((input_fields, reference_fields))) => {
-                let parts = crate::task::TaskParts { input_fields, reference_fields, carried: inst };
-                template.verbalize_parts(parts, split).with_ctx(in_template)?
-            }
-            (Some(_), None) => template.verbalize(inst, split).with_ctx(in_template)?,
-            (None, fields) => {
-                if let Some((input_fields, reference_fields)) = fields {
-                    inst.insert("input_fields".into(), Value::Object(input_fields));
-                    inst.insert("reference_fields".into(), Value::Object(reference_fields));
-                }
-                (template.process_instance(inst, split).with_ctx(in_template)?, None)
-            }
+        let rendered = match template.render(&mut inst, split).with_ctx(in_template)? {
+            Some(r) => r,
+            None => Rendered::taken_from(&mut inst).with_ctx(in_template)?,
         };
-        // The task's metrics, when its output came in parts: the recipe's replace them anyway.
-        let task_metrics = || Value::Array(self.card.task.inner.metrics.clone());
-        let rendered = match (direct, rendered) {
-            (Some(d), Some(r)) if !inst.contains_key(SYSTEM_PROMPT_FIELD) => {
-                let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = r;
-                let pieces = Pieces {
-                    source: Value::String(source.into()),
-                    instruction: Value::String(instruction),
-                    system_prompt: Value::String(d.system_prompt.clone()),
-                    target_prefix: Value::String(target_prefix),
-                };
-                let mut inst = inst;
-                let source = self.format.format_pieces(&mut inst, pieces).with_ctx(in_format)?;
-                let metrics = match &d.metrics {
-                    Some(m) => Some(m.clone()),
-                    None if handed_over => Some(d.task_metrics.clone()),
-                    None => None,
-                };
-                let postprocessors = d.postprocessors.clone().unwrap_or(postprocessors);
-                let v = Verbalized { source, input_fields, reference_fields, target, references, postprocessors, metrics };
-                return finalize_verbalized(inst, v, &self.group_by, meta, pool_demos.as_deref());
-            }
-            // Each step as usual (the instance has a system prompt of its own).
-            (_, rendered) => rendered,
+        let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = rendered;
+        let system_prompt = self.system_prompt.system_prompt(inst.swap_remove(SYSTEM_PROMPT_FIELD), split);
+        let source = if self.format.scope().applies(split) {
+            let pieces = Pieces { source, instruction, system_prompt, target_prefix };
+            self.format.format(&mut inst, pieces).with_ctx(|| format!("in format `{}`", self.format.display_name()))?
+        } else {
+            source
         };
-        if let Some(r) = rendered {
-            r.write_into(&mut inst);
-        }
-        if handed_over && self.metrics.is_none() {
-            inst.insert("metrics".into(), task_metrics());
-        }
-        let inst = self.system_prompt.process_instance(inst, split).with_ctx(in_system_prompt)?;
-        let mut inst = self.format.process_instance(inst, split).with_ctx(in_format)?;
-        if let Some(p) = &self.postprocessors {
-            inst.insert("postprocessors".into(), Value::Array(p.clone()));
-        }
-        if let Some(m) = &self.metrics {
-            inst.insert("metrics".into(), Value::Array(m.clone()));
-        }
-        finalize_instance(inst, &self.group_by, meta, pool_demos.as_deref())
+        let v = Verbalized {
+            source,
+            input_fields,
+            reference_fields,
+            target,
+            references,
+            postprocessors: self.postprocessors.as_ref().map(Shared::Lent).or(postprocessors),
+            metrics: Shared::Lent(self.metrics.as_ref().unwrap_or(&self.task_metrics)),
+        };
+        finalize(inst, v, &self.group_by, meta, pool_demos.as_deref())
     }
 }
 
-/// What the instances of a split share when the format takes the template's texts and the
-/// system prompt's directly (see `Recipe::verbalize_and_finalize`), made once per split.
-struct DirectPath {
-    /// The system prompt's text.
-    system_prompt: crate::value::Str,
-    /// The recipe's `metrics` and `postprocessors`, when given, kept ([`SharedValue::keep`]).
-    metrics: Option<SharedValue>,
-    postprocessors: Option<SharedValue>,
-    /// The task's metrics, kept.
-    task_metrics: SharedValue,
-}
-
 /// What [`Recipe::run_map`] applies to each finished instance, on the worker threads.
-pub type Finisher<T> = Arc<dyn Fn(OutputInstance) -> Result<T> + Send + Sync>;
+pub type Finisher<T> = Arc<dyn for<'p> Fn(OutputInstance<'p>) -> Result<T> + Send + Sync>;
 
 /// A per-instance step whose run the recipe defers to its worker threads.
 #[derive(Clone)]
@@ -717,7 +654,9 @@ enum Step {
     /// One of the card's preprocess steps (an [`crate::operators::InstanceOp`]), limited to
     /// the splits of its scope.
     Card(Arc<dyn Operator>),
-    /// The task or an augmentor, on every split; errors say `in {name}`.
+    /// The task ([`Task::process`]), on every split; errors say `in task`.
+    Task(Arc<Task>),
+    /// An augmentor, on every split; errors say `in {name}`.
     Named(String, Arc<dyn InstanceOperator>),
 }
 
@@ -731,7 +670,7 @@ impl Steps {
                 .iter()
                 .filter(|s| match s {
                     Step::Card(op) => op.as_instance_op().is_some_and(|i| i.scope.applies(split)),
-                    Step::Named(..) => true,
+                    Step::Task(_) | Step::Named(..) => true,
                 })
                 .cloned()
                 .collect(),
@@ -754,6 +693,7 @@ impl Steps {
                 Some(op) => op.apply(inst, split, i),
                 None => Ok(inst),
             },
+            Step::Task(task) => task.process(inst).map_err(|e| Steps::locate(e, TASK_STEP, split, i)),
             Step::Named(name, op) => op.process_instance(inst, split).map_err(|e| Steps::locate(e, name, split, i)),
         }
     }

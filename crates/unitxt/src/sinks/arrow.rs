@@ -119,7 +119,7 @@ impl ArrowRow {
 
     /// The row of a finished instance. Errors (kind `Invalid`) name the column whose value does
     /// not fit the schema; media (kind `Unsupported`) cannot be exported yet.
-    pub fn from_output(o: &OutputInstance) -> Result<ArrowRow> {
+    pub fn from_output(o: &OutputInstance<'_>) -> Result<ArrowRow> {
         let empty = |v: &Value| v.is_null() || v.as_array().is_some_and(|a| a.is_empty());
         if !(empty(&o.images) && empty(&o.audios)) {
             return Err(media_error());

@@ -2,39 +2,22 @@
 
 use serde::Deserialize;
 
-use crate::error::Result;
-use crate::operators::{InstanceOperator, StreamScope};
-use crate::value::{Instance, Str, Value};
-
-/// Name of the field system prompts write.
-pub const SYSTEM_PROMPT_FIELD: &str = "system_prompt";
+use super::SystemPrompt;
+use crate::operators::StreamScope;
+use crate::value::{Str, Value};
 
 fn yes() -> bool {
     true
 }
 
-/// Writes `text` to `system_prompt` (appended at the end of the instance when new). With
-/// `skip_rendered_instance` (the default), an instance that already has a `system_prompt`
-/// field is left unchanged. Mirrors Unitxt's `SystemPrompt.process`.
-fn set_system_prompt(
-    mut instance: Instance,
-    text: &Str,
-    skip_rendered_instance: bool,
-    scope: &StreamScope,
-    split: &str,
-) -> Result<Instance> {
-    if !scope.applies(split) {
-        return Ok(instance);
+/// The system prompt `text` as Unitxt's `SystemPrompt.process` sets it: on a split outside
+/// `scope` the instance's own (`own`) stays; with `skip_rendered_instance` an instance that
+/// has one keeps it; otherwise it is `text`.
+fn set_system_prompt(own: Option<Value>, text: &Str, skip_rendered_instance: bool, scope: &StreamScope, split: &str) -> Option<Value> {
+    if !scope.applies(split) || (own.is_some() && skip_rendered_instance) {
+        return own;
     }
-    // One lookup: an existing field is kept (skipped) or overwritten in place, a new one appended.
-    match instance.entry(SYSTEM_PROMPT_FIELD) {
-        crate::value::map::Entry::Occupied(_) if skip_rendered_instance => {}
-        crate::value::map::Entry::Occupied(v) => *v = Value::String(text.clone()),
-        crate::value::map::Entry::Vacant(e) => {
-            e.insert(Value::String(text.clone()));
-        }
-    }
-    Ok(instance)
+    Some(Value::String(text.clone()))
 }
 
 /// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
@@ -54,13 +37,9 @@ pub struct TextualSystemPrompt {
     pub scope: StreamScope,
 }
 
-impl InstanceOperator for TextualSystemPrompt {
-    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
-        set_system_prompt(instance, &self.text, self.skip_rendered_instance, &self.scope, split)
-    }
-    fn system_prompt_text(&self, split: &str) -> Option<Str> {
-        // On a split it does not apply to, the format sees no field: an empty text.
-        Some(if self.scope.applies(split) { self.text.clone() } else { Str::default() })
+impl SystemPrompt for TextualSystemPrompt {
+    fn system_prompt(&self, own: Option<Value>, split: &str) -> Option<Value> {
+        set_system_prompt(own, &self.text, self.skip_rendered_instance, &self.scope, split)
     }
 }
 
@@ -86,17 +65,14 @@ impl Default for EmptySystemPrompt {
 impl EmptySystemPrompt {
     /// The recipe's default system prompt as an artifact, with the JSON Unitxt records for it
     /// (`{"__type__": "empty_system_prompt"}`).
-    pub fn default_artifact() -> crate::artifact::Art<dyn InstanceOperator> {
-        let op: std::sync::Arc<dyn InstanceOperator> = std::sync::Arc::new(EmptySystemPrompt::default());
+    pub fn default_artifact() -> crate::artifact::Art<dyn SystemPrompt> {
+        let op: std::sync::Arc<dyn SystemPrompt> = std::sync::Arc::new(EmptySystemPrompt::default());
         crate::artifact::Art::new(op, crate::json!({"__type__": "empty_system_prompt"}))
     }
 }
 
-impl InstanceOperator for EmptySystemPrompt {
-    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
-        set_system_prompt(instance, &Str::default(), self.skip_rendered_instance, &self.scope, split)
-    }
-    fn system_prompt_text(&self, _split: &str) -> Option<Str> {
-        Some(Str::default())
+impl SystemPrompt for EmptySystemPrompt {
+    fn system_prompt(&self, own: Option<Value>, split: &str) -> Option<Value> {
+        set_system_prompt(own, &Str::default(), self.skip_rendered_instance, &self.scope, split)
     }
 }

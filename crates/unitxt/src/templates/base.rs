@@ -10,9 +10,8 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::repr::{repr, str as py_str};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
-use crate::recipe::SharedValue;
 use crate::templates::{Rendered, Serializer, Template};
-use crate::value::{Instance, Value};
+use crate::value::{Constant, Instance, Shared, Value};
 
 /// Name of the split Unitxt renders without references (`constants.inference_stream`).
 pub const INFERENCE_STREAM: &str = "__INFERENCE_STREAM__";
@@ -51,10 +50,10 @@ pub struct TemplateBase {
     /// interned ([`crate::value::intern`]), so that the copy allocates only the list.
     #[serde(default, deserialize_with = "crate::value::intern::deserialize_interned_list")]
     pub postprocessors: Option<Vec<Value>>,
-    /// The postprocessors in effect (`postprocessors` or the template's default) as a kept
-    /// value ([`SharedValue::keep`]), made on first use.
+    /// The postprocessors in effect (`postprocessors` or the template's default), made on
+    /// first use and lent to every instance the template renders.
     #[serde(skip)]
-    kept_postprocessors: std::sync::OnceLock<SharedValue>,
+    postprocessors_constant: std::sync::OnceLock<Constant>,
     /// Format string over the serialized input fields; an instance's own `instruction` wins.
     #[serde(default)]
     pub instruction: String,
@@ -67,6 +66,9 @@ pub struct TemplateBase {
     /// Serializer override.
     #[serde(default)]
     pub serializer: Option<Art<dyn Serializer>>,
+    /// The serializer in effect once a recipe added its own ([`Template::add_serializers`]).
+    #[serde(skip)]
+    added_serializers: std::sync::OnceLock<std::sync::Arc<dyn Serializer>>,
 }
 
 /// The hooks of a concrete template, called in order by [`render`] (mirrors the overridable
@@ -88,6 +90,9 @@ pub trait TemplateKind: Send + Sync {
     /// update a reference count shared by the worker threads, passing its cache line between
     /// the cores for every instance.
     fn serializer(&self) -> &dyn Serializer {
+        if let Some(s) = self.base().added_serializers.get() {
+            return s.as_ref();
+        }
         match &self.base().serializer {
             Some(s) => s.inner.as_ref(),
             None => self.default_serializer(),
@@ -154,14 +159,20 @@ pub trait TemplateKind: Send + Sync {
 }
 
 impl<T: TemplateKind> Template for T {
-    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+    fn render(&self, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'_>>> {
         render(self, instance, split)
     }
-    fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
-        render_with(self, instance, None, split, true)
-    }
-    fn verbalize_parts(&self, parts: crate::task::TaskParts, split: &str) -> Result<(Instance, Option<Rendered>)> {
-        render_with(self, parts.carried, Some((parts.input_fields, parts.reference_fields)), split, true)
+
+    fn add_serializers(&self, serializers: Vec<Art<dyn Serializer>>) -> Result<()> {
+        let items = self.serializer().serializers().ok_or_else(|| {
+            Error::unsupported(format!(
+                "the serializer of this {} is not a multi_type_serializer: the recipe's `serializer` cannot be added to it",
+                self.class_name()
+            ))
+        })?;
+        let all: Vec<Art<dyn Serializer>> = serializers.into_iter().chain(items.iter().cloned()).collect();
+        let added: std::sync::Arc<dyn Serializer> = std::sync::Arc::new(crate::templates::serializers::MultiTypeSerializer::new(all));
+        self.base().added_serializers.set(added).map_err(|_| Error::invalid("serializers were added to this template already"))
     }
 }
 
@@ -196,45 +207,25 @@ pub(crate) fn serialize_in_place(
     Ok(())
 }
 
-/// Unitxt's `Template.process`: renders `source`, `instruction`, `target_prefix`,
-/// `postprocessors`, then (except on the inference split) `target` and `references`, added in
-/// that order after the instance's own keys.
-pub fn render<T: TemplateKind + ?Sized>(t: &T, instance: Instance, split: &str) -> Result<Instance> {
-    render_with(t, instance, None, split, false).map(|(instance, _)| instance)
-}
-
-/// [`render`]; with `hand_over`, what the template makes is returned as a [`Rendered`]
-/// instead of written when the split is not the inference split and the instance has none
-/// of `source`, `instruction` and `target_prefix` (see [`Template::verbalize`]). `given`:
-/// the input and reference fields, when they are not in the instance (see
-/// [`Template::verbalize_parts`]); written into it unless handed over.
-fn render_with<T: TemplateKind + ?Sized>(
-    t: &T,
-    mut instance: Instance,
-    given: Option<(Fields, Fields)>,
-    split: &str,
-    hand_over: bool,
-) -> Result<(Instance, Option<Rendered>)> {
+/// [`Template::render`] of a [`TemplateKind`], in the order of Unitxt's `Template.process`:
+/// the input fields are prepared, title-cased and serialized; `source`, `instruction` and
+/// `target_prefix` are formatted from their texts; then (except on the inference split) the
+/// reference fields are serialized into `target` and `references`; last comes the
+/// template's `post_process`. The input and reference fields are handed back with their
+/// values, not their texts.
+pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'t>>> {
     let b = t.base();
     if b.skip_rendered_instance
         && instance.contains_key("source")
         && instance.contains_key("target")
         && instance.contains_key("references")
     {
-        if let Some((input, refs)) = given {
-            instance.insert("input_fields".into(), Value::Object(input));
-            instance.insert("reference_fields".into(), Value::Object(refs));
-        }
-        return Ok((instance, None));
+        return Ok(None);
     }
     let inference = split == INFERENCE_STREAM;
-    let (mut input, mut refs) = match given {
-        Some((input, refs)) => (input, Some(refs)),
-        None => (
-            take_fields_of(&mut instance, "input_fields")?.ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?,
-            take_fields_of(&mut instance, "reference_fields")?,
-        ),
-    };
+    let mut input =
+        take_fields_of(instance, "input_fields")?.ok_or_else(|| Error::invalid("the instance has no `input_fields` to render"))?;
+    let mut refs = take_fields_of(instance, "reference_fields")?;
     if !inference {
         t.preprocess_input_and_reference_fields(&mut input, refs.as_mut())?;
     }
@@ -258,18 +249,14 @@ fn render_with<T: TemplateKind + ?Sized>(
                 }
             }
         }
-        t.serialize(cur, &mut instance)?
+        t.serialize(cur, instance)?
     };
-    // The fields written below, looked up in one pass (serializers may add fields, so after
-    // serializing). `input_fields` and `reference_fields`, unless given, are where they were
-    // taken from (an empty dict holds each place), and nothing removes any field until the end.
-    const WRITTEN: [&str; 6] = ["input_fields", "reference_fields", "source", "instruction", "target_prefix", "postprocessors"];
-    const WRITTEN_TAGS: [u64; 6] = crate::value::map::tags_of(WRITTEN);
-    let [p_input, p_refs, p_source, p_instruction, p_prefix, p_post] = instance.positions_of_tagged(WRITTEN, WRITTEN_TAGS);
     // The input fields hold their texts until they are restored below.
     let serialized_inputs = fresh.as_ref().unwrap_or(&input);
     let source = t.input_fields_to_source(serialized_inputs)?;
-    let instruction_fmt = match p_instruction.map(|i| instance.get_index(i)) {
+    // An instance's own instruction is the format string (after serializing: serializers may
+    // add fields, but none adds this one).
+    let instruction_fmt = match instance.get("instruction") {
         None => Some(b.instruction.as_str()),
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => None,
@@ -279,58 +266,43 @@ fn render_with<T: TemplateKind + ?Sized>(
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }
-    let post = || b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
-    let mut result = instance;
-    // Handed over: the texts and the postprocessors, with the rest below.
-    let handed = if hand_over && !inference && p_source.is_none() && p_instruction.is_none() && p_prefix.is_none() {
-        let post = b.kept_postprocessors.get_or_init(|| SharedValue::keep(Value::Array(post()))).clone();
-        Some((source, instruction, target_prefix, post))
-    } else {
-        result.set_at(p_source, "source", Value::String(source.into()));
-        result.set_at(p_instruction, "instruction", Value::String(instruction));
-        result.set_at(p_prefix, "target_prefix", Value::String(target_prefix));
-        result.set_at(p_post, "postprocessors", Value::Array(post()));
-        None
+    let postprocessors = b.postprocessors_constant.get_or_init(|| {
+        Constant::new(Value::Array(b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors())))
+    });
+    let mut rendered = Rendered {
+        source: Value::String(source.into()),
+        instruction: Some(Value::String(instruction)),
+        target_prefix: Some(Value::String(target_prefix)),
+        input_fields: None,
+        reference_fields: None,
+        target: None,
+        references: None,
+        postprocessors: Some(Shared::Lent(postprocessors)),
     };
-    if inference {
-        if let Some(r) = refs {
-            result.set_at(p_refs, "reference_fields", Value::Object(r));
-        }
-        t.post_process(&mut input, &mut result)?;
-        result.set_at(p_input, "input_fields", Value::Object(input));
-        return Ok((result, None));
+    if !inference {
+        let mut r = refs.take().ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
+        // Serialized in place and put back (or a new map of the template's), so that the
+        // instance keeps its reference fields as they were.
+        let (target, references) = match t.preprocess_reference_fields(&r)? {
+            Some(mut prepared) => {
+                t.serialize(&mut prepared, instance)?;
+                t.target_and_references(&prepared)?
+            }
+            None => {
+                let replaced = t.serialize(&mut r, instance)?;
+                let out = t.target_and_references(&r)?;
+                restore_serialized(&mut r, replaced);
+                out
+            }
+        };
+        refs = Some(r);
+        rendered.target = Some(target);
+        rendered.references = Some(references);
     }
-    let mut refs = refs.ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
-    // Serialized in place and put back (or a new map of the template's), so that the instance
-    // gets its reference fields as they were.
-    let (target, references) = match t.preprocess_reference_fields(&refs)? {
-        Some(mut prepared) => {
-            t.serialize(&mut prepared, &mut result)?;
-            t.target_and_references(&prepared)?
-        }
-        None => {
-            let replaced = t.serialize(&mut refs, &mut result)?;
-            let out = t.target_and_references(&refs)?;
-            restore_serialized(&mut refs, replaced);
-            out
-        }
-    };
-    if let Some((source, instruction, target_prefix, postprocessors)) = handed {
-        t.post_process(&mut input, &mut result)?;
-        let rendered = Rendered { source, instruction, target_prefix, input_fields: input, reference_fields: refs, target, references, postprocessors };
-        return Ok((result, Some(rendered)));
-    }
-    // `input_fields` and `reference_fields` go back to their places; `target` and
-    // `references` come last (when new), then what the last step adds.
-    result.set_at(p_refs, "reference_fields", Value::Object(refs));
-    const MADE: [&str; 2] = ["target", "references"];
-    const MADE_TAGS: [u64; 2] = crate::value::map::tags_of(MADE);
-    let [p_target, p_references] = result.positions_of_tagged(MADE, MADE_TAGS);
-    result.set_at(p_target, "target", target);
-    result.set_at(p_references, "references", references);
-    t.post_process(&mut input, &mut result)?;
-    result.set_at(p_input, "input_fields", Value::Object(input));
-    Ok((result, None))
+    t.post_process(&mut input, instance)?;
+    rendered.input_fields = Some(input);
+    rendered.reference_fields = refs;
+    Ok(Some(rendered))
 }
 
 /// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes

@@ -6,8 +6,7 @@
 //! [`multiple_choice`] and [`others`] the template families; [`serializers`] the serializers.
 
 use crate::error::Result;
-use crate::task::TaskParts;
-use crate::value::{Instance, Value};
+use crate::value::{Instance, Shared, Value};
 
 pub mod base;
 pub mod input_output;
@@ -18,78 +17,103 @@ pub mod serializers;
 #[cfg(test)]
 mod tests;
 
-/// A template: reads `input_fields` and `reference_fields` of an instance and adds `source`,
-/// `target`, `references`, `instruction`, `target_prefix` and `postprocessors`
-/// (Unitxt's `Template.process`).
+/// A template (Unitxt's `Template.process`): verbalizes the task's output of an instance (its
+/// `input_fields` and `reference_fields`) into `source`, `instruction`, `target_prefix`,
+/// `target`, `references` and `postprocessors`.
 pub trait Template: Send + Sync {
-    /// Verbalizes one instance of split `split` (demos are verbalized with split `""`... the
-    /// caller passes the instance's own split).
-    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance>;
+    /// Renders `instance`, an instance of split `split` as the task leaves it. Returns what
+    /// the template makes ([`Rendered`]); `instance` keeps its other fields (a template's last
+    /// step may add some, such as a multi-turn template's `__turns__`), with empty dicts in
+    /// the places of `input_fields` and `reference_fields` (the rendered ones are in the
+    /// [`Rendered`]). An instance's own `instruction` is the format string of the instruction.
+    /// `None` when rendering is skipped: the instance already has `source`, `target` and
+    /// `references` and the template keeps rendered instances (`skip_rendered_instance`,
+    /// the default); the instance is then untouched. On the inference split
+    /// ([`base::INFERENCE_STREAM`]) no `target` and `references` are made and
+    /// `reference_fields` is optional. Errors: a missing or non-dict `input_fields` or
+    /// `reference_fields`, and every error of the template's formatting and serializers.
+    fn render(&self, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'_>>>;
 
-    /// [`Template::process_instance`] for a recipe that hands what the template makes on to
-    /// its format and finalization directly. When the instance has none of `source`,
-    /// `instruction` and `target_prefix` to begin with and the split is not the inference
-    /// split, everything the template makes or changes (the three texts, the input and
-    /// reference fields, `target`, `references`, `postprocessors`) is returned as a
-    /// [`Rendered`] instead of written into the instance: the instance keeps its other fields,
-    /// with empty dicts in the places of `input_fields` and `reference_fields`, and
-    /// [`Rendered::write_into`] gives back what `process_instance` gives. Otherwise, or when
-    /// rendering is skipped, the instance is rendered as `process_instance` renders it and
-    /// `None` is returned. This default always does the latter.
-    fn verbalize(&self, instance: Instance, split: &str) -> Result<(Instance, Option<Rendered>)> {
-        Ok((self.process_instance(instance, split)?, None))
-    }
+    /// Puts `serializers` in front of those of the template's multi-type serializer (Unitxt's
+    /// `MultiTypeSerializer.add_serializers`, which the recipe's `serializer` argument calls),
+    /// on a template built for one recipe. Errors: the template's serializer is not a
+    /// multi-type serializer, or serializers were added already.
+    fn add_serializers(&self, serializers: Vec<crate::artifact::Art<dyn Serializer>>) -> Result<()>;
 
-    /// [`Template::verbalize`] of the task's output given in parts ([`TaskParts`], without
-    /// `metrics`): the same as `verbalize` of the carried fields with `input_fields` and
-    /// `reference_fields` added, but for where these two are. When [`Rendered`] is returned,
-    /// the instance holds neither (not even an empty dict in their places); otherwise they
-    /// may come after fields that the template adds. This default builds that instance.
-    fn verbalize_parts(&self, parts: TaskParts, split: &str) -> Result<(Instance, Option<Rendered>)> {
-        let TaskParts { input_fields, reference_fields, mut carried } = parts;
-        carried.insert("input_fields".into(), Value::Object(input_fields));
-        carried.insert("reference_fields".into(), Value::Object(reference_fields));
-        self.verbalize(carried, split)
+    /// Unitxt's `Template.process` on an instance: [`Template::render`], its result written
+    /// into the instance ([`Rendered::write_into`]).
+    fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
+        if let Some(r) = self.render(&mut instance, split)? {
+            r.write_into(&mut instance);
+        }
+        Ok(instance)
     }
 }
 
-/// What a template makes of an instance, handed over instead of written into it (see
-/// [`Template::verbalize`]).
+/// What a template makes of an instance (see [`Template::render`]), or, for an instance that
+/// came already rendered, what it has of the same fields ([`Rendered::taken_from`]).
 #[derive(Debug, Clone)]
-pub struct Rendered {
+pub struct Rendered<'t> {
     /// The `source` text (the input fields in the template's `input_format`).
-    pub source: String,
-    /// The `instruction` text.
-    pub instruction: crate::value::Str,
-    /// The `target_prefix` text.
-    pub target_prefix: crate::value::Str,
+    pub source: Value,
+    /// The `instruction` text (`None`: the instance has none).
+    pub instruction: Option<Value>,
+    /// The `target_prefix` text (`None`: the instance has none).
+    pub target_prefix: Option<Value>,
     /// The instance's `input_fields`, as the template leaves them (its values, not their
-    /// texts).
-    pub input_fields: crate::value::Map,
+    /// texts); `None` when the instance has none.
+    pub input_fields: Option<crate::value::Map>,
     /// The instance's `reference_fields`, likewise.
-    pub reference_fields: crate::value::Map,
-    /// The `target` text (a string).
-    pub target: Value,
-    /// The `references` texts (a list of strings).
-    pub references: Value,
-    /// The postprocessor names (a list of strings).
-    pub postprocessors: crate::recipe::SharedValue,
+    pub reference_fields: Option<crate::value::Map>,
+    /// The `target` text (a string; `None` on the inference split).
+    pub target: Option<Value>,
+    /// The `references` texts (a list of strings; `None` on the inference split).
+    pub references: Option<Value>,
+    /// The postprocessor names (a list of strings, the template's); `None` when the
+    /// instance has none.
+    pub postprocessors: Option<Shared<'t>>,
 }
 
-impl Rendered {
-    /// Writes the fields into `instance` (as returned next to them by [`Template::verbalize`]):
-    /// the instance then holds what `process_instance` gives, with the same values; only a
-    /// field that the template's last step added (`__turns__` of a multi-turn template) may
-    /// come before the fields written here rather than after them.
+impl Rendered<'_> {
+    /// Writes the fields into `instance`, as Unitxt's `Template.process` merges them: a field
+    /// the instance has keeps its place, the others are added in the order `source`,
+    /// `instruction`, `target_prefix`, `postprocessors`, `input_fields`, `reference_fields`,
+    /// `target`, `references` (a field that the template's last step added, such as
+    /// `__turns__`, then comes before the new ones rather than after them).
     pub fn write_into(self, instance: &mut Instance) {
-        instance.insert("source".into(), Value::String(self.source.into()));
-        instance.insert("instruction".into(), Value::String(self.instruction));
-        instance.insert("target_prefix".into(), Value::String(self.target_prefix));
-        instance.insert("input_fields".into(), Value::Object(self.input_fields));
-        instance.insert("postprocessors".into(), self.postprocessors.into_value());
-        instance.insert("reference_fields".into(), Value::Object(self.reference_fields));
-        instance.insert("target".into(), self.target);
-        instance.insert("references".into(), self.references);
+        let put = |instance: &mut Instance, k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                instance.insert(k.into(), v);
+            }
+        };
+        put(instance, "source", Some(self.source));
+        put(instance, "instruction", self.instruction);
+        put(instance, "target_prefix", self.target_prefix);
+        put(instance, "postprocessors", self.postprocessors.map(Shared::into_value));
+        put(instance, "input_fields", self.input_fields.map(Value::Object));
+        put(instance, "reference_fields", self.reference_fields.map(Value::Object));
+        put(instance, "target", self.target);
+        put(instance, "references", self.references);
+    }
+
+    /// The fields of an instance that came already rendered (see [`Template::render`]), moved
+    /// out of it. Errors when it has no `source`.
+    pub fn taken_from(instance: &mut Instance) -> Result<Rendered<'static>> {
+        let mut take = |k: &str| instance.swap_remove(k);
+        let dict = |v: Option<Value>| match v {
+            Some(Value::Object(m)) => Some(m),
+            _ => None,
+        };
+        Ok(Rendered {
+            source: take("source").ok_or_else(|| crate::error::Error::invalid("the finished instance has no \"source\" field"))?,
+            instruction: take("instruction"),
+            target_prefix: take("target_prefix"),
+            input_fields: dict(take("input_fields")),
+            reference_fields: dict(take("reference_fields")),
+            target: take("target"),
+            references: take("references"),
+            postprocessors: take("postprocessors").map(Shared::Own),
+        })
     }
 }
 
@@ -125,7 +149,10 @@ pub trait Serializer: Send + Sync {
     fn passes_strings(&self) -> bool {
         false
     }
+
+    /// The serializers a multi-type serializer tries, in order; `None` for any other.
+    fn serializers(&self) -> Option<&[crate::artifact::Art<dyn Serializer>]> {
+        None
+    }
 }
 
-/// Placeholder type so the registry can name this module before it has artifacts.
-pub struct Marker;

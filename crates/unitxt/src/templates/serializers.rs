@@ -679,6 +679,9 @@ impl Serializer for MultiTypeSerializer {
     fn passes_strings(&self) -> bool {
         self.strings_pass()
     }
+    fn serializers(&self) -> Option<&[Art<dyn Serializer>]> {
+        Some(&self.serializers)
+    }
     fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
         if let Some(text) = self.passed_string(value) {
             return Ok(Some(text));

@@ -53,39 +53,6 @@ pub fn intern(s: &str) -> Str {
     Str::const_new(kept)
 }
 
-/// Constant values kept by [`intern_constant`], by their JSON text.
-struct Constants {
-    values: std::collections::HashMap<String, &'static Value, foldhash::fast::FixedState>,
-    bytes: usize,
-}
-
-fn constants() -> &'static Mutex<Constants> {
-    static TABLE: OnceLock<Mutex<Constants>> = OnceLock::new();
-    TABLE.get_or_init(|| Mutex::new(Constants { values: Default::default(), bytes: 0 }))
-}
-
-/// `v` (its strings interned) as a value kept for the whole process, the same reference for
-/// every equal value (equal JSON text): for the constant lists of artifacts that every
-/// instance carries (a task's metric names, a template's postprocessors), which can then be
-/// referred to instead of copied. `None` once the values kept reach [`INTERNED_MAX_BYTES`] of
-/// JSON text. Takes a lock: once per artifact or split, not per instance.
-pub fn intern_constant(v: &Value) -> Option<&'static Value> {
-    let text = v.to_string();
-    let mut t = constants().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&kept) = t.values.get(&text) {
-        return Some(kept);
-    }
-    if t.bytes + text.len() > INTERNED_MAX_BYTES {
-        return None;
-    }
-    let mut kept = v.clone();
-    intern_value(&mut kept);
-    let kept: &'static Value = Box::leak(Box::new(kept));
-    t.bytes += text.len();
-    t.values.insert(text, kept);
-    Some(kept)
-}
-
 /// Interns every string of `v` in place, object keys included (see [`intern`]).
 pub fn intern_value(v: &mut Value) {
     match v {
@@ -146,20 +113,6 @@ mod tests {
         let short = intern("metrics.accuracy");
         assert_eq!(short, "metrics.accuracy");
         assert!(!short.is_heap_allocated() && short.as_static_str().is_none());
-    }
-
-    #[test]
-    fn equal_constants_are_kept_once() {
-        let a = intern_constant(&crate::json!(["metrics.accuracy", "metrics.f1_macro"])).expect("kept");
-        let b = intern_constant(&crate::json!(["metrics.accuracy", "metrics.f1_macro"])).expect("kept");
-        assert!(std::ptr::eq(a, b));
-        assert_eq!(*a, crate::json!(["metrics.accuracy", "metrics.f1_macro"]));
-        let c = intern_constant(&crate::json!(["metrics.accuracy"])).expect("kept");
-        assert!(!std::ptr::eq(a, c));
-        // Equal as values but written differently: kept apart.
-        let one = intern_constant(&crate::json!([1])).expect("kept");
-        let one_float = intern_constant(&crate::json!([1.0])).expect("kept");
-        assert!(!std::ptr::eq(one, one_float));
     }
 
     #[test]

@@ -13,9 +13,11 @@ use crate::error::{Error, Result};
 pub mod intern;
 pub mod json;
 pub mod map;
+pub mod shared;
 
 pub use json::{from_value, to_value, Number, Str, Value};
 pub use map::{FieldName, Key, Map};
+pub use shared::{Constant, Shared};
 
 /// One instance of a stream: an ordered map of field names to values.
 pub type Instance = Map;
