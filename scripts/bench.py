@@ -1,11 +1,18 @@
-"""Times Unitxt 1.26.10 and unitxt-rs side by side on the same machine, in one run.
+"""Times Unitxt 1.26.10 and unitxt-rs side by side on the same machine, in one run; or, with a
+baseline, two unitxt-rs binaries (an earlier revision's and the current one) side by side.
 
-Usage: python scripts/bench.py [--quick] [--python PY] [--bin PATH | --pgo] [--cases evaluate,prepare,floor] [--readme]
+Usage:
+  python3 scripts/bench.py [--quick] [--python PY] [--bin PATH | --pgo] [--cases evaluate,prepare,floor,...] [--write-md]
+  python3 scripts/bench.py (--baseline-rev REV | --baseline-bin PATH) [--bin PATH | --pgo] [--quick]
+                           [--cases ...] [--recipes N] [--repeat N] [--write-md]
 
---bin defaults to target/release-lto/unitxt-rs (`cargo build --profile release-lto -p unitxt-cli`:
-the release profile with fat LTO and one codegen unit, see Cargo.toml). --pgo first builds the
-profile-guided binary with scripts/pgo.sh (about 15 minutes on 2 cores) and times
-target/pgo/release-lto/unitxt-rs.
+The binary timed: without --bin, the script builds `unitxt-rs` and the bench-only `io_floor`
+example with Cargo's `release` profile (fat LTO, one codegen unit: the profile of the binaries
+users install, see Cargo.toml) and times <target dir>/release/unitxt-rs. --pgo first builds the
+profile-guided binaries with scripts/pgo.sh (about 15 minutes on 2 cores) and times
+target/pgo/release/unitxt-rs. The I/O floor is the `io_floor` example found next to the binary
+(<dir>/examples/io_floor); a binary built before the floor left the CLI runs it as its hidden
+`io-floor` subcommand instead.
 
 Cases (each tool runs as its own subprocess, one at a time; peak RSS is that process's
 `ru_maxrss` from `os.wait4`):
@@ -23,7 +30,7 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
   is compared: Unitxt's median of three, ours of eleven. The two large ones: Unitxt once, ours
   the median of five.
 - floor: the SST-2 train parquet read through our loader and written as JSON Lines with no
-  processing (`unitxt-rs io-floor`), with the Arrow cache off, compared per instance with an
+  processing (the `io_floor` example), with the Arrow cache off, compared per instance with an
   SST-2 train prepare with the cache off too. The two run in seven alternating pairs (floor,
   prepare, floor, prepare, ...), so that both sides of a pair see the same phase of a machine
   whose speed drifts from minute to minute; the multiple is the median of the seven pairs'
@@ -44,17 +51,37 @@ over). The floor reads Parquet with the cache off, see above.
 
 Unitxt's time is measured inside its process around the call (interpreter start and
 `import unitxt` excluded; the import time is printed separately); unitxt-rs's time is the whole
-process's wall time. Results: a table on stdout and target/bench/results.md; with --readme the
-block between README.md's `<!-- bench results: begin -->` and `<!-- bench results: end -->`
-markers is replaced by the same table, its notes and each target of the performance issue with
-the measured figure against it.
+process's wall time. Results: a table on stdout and target/bench/results.md; with --write-md
+(or its old name --readme) the block between BENCHMARKS.md's `<!-- bench results: begin -->` and
+`<!-- bench results: end -->` markers is replaced by the same table, its notes and each target of
+the performance issue with the measured figure against it.
+
+Baseline mode (--baseline-rev REV or --baseline-bin PATH) runs no Unitxt. It times the same
+unitxt-rs cases with the baseline binary ("old") and the current one ("new"): for each case, one
+untimed run of each side (whose outputs are compared byte for byte, except the memory cases'),
+then --repeat rounds (default: 11 for the seven recipes, 7 for the floor, 5 for the rest, 3 for
+memory) of one run of each, the side that goes first alternating from round to round. It reports
+per case each side's median wall time and peak RSS, and new/old: the median of the rounds'
+ratios (each round's two runs see the same phase of the machine) and the ratio of the medians;
+a case whose new/old is above 1.10 is flagged. Each side keeps its own Arrow cache under the
+work folder, so that neither reads entries the other wrote. --baseline-rev builds `unitxt-rs`
+(and `io_floor` where the revision has it) at REV in a temporary `git worktree`, with its own
+target dir (<target dir>/bench-baseline/<commit>, reused by later runs) and the benchmark
+profile of that revision (`release` when it has fat LTO, else `release-lto`; --baseline-profile
+overrides it); with --pgo, both sides are built profile-guided by their own scripts/pgo.sh.
+--recipes N keeps the first N of the seven recipes. Results: target/bench/baseline.md and, with
+--write-md, BENCHMARKS.md's `<!-- baseline results: begin/end -->` block.
 """
 import argparse
 import json
 import os
+import filecmp
 import platform
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -192,11 +219,11 @@ def rust(binary, env, *args, repeat=1):
     return median_run([run([binary, *args], env) for _ in range(repeat)])
 
 
-def rust_paired(binary, env, a_args, b_args, repeat):
-    """Runs two unitxt-rs commands alternately `repeat` times (a, b, a, b, ...). Returns each
-    side as `rust` does (the run with the median wall time, with every run under `runs`), and
-    the runs as pairs in the order they ran."""
-    pairs = [(run([binary, *a_args], env), run([binary, *b_args], env)) for _ in range(repeat)]
+def rust_paired(binary, env, a_args, b_args, repeat, a_binary=None):
+    """Runs two unitxt-rs commands alternately `repeat` times (a, b, a, b, ...); the first with
+    `a_binary` when given (the I/O floor). Returns each side as `rust` does (the run with the
+    median wall time, with every run under `runs`), and the runs as pairs in the order they ran."""
+    pairs = [(run([a_binary or binary, *a_args], env), run([binary, *b_args], env)) for _ in range(repeat)]
     a_side, b_side = (median_run([p[k] for p in pairs]) for k in range(2))
     return a_side, b_side, [(a[0], b[0]) for a, b in pairs]
 
@@ -231,22 +258,107 @@ def first_recipes(n):
     return out
 
 
-README_BEGIN = "<!-- bench results: begin -->"
-README_END = "<!-- bench results: end -->"
+MD_PATH = os.path.join(ROOT, "BENCHMARKS.md")
+RESULTS_BLOCK = ("<!-- bench results: begin -->", "<!-- bench results: end -->")
+BASELINE_BLOCK = ("<!-- baseline results: begin -->", "<!-- baseline results: end -->")
 
 
-def replace_readme_block(path, lines, command):
-    """Puts `lines` between the README's results markers (kept), leaving the rest unchanged;
-    `command` is the bench command that made them."""
+def replace_md_block(path, markers, lines, command):
+    """Puts `lines` between the two `markers` of the Markdown file `path` (the markers kept),
+    leaving the rest unchanged; `command` is the bench command that made them."""
+    begin, end = markers
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    start, end = text.find(README_BEGIN), text.find(README_END)
-    if start < 0 or end < start:
-        sys.exit(f"{path}: no {README_BEGIN} ... {README_END} block to replace")
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        sys.exit(f"{path}: no {begin} ... {end} block to replace")
     body = "\n".join(["", f"(generated by `{command}`)", ""] + lines).rstrip() + "\n"
-    text = text[: start + len(README_BEGIN)] + body + text[end:]
+    text = text[: start + len(begin)] + body + text[stop:]
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def cargo_target_dir():
+    """Cargo's target directory for this workspace (CARGO_TARGET_DIR and Cargo's config respected)."""
+    out = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["target_directory"]
+
+
+def build_current():
+    """Builds `unitxt-rs` and the `io_floor` example with the `release` profile; returns the
+    binary's path."""
+    print("building unitxt-rs and io_floor (release profile)", file=sys.stderr, flush=True)
+    subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "unitxt-cli", "--bin", "unitxt-rs",
+                    "--example", "io_floor"], cwd=ROOT, check=True)
+    return os.path.join(cargo_target_dir(), "release", "unitxt-rs")
+
+
+def floor_command(binary):
+    """The I/O floor's command for a `unitxt-rs` binary: the `io_floor` example built beside it,
+    or, for a binary of a revision from before the floor left the CLI, its `io-floor` subcommand."""
+    example = os.path.join(os.path.dirname(os.path.abspath(binary)), "examples", "io_floor")
+    return [example] if os.path.exists(example) else [binary, "io-floor"]
+
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def bench_profile(cargo_toml):
+    """The benchmark profile of a revision, from its root Cargo.toml: `release` when that has fat
+    LTO, else `release-lto` when defined (the benchmark profile before `release` had LTO)."""
+    try:
+        import tomllib
+
+        profiles = tomllib.loads(cargo_toml).get("profile", {})
+    except Exception:  # no tomllib (Python < 3.11) or an unreadable file: look for the section
+        return "release-lto" if "[profile.release-lto]" in cargo_toml else "release"
+    if profiles.get("release", {}).get("lto") in ("fat", True):
+        return "release"
+    return "release-lto" if "release-lto" in profiles else "release"
+
+
+def build_baseline(rev, profile, pgo, env):
+    """Builds `unitxt-rs` (and the `io_floor` example where it exists) at git revision `rev` in a
+    temporary worktree, into <target dir>/bench-baseline/<commit> (kept: a later run with the same
+    commit and profile reuses it). Returns (binary path, commit, profile)."""
+    sha = git("rev-parse", "--verify", rev + "^{commit}")
+    profile = profile or bench_profile(git("show", f"{sha}:Cargo.toml"))
+    has_floor = bool(git("ls-tree", sha, "crates/unitxt-cli/examples/io_floor.rs"))
+    base = os.path.join(cargo_target_dir(), "bench-baseline", sha[:12])
+    out_dir = os.path.join(base, "pgo") if pgo else os.path.join(base, "target", profile)
+    binary = os.path.join(out_dir, "unitxt-rs")
+    floor = os.path.join(out_dir, "examples", "io_floor")
+    if os.path.exists(binary) and (os.path.exists(floor) or not has_floor):
+        print(f"baseline: reusing {binary}", file=sys.stderr, flush=True)
+        return binary, sha, "pgo" if pgo else profile
+    tmp = tempfile.mkdtemp(prefix="unitxt-rs-baseline-")
+    wt = os.path.join(tmp, "src")
+    subprocess.run(["git", "worktree", "add", "--quiet", "--detach", wt, sha], cwd=ROOT, check=True)
+    try:
+        benv = {k: v for k, v in env.items() if k != "CARGO_TARGET_DIR"}
+        if pgo:
+            print(f"baseline: scripts/pgo.sh at {sha[:12]}", file=sys.stderr, flush=True)
+            subprocess.run(["bash", "scripts/pgo.sh"], cwd=wt, env=benv, check=True)
+            built = [b for b in (os.path.join(wt, "target", "pgo", d, "unitxt-rs") for d in ("release", "release-lto"))
+                     if os.path.exists(b)]
+            if not built:
+                sys.exit(f"baseline: scripts/pgo.sh at {sha[:12]} left no target/pgo/*/unitxt-rs")
+            os.makedirs(os.path.join(out_dir, "examples"), exist_ok=True)
+            shutil.copy2(built[0], binary)
+            src_floor = os.path.join(os.path.dirname(built[0]), "examples", "io_floor")
+            if os.path.exists(src_floor):
+                shutil.copy2(src_floor, floor)
+        else:
+            print(f"baseline: building {sha[:12]} with profile {profile} into {base}", file=sys.stderr, flush=True)
+            cmd = ["cargo", "build", "--quiet", "--profile", profile, "-p", "unitxt-cli", "--bin", "unitxt-rs"]
+            cmd += ["--example", "io_floor"] if has_floor else []
+            subprocess.run(cmd, cwd=wt, env=dict(benv, CARGO_TARGET_DIR=os.path.join(base, "target")), check=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", wt], cwd=ROOT)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return binary, sha, "pgo" if pgo else profile
 
 
 def memory_gib():
@@ -264,7 +376,7 @@ def commit():
     try:
         h = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout.strip()
-        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!README.md"], cwd=ROOT).returncode != 0
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!BENCHMARKS.md"], cwd=ROOT).returncode != 0
         return h + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -275,29 +387,222 @@ def short(recipe, width=60):
     return r if len(r) <= width else r[: width - 1] + "…"
 
 
+# ---------------------------------------------------------------- baseline mode
+
+class Side:
+    """One of the two binaries of baseline mode: its label, `unitxt-rs` path, I/O floor command
+    and Arrow cache directory."""
+
+    def __init__(self, label, binary, work):
+        self.label, self.bin, self.floor = label, binary, floor_command(binary)
+        self.cache = os.path.join(work, f"arrow-{label}")
+
+
+def baseline_cases(a, cases, py, env, hub, work, new):
+    """The cases of baseline mode, as dicts: `name`; `cmd(side, out)`, the command line writing
+    its output to `out`; `env` (extra variables); `repeat`; `out`: whether the timed runs write to
+    a file of their own rather than /dev/null (evaluate's output is written through a temporary
+    file); `check`: whether the two sides' outputs are compared; `n`: the instance count when
+    known beforehand."""
+    out = []
+
+    def case(name, cmd, repeat, extra=None, check=True, n=None, own_out=False):
+        out.append(dict(name=name, cmd=cmd, env=extra or {}, repeat=a.repeat or repeat, check=check, n=n,
+                        own_out=own_out))
+
+    def prepare(recipe, split, *more):
+        return lambda s, o: [s.bin, "prepare", recipe, "--split", split, "--output", o, *more]
+
+    sst2 = SST2_TRAIN + (",max_train_instances=5000" if a.quick else "")
+    if "evaluate" in cases:
+        n = a.eval_instances or (1000 if a.quick else 10000)
+        data = os.path.join(work, f"eval-{n}.jsonl")
+        run([new.bin, "prepare", EVAL_RECIPE.format(n=n), "--split", "train", "--output", data], env)
+        with open(data, encoding="utf-8") as f:
+            preds = [noisy(i, inst["target"], json.loads(inst["task_data"]).get("classes", []))
+                     for i, inst in enumerate(map(json.loads, f))]
+        pred_path = os.path.join(work, f"eval-{n}.predictions.json")
+        with open(pred_path, "w", encoding="utf-8") as f:
+            json.dump(preds, f)
+        case("evaluate sst2 train, 3 metrics + CIs",
+             lambda s, o: [s.bin, "evaluate", "--data", data, "--predictions", pred_path, "--output", o], 5, n=n,
+             own_out=True)
+    if "prepare" in cases:
+        for split, recipe in first_recipes(a.recipes):
+            case(f"prepare {split} {short(recipe)}", prepare(recipe, split), 11)
+        case(f"prepare train {short(sst2)}", prepare(sst2, "train"), 5)
+        mmlu = MMLU_ALL + (",max_test_instances=2000" if a.quick else "")
+        case(f"prepare test {short(mmlu)}", prepare(mmlu, "test"), 5)
+    if "floor" in cases:
+        pq = sst2_train_parquet(hub)[:1]
+        off = {"UNITXT_RS_ARROW_CACHE": "off"}
+        case("floor: sst2 train parquet -> JSON Lines, no processing (Arrow cache off)",
+             lambda s, o: [*s.floor, *pq, "--output", o], 7, off)
+        case("floor: the same from the Arrow cache", lambda s, o: [*s.floor, *pq, "--output", o], 5)
+        case("prepare train sst2, from parquet (Arrow cache off)", prepare(sst2, "train"), 7, off)
+    if "onecore" in cases:
+        case("prepare train sst2, one thread (RAYON_NUM_THREADS=1)", prepare(sst2, "train"), 5,
+             {"RAYON_NUM_THREADS": "1"})
+    if "memory" in cases:
+        for n in [10_000, 100_000] if a.quick else [10_000, 100_000, 1_000_000]:
+            recipe, cat = memory_recipe(py, hub, work, n)
+            case(f"memory: prepare {n} repeated sst2 rows, no demos", prepare(recipe, "train", "--catalog", cat), 3,
+                 check=False, n=n)
+    if "startup" in cases:
+        recipe = "card=cards.wnli,template=templates.classification.multi_class.relation.default,max_test_instances=1"
+        case("startup: wnli, one instance, the installed catalog", prepare(recipe, "test"), 5)
+    return out
+
+
+def run_baseline(a, cases, py, env, hub, work, old_bin, old_rev, old_profile):
+    """Baseline mode (see the module's doc): every case with the old and the new binary in
+    alternating rounds; writes target/bench/baseline.md and, with --write-md, BENCHMARKS.md's
+    baseline block."""
+    bdir = os.path.join(work, "baseline")
+    os.makedirs(bdir, exist_ok=True)
+    old, new = Side("old", old_bin, work), Side("new", a.bin, work)
+    rows = []
+    print(f"{'case':70} {'n':>7} {'old s':>9} {'new s':>9} {'new/old':>8}  same output", flush=True)
+    for c in baseline_cases(a, cases, py, env, hub, work, new):
+        def side_env(s):
+            e = dict(env, UNITXT_RS_ARROW_CACHE=s.cache)
+            e.update(c["env"])
+            return e
+
+        # One untimed run of each side: fills its Arrow cache, and its output is compared.
+        outs = {}
+        for s in (old, new):
+            o = os.path.join(bdir, f"{s.label}.out") if c["check"] else "/dev/null"
+            _, _, _, _, err = run(c["cmd"](s, o), side_env(s))
+            outs[s.label] = (o, err)
+        n = c["n"]
+        if c["check"]:
+            same = filecmp.cmp(outs["old"][0], outs["new"][0], shallow=False)
+            if n is None:
+                if c["name"].startswith("floor"):
+                    n = int(outs["new"][1].split()[0])
+                else:
+                    with open(outs["new"][0], "rb") as f:
+                        n = sum(1 for _ in f)
+            for o, _ in outs.values():
+                os.remove(o)
+        else:
+            same = None
+        times = {"old": [], "new": []}
+        for i in range(c["repeat"]):
+            for s in ((old, new) if i % 2 == 0 else (new, old)):
+                o = os.path.join(bdir, f"{s.label}.timed.out") if c["own_out"] else "/dev/null"
+                times[s.label].append(run(c["cmd"](s, o), side_env(s))[:3])
+        mo, mn = (median_run([(w, m, cpu, "", "") for w, m, cpu in times[k]]) for k in ("old", "new"))
+        ratios = sorted(tn[0] / to[0] for to, tn in zip(times["old"], times["new"]))
+        row = dict(name=c["name"], n=n, old=mo, new=mn, ratio=statistics.median(ratios),
+                   ratio_medians=mn["seconds"] / mo["seconds"], lo=ratios[0], hi=ratios[-1], same=same,
+                   rounds=len(ratios), old_rss=sorted(mo["rss_all"])[len(ratios) // 2],
+                   new_rss=sorted(mn["rss_all"])[len(ratios) // 2])
+        rows.append(row)
+        print(f"{c['name'][:70]:70} {n or 0:7d} {mo['seconds']:9.4f} {mn['seconds']:9.4f} {row['ratio']:7.3f}x  "
+              f"{'-' if same is None else 'yes' if same else 'NO'}" + ("  slower by more than 10%" if row["ratio"] > 1.10 else ""),
+              flush=True)
+
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {memory_gib()} GiB, {platform.platform()}"
+    old_desc = (f"`{old_rev[:12]}` built with the `{old_profile}` profile" if old_rev else "given with --baseline-bin")
+    lines = [
+        "# unitxt-rs: the current binary against a baseline" + (" (--quick)" if a.quick else ""),
+        "",
+        f"Machine: {machine}. Date: {time.strftime('%Y-%m-%d %H:%M')}. New: commit {commit()}, "
+        f"`{display_path(a.bin)}`" + (" (profile-guided)" if a.pgo else "") + f". Old: {old_desc}, "
+        f"`{display_path(old_bin)}`.",
+        "",
+        "| case | instances | old s | new s | new/old | new/old of medians | rounds (range of new/old) "
+        "| old peak RSS MiB | new peak RSS MiB | same output |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
+    ]
+    for r in rows:
+        flag = " **slower**" if r["ratio"] > 1.10 else ""
+        same = "–" if r["same"] is None else "yes" if r["same"] else "**no**"
+        lines.append(
+            f"| {r['name'].replace('|', '/')} | {r['n'] or '–'} | {r['old']['seconds']:.4f} | {r['new']['seconds']:.4f} "
+            f"| {r['ratio']:.3f}x{flag} | {r['ratio_medians']:.3f}x | {r['rounds']} ({r['lo']:.2f}x to {r['hi']:.2f}x) "
+            f"| {r['old_rss']:.0f} | {r['new_rss']:.0f} | {same} |"
+        )
+    slow = [r["name"] for r in rows if r["ratio"] > 1.10]
+    differ = [r["name"] for r in rows if r["same"] is False]
+    lines += [
+        "",
+        "- times: each side's median wall time of the rounds (whole process); new/old: the median of the "
+        "rounds' ratios, each round running both binaries back to back, the first of them alternating",
+        "- " + ("every case within 10% of the baseline or faster" if not slow else
+                "more than 10% slower than the baseline: " + "; ".join(slow)),
+        "- " + ("every compared output is the same bytes" if not differ else "outputs differ: " + "; ".join(differ)),
+        "",
+    ]
+    out = os.path.join(os.path.dirname(os.path.abspath(a.out)), "baseline.md")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines[2:]))
+    print(f"written {out}")
+    if a.write_md:
+        flags = " --quick" * a.quick + " --pgo" * a.pgo
+        flags += f" --baseline-rev {old_rev[:12]}" if old_rev else f" --baseline-bin {display_path(old_bin)}"
+        flags += f" --repeat {a.repeat}" * bool(a.repeat) + f" --recipes {a.recipes}" * (a.recipes != 7)
+        flags += f" --cases {a.cases}" * (a.cases != "evaluate,prepare,floor,onecore,memory,startup")
+        replace_md_block(MD_PATH, BASELINE_BLOCK, lines[2:], f"python3 scripts/bench.py{flags} --write-md")
+        print("BENCHMARKS.md baseline block replaced")
+
+
+def sst2_train_parquet(hub):
+    """The SST-2 train parquet files of the hub cache."""
+    import glob
+
+    return glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))
+
+
+def memory_recipe(py, hub, work, n):
+    """The memory case's recipe for `n` instances and the catalog directory holding its card: a
+    local parquet file of `n` repeated SST-2 train rows (made once with `py`'s pyarrow)."""
+    d = os.path.join(work, f"sst2x{n}")
+    os.makedirs(d, exist_ok=True)
+    pq_path = os.path.join(d, "train.parquet")
+    if not os.path.exists(pq_path) or os.path.getmtime(pq_path) < os.path.getmtime(__file__):
+        subprocess.run([py, "-c", REPEAT_PARQUET, sst2_train_parquet(hub)[0], pq_path, str(n)], check=True)
+    cat = os.path.join(work, "catalog")
+    os.makedirs(os.path.join(cat, "cards", "bench"), exist_ok=True)
+    card = dict(LOCAL_CARD, loader={"__type__": "load_hf", "path": d, "data_files": {"train": "train.parquet"}})
+    with open(os.path.join(cat, "cards", "bench", f"sst2x{n}.json"), "w") as f:
+        json.dump(card, f)
+    return f"card=cards.bench.sst2x{n},template={SST2_TEMPLATE}", cat
+
+
+def display_path(path):
+    """`path` relative to the repository when inside it, else as it is."""
+    rel = os.path.relpath(os.path.abspath(path), ROOT)
+    return path if rel.startswith("..") else rel
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--quick", action="store_true", help="1,000 evaluate instances, smaller prepare cases")
     ap.add_argument("--python", help="python with Unitxt 1.26.10 (default: .venv, then /work/venv)")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release-lto", "unitxt-rs"))
+    ap.add_argument("--bin", help="unitxt-rs binary to time (default: built with the release profile)")
     ap.add_argument("--pgo", action="store_true", help="build with scripts/pgo.sh and time its profile-guided binary")
     ap.add_argument("--cases", default="evaluate,prepare,floor,onecore,memory,startup")
     ap.add_argument("--eval-instances", type=int, help="instances of the evaluate case (default 10,000)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "bench", "results.md"))
-    ap.add_argument("--readme", action="store_true", help="also replace the results block of README.md")
+    ap.add_argument("--write-md", "--readme", dest="write_md", action="store_true",
+                    help="also replace the results block of BENCHMARKS.md (--readme: the flag's old name)")
+    base = ap.add_mutually_exclusive_group()
+    base.add_argument("--baseline-rev", metavar="REV", help="time the binary built at git revision REV against this one")
+    base.add_argument("--baseline-bin", metavar="PATH", help="time the binary PATH against this one")
+    ap.add_argument("--baseline-profile", help="Cargo profile of the --baseline-rev build (default: its benchmark profile)")
+    ap.add_argument("--repeat", type=int, help="baseline mode: rounds per case (default 3 to 11, see above)")
+    ap.add_argument("--recipes", type=int, default=7, help="how many of the seven acceptance recipes to run")
     a = ap.parse_args()
+    baseline = a.baseline_rev or a.baseline_bin
     cases = set(a.cases.split(","))
     py = a.python or next(
         (p for p in (os.path.join(ROOT, ".venv", "bin", "python"), "/work/venv/bin/python") if os.path.exists(p)),
         sys.executable,
     )
-    if a.pgo:
-        subprocess.run(["bash", os.path.join(ROOT, "scripts", "pgo.sh")], check=True)
-        a.bin = os.path.join(ROOT, "target", "pgo", "release-lto", "unitxt-rs")
-    if not os.path.exists(a.bin):
-        sys.exit(f"{a.bin} not found: run `cargo build --profile release-lto -p unitxt-cli` first")
-    work = os.path.join(os.path.dirname(os.path.abspath(a.out)), "work")
-    os.makedirs(work, exist_ok=True)
 
     env = dict(os.environ)
     env.setdefault("HF_HUB_OFFLINE", "1")
@@ -305,8 +610,30 @@ def main():
     hub = env.setdefault("HF_HUB_CACHE", os.path.join(ROOT, "..", "shared", "hf-hub"))
     if not os.path.isdir(hub) and os.path.isdir("/work/shared/hf-hub"):
         hub = env["HF_HUB_CACHE"] = "/work/shared/hf-hub"
+    hub = env["HF_HUB_CACHE"] = os.path.abspath(hub)
     catalogs = [os.path.join(ROOT, "tests", "catalog"), os.path.join(ROOT, "scripts", "bench_catalog")]
     env["UNITXT_CATALOGS"] = ":".join([c for c in env.get("UNITXT_CATALOGS", "").split(":") if c] + catalogs)
+
+    if a.pgo:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "pgo.sh")], check=True)
+        a.bin = os.path.join(ROOT, "target", "pgo", "release", "unitxt-rs")
+    elif not a.bin:
+        a.bin = build_current()
+    if not os.path.exists(a.bin):
+        sys.exit(f"{a.bin} not found: run `cargo build --release -p unitxt-cli --bin unitxt-rs --example io_floor` first")
+    work = os.path.join(os.path.dirname(os.path.abspath(a.out)), "work")
+    os.makedirs(work, exist_ok=True)
+
+    if baseline:
+        if a.baseline_rev:
+            old_bin, old_rev, old_profile = build_baseline(a.baseline_rev, a.baseline_profile, a.pgo, env)
+        else:
+            old_bin, old_rev, old_profile = os.path.abspath(a.baseline_bin), None, None
+        if not os.path.exists(old_bin):
+            sys.exit(f"{old_bin} not found")
+        run_baseline(a, cases, py, env, hub, work, old_bin, old_rev, old_profile)
+        return
+
     if "UNITXT_HF_OFFLINE_DATASETS_PATH" not in env:
         from oracle import offline_tree
 
@@ -362,7 +689,7 @@ def main():
         lim = ",max_train_instances=5000" if a.quick else ""
         big.append(("train", SST2_TRAIN + lim))
         big.append(("test", MMLU_ALL + (",max_test_instances=2000" if a.quick else "")))
-        for split, recipe in first_recipes(7) + big:
+        for split, recipe in first_recipes(a.recipes) + big:
             args = ("prepare", recipe, "--split", split, "--output", "/dev/null")
             if (split, recipe) in big:
                 # Tens of seconds for Unitxt: once; ours the median of five.
@@ -395,13 +722,12 @@ def main():
                         f"{worst:.0f}x (lowest: {case[len('prepare '):][:40]}...)", worst >= 100))
 
     if "floor" in cases:
-        import glob
-
-        pq = glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))
+        pq = sst2_train_parquet(hub)
         # The floor reads the Parquet file itself (the Arrow cache off), and is compared with a
         # prepare that does too; the cached floor and prepare are reported beside them.
         off = dict(env, UNITXT_RS_ARROW_CACHE="off")
-        floor_args = ["io-floor", *pq[:1], "--output", "/dev/null"]
+        floor = floor_command(a.bin)
+        floor_args = [*floor[1:], *pq[:1], "--output", "/dev/null"]
         paired = "prepare" in cases and sst2_prepare[0]
         if paired:
             # Per instance: the prepare writes the card's train split (a random 95% of the rows
@@ -409,13 +735,13 @@ def main():
             n_prep = sst2_prepare[0]
             recipe = SST2_TRAIN + (",max_train_instances=5000" if a.quick else "")
             prep_args = ["prepare", recipe, "--split", "train", "--output", "/dev/null"]
-            r, rp, pairs = rust_paired(a.bin, off, floor_args, prep_args, 7)
+            r, rp, pairs = rust_paired(a.bin, off, floor_args, prep_args, 7, a_binary=floor[0])
         else:
-            r = rust(a.bin, off, *floor_args, repeat=5)
+            r = rust(floor[0], off, *floor_args, repeat=5)
         n = int(r["err"].split()[0])
         report("floor: sst2 train parquet -> JSON Lines, no processing", n, None, r)
-        rust(a.bin, env, *floor_args)  # fills the cache
-        rc = rust(a.bin, env, *floor_args, repeat=5)
+        rust(floor[0], env, *floor_args)  # fills the cache
+        rc = rust(floor[0], env, *floor_args, repeat=5)
         report("floor: the same from the Arrow cache", n, None, rc)
         if paired:
             report("prepare train sst2, from parquet (Arrow cache off)", n_prep, None, rp)
@@ -442,22 +768,9 @@ def main():
 
     if "memory" in cases:
         sizes = [10_000, 100_000] if a.quick else [10_000, 100_000, 1_000_000]
-        import glob
-
-        src = glob.glob(os.path.join(hub, "datasets--stanfordnlp--sst2", "snapshots", "*", "*", "train-*.parquet"))[0]
         rss, spread = [], []
         for n in sizes:
-            d = os.path.join(work, f"sst2x{n}")
-            os.makedirs(d, exist_ok=True)
-            pq_path = os.path.join(d, "train.parquet")
-            if not os.path.exists(pq_path) or os.path.getmtime(pq_path) < os.path.getmtime(__file__):
-                subprocess.run([py, "-c", REPEAT_PARQUET, src, pq_path, str(n)], check=True)
-            cat = os.path.join(work, "catalog")
-            os.makedirs(os.path.join(cat, "cards", "bench"), exist_ok=True)
-            card = dict(LOCAL_CARD, loader={"__type__": "load_hf", "path": d, "data_files": {"train": "train.parquet"}})
-            with open(os.path.join(cat, "cards", "bench", f"sst2x{n}.json"), "w") as f:
-                json.dump(card, f)
-            recipe = f"card=cards.bench.sst2x{n},template={SST2_TEMPLATE}"
+            recipe, cat = memory_recipe(py, hub, work, n)
             # Peak RSS moves by a huge page or so (2 MiB) from run to run of the same input:
             # the median of three runs is compared.
             r = rust(a.bin, env, "prepare", recipe, "--split", "train", "--output", "/dev/null", "--catalog", cat,
@@ -497,8 +810,8 @@ def main():
         "# unitxt-rs vs Unitxt 1.26.10" + (" (--quick)" if a.quick else ""),
         "",
         f"Machine: {machine}. Date: {time.strftime('%Y-%m-%d %H:%M')}. Commit: {commit()}. Binary: "
-        f"`{os.path.relpath(os.path.abspath(a.bin), ROOT)}`"
-        + (" (profile-guided: `scripts/pgo.sh`)." if a.pgo else "."),
+        f"`{display_path(a.bin)}`"
+        + (" (profile-guided: `scripts/pgo.sh`)." if a.pgo else " (release profile: fat LTO)."),
         "",
         "| case | instances | Unitxt inst/s | unitxt-rs inst/s | ratio (wall) | ratio (CPU) "
         "| Unitxt peak RSS MiB | unitxt-rs peak RSS MiB |",
@@ -521,10 +834,10 @@ def main():
         f.write("\n".join(lines))
     print("\n".join(lines[2:]))
     print(f"written {a.out}")
-    if a.readme:
+    if a.write_md:
         flags = " --quick" * a.quick + " --pgo" * a.pgo
-        replace_readme_block(os.path.join(ROOT, "README.md"), lines[2:], f"python3 scripts/bench.py{flags} --readme")
-        print("README.md results block replaced")
+        replace_md_block(MD_PATH, RESULTS_BLOCK, lines[2:], f"python3 scripts/bench.py{flags} --write-md")
+        print("BENCHMARKS.md results block replaced")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Builds a profile-guided (PGO) `unitxt-rs` binary for benchmarks and releases:
-# target/pgo/release-lto/unitxt-rs.
+# target/pgo/release/unitxt-rs (and the bench-only I/O floor, target/pgo/release/examples/io_floor).
 #
 #   bash scripts/pgo.sh   # `python3 scripts/bench.py --pgo` runs it, then times its binary
 #
 # Three steps, as rustc's own PGO guide describes
 # (https://doc.rust-lang.org/rustc/profile-guided-optimization.html):
-#   1. an instrumented `release-lto` build (`-Cprofile-generate`, in target/pgo-gen);
+#   1. an instrumented `release` build (fat LTO, see Cargo.toml; `-Cprofile-generate`, in
+#      target/pgo-gen) of `unitxt-rs` and of the `io_floor` example;
 #   2. training runs of that build: every recipe of tests/oracle_recipes.tsv, SST-2 train (from
 #      Parquet and from the Arrow cache, on one thread and on all), MMLU `all` with demos, the
-#      I/O floor (`io-floor`), and an evaluation with confidence intervals;
-#   3. `llvm-profdata merge`, then a `release-lto` build that uses the merged profile
+#      I/O floor (the `io_floor` example, whose loader and line writer are the library's), and
+#      an evaluation with confidence intervals;
+#   3. `llvm-profdata merge`, then a `release` build that uses the merged profile
 #      (`-Cprofile-use`, in target/pgo).
 # PGO changes how the code is laid out and inlined, never what it computes. Neither bench.py nor
 # the tests (which use the debug build) compare this binary's outputs: that was checked by hand
-# against the plain build's, every oracle recipe plus SST-2 train and MMLU `all` (README).
+# against the plain build's, every oracle recipe plus SST-2 train and MMLU `all` (BENCHMARKS.md).
 #
 # Needs rustup's `llvm-tools` component (for an `llvm-profdata` that matches rustc's LLVM); it is
 # added when missing. Environment: HF_HUB_CACHE (default ../shared/hf-hub), as for the tests.
@@ -39,8 +41,9 @@ mkdir -p "$DATA" "$WORK"
 
 echo "pgo: instrumented build (target/pgo-gen)" >&2
 RUSTFLAGS="-Cprofile-generate=$DATA" CARGO_TARGET_DIR="$ROOT/target/pgo-gen" \
-  cargo build --quiet --profile release-lto -p unitxt-cli
-GEN="$ROOT/target/pgo-gen/release-lto/unitxt-rs"
+  cargo build --quiet --release -p unitxt-cli --bin unitxt-rs --example io_floor
+GEN="$ROOT/target/pgo-gen/release/unitxt-rs"
+GEN_FLOOR="$ROOT/target/pgo-gen/release/examples/io_floor"
 
 echo "pgo: training runs" >&2
 run() { "$GEN" "$@" >/dev/null 2>>"$WORK/train.log"; }
@@ -57,7 +60,7 @@ done
 run prepare "card=cards.mmlu.all,template=templates.qa.multiple_choice.with_topic.lm_eval_harness,num_demos=5,demos_pool_size=20" \
   --split test --output /dev/null
 for pq in "$HF_HUB_CACHE"/datasets--stanfordnlp--sst2/snapshots/*/*/train-*.parquet; do
-  UNITXT_RS_ARROW_CACHE=off run io-floor "$pq" --output /dev/null
+  UNITXT_RS_ARROW_CACHE=off "$GEN_FLOOR" "$pq" --output /dev/null 2>>"$WORK/train.log"
 done
 # An evaluation: 2,000 SST-2 instances, every third prediction the other class.
 run prepare "$SST2,metrics=[metrics.accuracy,metrics.f1_micro,metrics.f1_macro],max_train_instances=2000" \
@@ -77,5 +80,5 @@ echo "pgo: merging the profile" >&2
 
 echo "pgo: optimized build (target/pgo)" >&2
 RUSTFLAGS="-Cprofile-use=$WORK/merged.profdata" CARGO_TARGET_DIR="$ROOT/target/pgo" \
-  cargo build --quiet --profile release-lto -p unitxt-cli
-echo "pgo: built target/pgo/release-lto/unitxt-rs" >&2
+  cargo build --quiet --release -p unitxt-cli --bin unitxt-rs --example io_floor
+echo "pgo: built target/pgo/release/unitxt-rs" >&2

@@ -3,7 +3,6 @@
 mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
-mod floor_cmd;
 mod output;
 
 use std::io::IsTerminal;
@@ -64,16 +63,6 @@ enum Command {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
-    /// Benchmark baseline: copy parquet rows to JSON Lines through the loader, with no processing.
-    #[command(name = "io-floor", hide = true)]
-    IoFloor {
-        /// Parquet files to read, in order.
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        /// Output JSON Lines file (`-` or absent for stdout).
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-    },
     /// Inspect or clear the local Arrow cache of decoded Parquet data
     /// (`~/.cache/unitxt-rs/arrow`, or `$UNITXT_RS_ARROW_CACHE`).
     Cache {
@@ -99,7 +88,6 @@ fn main() -> ExitCode {
         Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
             evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
         }
-        Command::IoFloor { inputs, output } => floor_cmd::run(&inputs, output.as_deref()),
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
     };
