@@ -19,18 +19,13 @@ pub use serde_json::Number;
 /// `str`; `String::from(s)` or `s.into_string()` gives a `String`.
 pub type Str = compact_str::CompactString;
 
-/// Whether two strings are equal: first whether they are the same 24 bytes (an inline string
-/// and its copy, or two handles of one buffer), which needs no comparison of texts, then as
-/// texts. For the memos that compare a value with the copy they kept of it.
+/// Whether two strings are equal: first whether they are one heap buffer (the same pointer and
+/// length: two handles of one string), which needs no comparison of texts, then as texts
+/// (inline strings, at most 24 bytes, compare quickly either way). For the memos that compare a
+/// value with the copy they kept of it.
 #[inline]
 pub fn same_str(a: &Str, b: &Str) -> bool {
-    const _: () = assert!(std::mem::size_of::<Str>() == 24);
-    // SAFETY: a `CompactString` is 24 initialized bytes without padding (inline: the text,
-    // zero-filled, and a length byte; otherwise a pointer, a length and a capacity word), so
-    // reading them as three words reads initialized memory. Equal words mean equal strings:
-    // the same length and text inline, or the same pointer and length.
-    let words = |s: &Str| unsafe { std::ptr::read_unaligned(s as *const Str as *const [u64; 3]) };
-    words(a) == words(b) || a == b
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 /// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
