@@ -39,7 +39,9 @@ const SPARE_LINES_MAX: usize = 2048;
 const SPARE_LINE_MAX_BYTES: usize = 64 * 1024;
 
 thread_local! {
-    /// The spare line buffers this thread has taken from [`SPARE_LINES`].
+    /// The spare line buffers this thread has taken from [`SPARE_LINES`]: buffers for reuse,
+    /// not a cache, at most [`Spares::REFILL`] per thread (a thread takes more only when it
+    /// has none left).
     static LINE_STASH: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -54,27 +56,10 @@ fn line_buffer() -> Vec<u8> {
     }
 }
 
-/// Hands written lines' buffers back for reuse (each dropped instead when enough are kept or
-/// it grew too long). A buffer that the calling thread (the writer) allocated goes to its own
-/// stash, the others to the shared pool that the helpers take from: each buffer is then filled
-/// again by the thread that allocated it, so that its cache lines do not move between cores
-/// each time it is reused (writes that move between cores made each instance cost up to half
-/// again as much in some phases of the 2-core VM this was measured on).
+/// Hands written lines' buffers back to [`SPARE_LINES`] for the workers to fill again (each
+/// dropped instead when the pool is full or the buffer grew past [`SPARE_LINE_MAX_BYTES`]).
 fn recycle_lines(lines: impl Iterator<Item = Vec<u8>>) {
-    let mut others = Vec::new();
-    LINE_STASH.with(|stash| {
-        let mut stash = stash.borrow_mut();
-        for line in lines {
-            // SAFETY: a buffer with room was allocated by the global allocator, mimalloc.
-            let mine = line.capacity() > 0 && unsafe { unitxt_alloc::allocated_here(line.as_ptr()) };
-            if mine && line.capacity() <= SPARE_LINE_MAX_BYTES && stash.len() < SPARE_LINES_MAX {
-                stash.push(line);
-            } else {
-                others.push(line);
-            }
-        }
-    });
-    SPARE_LINES.give_back(others, |line| line.capacity() <= SPARE_LINE_MAX_BYTES);
+    SPARE_LINES.give_back(lines, |line| line.capacity() <= SPARE_LINE_MAX_BYTES);
 }
 
 /// [`write_lines`] hands lines to the writer in batches of this many bytes at least (or
@@ -312,9 +297,8 @@ mod tests {
         assert_eq!(w.0, numbered_lines(1500).concat());
     }
 
-    /// A written line's buffer comes back emptied with its room, to the thread that allocated
-    /// it: the writer's own go to its stash (up to the limit), another thread's to the shared
-    /// pool; a buffer that grew past the limit is freed instead of kept.
+    /// A written line's buffer comes back emptied with its room; a buffer that grew past the
+    /// limit is freed instead of kept, and the pool keeps at most its limit.
     #[test]
     fn line_buffers_are_reused_emptied_and_long_ones_dropped() {
         SPARE_LINES.clear();
@@ -324,22 +308,21 @@ mod tests {
         a.extend_from_slice(&[b'x'; 3000]);
         let (ptr, cap) = (a.as_ptr(), a.capacity());
         recycle_lines(std::iter::once(a));
-        assert_eq!(SPARE_LINES.len(), 0);
+        assert_eq!(SPARE_LINES.len(), 1);
         let b = line_buffer();
         assert_eq!((b.as_ptr(), b.capacity(), b.len()), (ptr, cap, 0));
         recycle_lines(std::iter::once(Vec::with_capacity(SPARE_LINE_MAX_BYTES + 1)));
         assert_eq!((SPARE_LINES.len(), LINE_STASH.with(|s| s.borrow().len())), (0, 0));
-        // Another thread's buffer goes to the shared pool, which that thread takes from.
+        // Another thread's buffer is kept too, for whichever thread takes it.
         let theirs = std::thread::spawn(|| Vec::<u8>::with_capacity(1024)).join().unwrap();
         let theirs_ptr = theirs.as_ptr();
         recycle_lines(std::iter::once(theirs));
-        assert_eq!((SPARE_LINES.len(), LINE_STASH.with(|s| s.borrow().len())), (1, 0));
+        assert_eq!(SPARE_LINES.len(), 1);
         assert_eq!(SPARE_LINES.take(&std::cell::RefCell::new(Vec::new())).map(|b| b.as_ptr()), Some(theirs_ptr));
-        // Past the limit, the writer's own buffers go to the shared pool, up to its limit too.
         for _ in 0..2 * SPARE_LINES_MAX + 5 {
             recycle_lines(std::iter::once(Vec::with_capacity(16)));
         }
-        assert_eq!((SPARE_LINES.len(), LINE_STASH.with(|s| s.borrow().len())), (SPARE_LINES_MAX, SPARE_LINES_MAX));
+        assert_eq!(SPARE_LINES.len(), SPARE_LINES_MAX);
         SPARE_LINES.clear();
         LINE_STASH.with(|s| s.borrow_mut().clear());
     }

@@ -29,11 +29,11 @@ pub struct Catalog {
 }
 
 thread_local! {
-    /// The catalogs of the enclosing [`Catalog::scope`] calls on this thread, innermost last,
-    /// as the pointers of their `Arc`s. Scopes are entered once per instance on the worker
-    /// threads; holding a clone of the `Arc` instead made two threads increment and decrement
-    /// one shared reference count per instance.
-    static CURRENT: RefCell<Vec<*const Catalog>> = const { RefCell::new(Vec::new()) };
+    /// The catalogs of the enclosing [`Catalog::scope`] calls on this thread, innermost last.
+    /// Only building artifacts reads it (a nested catalog name inside an artifact's JSON is
+    /// resolved where serde deserializes it, with no other way to reach the catalog); running
+    /// built artifacts never does, so worker threads never enter a scope.
+    static SCOPE: RefCell<Vec<Arc<Catalog>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Where `unitxt-rs catalog install` puts Unitxt's catalog: `$UNITXT_RS_CATALOG` if set, else
@@ -88,15 +88,15 @@ impl Catalog {
         &self.dirs
     }
 
-    /// Runs `f` with this catalog as the one that nested artifact names resolve in.
+    /// Runs `f` with this catalog as the one that nested artifact names resolve in (see
+    /// [`Catalog::current`]): for building artifacts. The scope ends when `f` returns or
+    /// unwinds; scopes nest, the innermost wins.
     pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        // The pointer stays valid while it is on the stack: `self` is borrowed for the whole
-        // call, and `Pop` removes it before `scope` returns or unwinds.
-        CURRENT.with(|c| c.borrow_mut().push(Arc::as_ptr(self)));
+        SCOPE.with(|c| c.borrow_mut().push(self.clone()));
         struct Pop;
         impl Drop for Pop {
             fn drop(&mut self) {
-                CURRENT.with(|c| {
+                SCOPE.with(|c| {
                     c.borrow_mut().pop();
                 });
             }
@@ -105,18 +105,16 @@ impl Catalog {
         f()
     }
 
-    /// The catalog of the innermost [`Catalog::scope`], or the standard one.
+    /// The catalog of the innermost [`Catalog::scope`] on this thread, or, outside every
+    /// scope, a new standard catalog ([`Catalog::standard`] without extra directories).
     pub fn current() -> Arc<Catalog> {
-        match CURRENT.with(|c| c.borrow().last().copied()) {
-            // SAFETY: the pointer came from `Arc::as_ptr` of an `Arc` that `scope` borrows
-            // until the pointer is popped (see `scope`), so the allocation is alive; taking
-            // a new strong reference before `from_raw` leaves the scope's own count untouched.
-            Some(p) => unsafe {
-                Arc::increment_strong_count(p);
-                Arc::from_raw(p)
-            },
-            None => Arc::new(Catalog::standard(&[])),
-        }
+        SCOPE.with(|c| c.borrow().last().cloned()).unwrap_or_else(|| Arc::new(Catalog::standard(&[])))
+    }
+
+    /// Builds `v` (see [`resolve_value`]) with this catalog as the scope that catalog names in
+    /// it, nested ones included, resolve in. Unlike [`Catalog::fetch`], the result is not kept.
+    pub fn build(self: &Arc<Self>, v: &Value) -> Result<Artifact> {
+        self.scope(|| resolve_value(v))
     }
 
     fn path_in(dir: &Path, name: &str) -> PathBuf {

@@ -20,6 +20,7 @@ use crate::metrics::bootstrap::{
     unitxt_confidence_intervals, unitxt_global_metric_ci, unitxt_instance_metric_ci, CiMethod,
 };
 use crate::metrics::{Metric, MetricKind, Scores};
+use crate::processors::Postprocessors;
 use crate::value::{Instance, Value};
 
 /// Unitxt's random seed setting (`hash(settings.seed) & 0xFFFFFFFF`, the seed itself for
@@ -142,10 +143,15 @@ struct ScoreState {
 /// `metrics`, unknown metrics or processors, a metric failing on the data.
 pub fn evaluate(instances: &[Instance], predictions: &[Value], opts: &EvaluateOptions) -> Result<EvaluationResults> {
     let catalog = std::sync::Arc::new(Catalog::standard(&opts.catalogs));
-    catalog.scope(|| evaluate_in(instances, predictions, opts))
+    evaluate_in(instances, predictions, opts, &catalog)
 }
 
-fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOptions) -> Result<EvaluationResults> {
+fn evaluate_in(
+    instances: &[Instance],
+    predictions: &[Value],
+    opts: &EvaluateOptions,
+    catalog: &std::sync::Arc<Catalog>,
+) -> Result<EvaluationResults> {
     if instances.len() != predictions.len() {
         return Err(Error::invalid(format!(
             "{} predictions for {} instances; give exactly one prediction per instance",
@@ -156,7 +162,19 @@ fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOpt
     if instances.is_empty() {
         return Err(Error::invalid("there are no instances to evaluate (empty split?)"));
     }
-    let catalog = Catalog::current();
+    // The postprocessors the instances name, each distinct list built once, here.
+    // `lists[which[i]]` are instance `i`'s.
+    let mut lists: Vec<Postprocessors> = Vec::new();
+    let mut which: Vec<usize> = Vec::with_capacity(instances.len());
+    let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
+    for inst in instances {
+        let names = processor_names(inst);
+        let k = *seen.entry(names).or_insert_with_key(|names| {
+            lists.push(Postprocessors::fetch(names, catalog));
+            lists.len() - 1
+        });
+        which.push(k);
+    }
     // Per instance (in parallel, in order): task data, target prefix removal, postprocessors,
     // subset and groups.
     let prepared: Vec<Result<(Item, Vec<String>, Vec<String>)>> = {
@@ -166,8 +184,8 @@ fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOpt
             .zip(predictions.par_iter())
             .enumerate()
             .map(|(i, (inst, pred))| {
-                catalog.scope(|| {
-                    let item = prepare_item(inst, pred.clone(), &catalog)?;
+                let item = prepare_item(inst, pred.clone(), catalog, &lists[which[i]]);
+                item.and_then(|item| {
                     let subset = string_list(inst.get("subset"), "subset")?;
                     let groups = string_list(inst.get("groups"), "groups")?;
                     Ok::<_, Error>((item, subset, groups))
@@ -195,7 +213,7 @@ fn evaluate_in(instances: &[Instance], predictions: &[Value], opts: &EvaluateOpt
     let mut tree = Instance::new();
     for (name, idx) in &streams {
         let stream: Vec<&Item> = idx.iter().map(|&i| &items[i]).collect();
-        let states = apply_metrics(&stream, opts, &catalog).with_ctx(|| format!("stream {name:?}"))?;
+        let states = apply_metrics(&stream, opts, catalog).with_ctx(|| format!("stream {name:?}"))?;
         for (&i, st) in idx.iter().zip(&states) {
             if instance_scores[i].is_none() {
                 instance_scores[i] = Some(st.instance.clone());
@@ -337,8 +355,18 @@ fn recursive_mean(v: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// Parses `task_data`, adds `source`, cuts the target prefix and runs the postprocessors.
-fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Catalog>) -> Result<Item> {
+/// The names in an instance's `postprocessors` field (none when it is absent or not a list).
+fn processor_names(inst: &Instance) -> Vec<String> {
+    match inst.get("postprocessors") {
+        Some(Value::Array(a)) => a.iter().map(crate::metrics::py_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Parses `task_data`, adds `source`, cuts the target prefix (the template's JSON looked up in
+/// `catalog`) and runs the instance's postprocessors (`processors`, built from its
+/// `postprocessors` field).
+fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Catalog>, processors: &Postprocessors) -> Result<Item> {
     let mut task_data = match inst.get("task_data") {
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Object(o)) => o,
@@ -359,12 +387,7 @@ fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Cat
         _ => Vec::new(),
     };
     let prediction = delete_target_prefix(prediction, &task_data, catalog)?;
-    let processors: Vec<String> = match inst.get("postprocessors") {
-        Some(Value::Array(a)) => a.iter().map(crate::metrics::py_str).collect(),
-        _ => Vec::new(),
-    };
-    let (prediction, references) =
-        crate::processors::postprocess(&processors, prediction, references, Value::Object(task_data.clone()))?;
+    let (prediction, references) = processors.apply(prediction, references, Value::Object(task_data.clone()))?;
     Ok(Item { prediction, references, task_data, metrics })
 }
 

@@ -4,7 +4,6 @@
 
 #![warn(missing_docs)]
 
-pub mod affinity;
 pub mod artifact;
 pub mod augmentors;
 pub mod card;

@@ -180,11 +180,10 @@ where
 /// `map` gives. Memory holds the chunks in flight (at most three per thread). `f` gets the
 /// instance's 0-based position in this stream. The first 512 instances (or as many as 4 ms of
 /// mapping takes) are mapped on the reading thread before any helper starts, and with one
-/// thread (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. While the helpers
-/// map, the reading thread and each helper are pinned to CPUs of their own, the reading thread
-/// until the map ends ([`crate::affinity`]; `UNITXT_RS_PIN_THREADS=0` turns this off). A map that panics
-/// becomes an error ("processing instances panicked") in place of its instance, on whichever
-/// thread it ran.
+/// thread (`RAYON_NUM_THREADS=1`) all of them: a plain sequential map. Threads are left
+/// where the operating system schedules them (no CPU pinning). A map that panics becomes an
+/// error ("processing instances panicked") in place of its instance, on whichever thread it
+/// ran.
 ///
 /// Memory is freed on the thread that allocated it: a helper maps a copy of each instance
 /// (made on the helper) and hands the chunk's input instances back, and the reading thread
@@ -216,10 +215,7 @@ where
     let mut stopped = false;
     let mut in_flight: std::collections::VecDeque<InFlight<T>> = std::collections::VecDeque::new();
     let mut ready: std::collections::VecDeque<Result<T>> = std::collections::VecDeque::new();
-    // The reading thread's pinning while the helpers map (see [`crate::affinity`]), undone
-    // when the map ends or its iterator is dropped.
-    let mut pinned: Option<crate::affinity::Pinned> = None;
-    let mut step = move |pinned: &mut Option<crate::affinity::Pinned>| loop {
+    let step = move || loop {
         if let Some(next) = ready.pop_front() {
             if next.is_err() {
                 // Stop after the first error, as a sequential map consumed by `collect` would.
@@ -261,7 +257,6 @@ where
             let pays = threads > 1 && helpers_pay(inline_busy, inline_done, bound);
             match pays.then(|| helper_pool(threads)).flatten() {
                 Some(p) => {
-                    *pinned = crate::affinity::spread(&p, threads);
                     jobs_max = PAR_WINDOW_PER_THREAD * (threads - 1);
                     window = PAR_WINDOW_PER_THREAD * threads;
                     helpers = Some(p);
@@ -323,13 +318,7 @@ where
             }
         }
     };
-    Box::new(std::iter::from_fn(move || {
-        let next = step(&mut pinned);
-        if next.is_none() {
-            pinned = None;
-        }
-        next
-    }))
+    Box::new(std::iter::from_fn(step))
 }
 
 /// Maps one instance on the calling thread; a panic becomes the instance's error.

@@ -221,7 +221,7 @@ mod tests {
         for case in &cases {
             let name = case["augmentor"].as_str().unwrap();
             let json = augmentor_json(name);
-            let aug = catalog.scope(|| crate::catalog::resolve_value(&json)).unwrap();
+            let aug = catalog.build(&json).unwrap();
             let Artifact::Augmentor(aug) = aug else { panic!("{name} is not an augmentor") };
             let op = aug.inner.for_fields(&["table".to_string()]).unwrap();
             let mut inst = crate::value::Instance::new();

@@ -253,6 +253,8 @@ pub const STACK_RED_ZONE: usize = 128 * 1024;
 pub const STACK_GROW: usize = 2 * 1024 * 1024;
 
 thread_local! {
+    /// Not a cache: how deep [`lower`] is nested on this thread, to refuse expressions nested
+    /// more than `2 * MAX_DEPTH` levels (0 again when the outermost call returns).
     static LOWER_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 

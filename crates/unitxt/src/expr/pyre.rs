@@ -251,6 +251,10 @@ fn build(pat: &str, flags: i64) -> EResult<Regex> {
 }
 
 thread_local! {
+    /// A bounded cache, as Python's `re` module keeps one: the patterns [`compile`] built on
+    /// this thread, by source and flags, at most 257 (past 256 it is emptied before the next
+    /// pattern goes in), so that a sandboxed expression calling `re.sub(...)` per instance
+    /// compiles its pattern once per thread.
     static CACHE: RefCell<HashMap<(String, i64), Rc<Pattern>>> = RefCell::new(HashMap::new());
 }
 

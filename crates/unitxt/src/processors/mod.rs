@@ -14,7 +14,7 @@ pub mod text;
 #[cfg(test)]
 mod oracle_tests;
 
-pub use post_process::postprocess;
+pub use post_process::{postprocess, Postprocessors};
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -25,6 +25,9 @@ use crate::operators::pyops::type_name;
 use crate::value::{Instance, Value};
 
 thread_local! {
+    /// A bounded cache: the parsed form of each fixed expression source given to [`eval_py`]
+    /// (string literals in this crate, so at most one entry per call site), per thread, so
+    /// that a processor does not parse its expression again for every prediction.
     static EXPRS: std::cell::RefCell<HashMap<&'static str, Rc<Expression>>> = Default::default();
 }
 

@@ -95,43 +95,77 @@ impl Operator for PostProcess {
     }
 }
 
-/// Applies the postprocessors named in `processors` (catalog names, in order) to one
-/// prediction and its references, as Unitxt's evaluation applies an instance's
-/// `postprocessors` field: the instance `{prediction, references, task_data}` passes through
-/// each processor in a `test` split (so references are processed too; operators such as
-/// `match_closest_option` read `task_data`). Returns the processed prediction and references.
+/// The postprocessors an instance names (its `postprocessors` field: catalog names, in
+/// order), built once so that applying them to many instances looks nothing up.
 ///
-/// Not done here (done by Unitxt before the processors): removing the template's
-/// `target_prefix` from the prediction. Errors name the processor that failed: unknown name,
-/// a processor that is not an operator, or a value it cannot handle (Unitxt raises there too).
+/// A name that does not build (unknown, or not an operator) is kept as its error, which
+/// [`Postprocessors::apply`] returns when it reaches that name: the processors before it still
+/// run first, so the error is the one applying them one by one gives.
+pub struct Postprocessors {
+    steps: Vec<(String, std::result::Result<Art<dyn Operator>, Error>)>,
+}
+
+impl Postprocessors {
+    /// Builds the postprocessors named in `names` in `catalog` (each kept by the catalog, see
+    /// [`crate::catalog::Catalog::fetch`]).
+    pub fn fetch(names: &[String], catalog: &Arc<crate::catalog::Catalog>) -> Postprocessors {
+        let steps = names
+            .iter()
+            .map(|name| {
+                let op = match catalog.fetch(name).with_ctx(|| format!("postprocessor {name:?}")) {
+                    Ok(Artifact::Operator(a)) => Ok(a),
+                    Ok(other) => Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
+                    Err(e) => Err(e),
+                };
+                (name.clone(), op)
+            })
+            .collect();
+        Postprocessors { steps }
+    }
+
+    /// Applies the postprocessors to one prediction and its references, as Unitxt's evaluation
+    /// applies an instance's `postprocessors` field: the instance `{prediction, references,
+    /// task_data}` passes through each processor in a `test` split (so references are
+    /// processed too; operators such as `match_closest_option` read `task_data`). Returns the
+    /// processed prediction and references.
+    ///
+    /// Not done here (done by Unitxt before the processors): removing the template's
+    /// `target_prefix` from the prediction. Errors name the processor that failed: unknown
+    /// name, a processor that is not an operator, or a value it cannot handle (Unitxt raises
+    /// there too).
+    pub fn apply(&self, prediction: Value, references: Vec<Value>, task_data: Value) -> Result<(Value, Vec<Value>)> {
+        let mut inst = Instance::with_capacity(3);
+        inst.insert("prediction".into(), prediction);
+        inst.insert("references".into(), Value::Array(references));
+        inst.insert("task_data".into(), task_data);
+        for (name, op) in &self.steps {
+            let op = op.as_ref().map_err(Clone::clone)?;
+            inst = crate::operators::apply_to_instance(op, inst, "test").with_ctx(|| format!("postprocessor {name:?}"))?;
+        }
+        let prediction = inst.shift_remove("prediction").unwrap_or(Value::Null);
+        let references = match inst.shift_remove("references") {
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "after the postprocessors `references` is not a list: {}",
+                    crate::artifact::short(&other)
+                )))
+            }
+            None => Vec::new(),
+        };
+        Ok((prediction, references))
+    }
+}
+
+/// Applies the postprocessors named in `processors` (catalog names of `catalog`, in order) to
+/// one prediction and its references: [`Postprocessors::fetch`] then
+/// [`Postprocessors::apply`].
 pub fn postprocess(
     processors: &[String],
     prediction: Value,
     references: Vec<Value>,
     task_data: Value,
+    catalog: &Arc<crate::catalog::Catalog>,
 ) -> Result<(Value, Vec<Value>)> {
-    let mut inst = Instance::with_capacity(3);
-    inst.insert("prediction".into(), prediction);
-    inst.insert("references".into(), Value::Array(references));
-    inst.insert("task_data".into(), task_data);
-    let catalog = crate::catalog::Catalog::current();
-    for name in processors {
-        let op = match catalog.fetch(name).with_ctx(|| format!("postprocessor {name:?}"))? {
-            Artifact::Operator(a) => a,
-            other => return Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
-        };
-        inst = crate::operators::apply_to_instance(&op, inst, "test").with_ctx(|| format!("postprocessor {name:?}"))?;
-    }
-    let prediction = inst.shift_remove("prediction").unwrap_or(Value::Null);
-    let references = match inst.shift_remove("references") {
-        Some(Value::Array(a)) => a,
-        Some(other) => {
-            return Err(Error::invalid(format!(
-                "after the postprocessors `references` is not a list: {}",
-                crate::artifact::short(&other)
-            )))
-        }
-        None => Vec::new(),
-    };
-    Ok((prediction, references))
+    Postprocessors::fetch(processors, catalog).apply(prediction, references, task_data)
 }

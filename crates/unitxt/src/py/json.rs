@@ -75,7 +75,10 @@ impl PyJsonOut for String {
         self.push('\n');
     }
     fn string(&mut self, s: &str, ensure_ascii: bool) {
-        // SAFETY: what is appended is valid UTF-8 (see `write_string`).
+        // SAFETY: what is appended is valid UTF-8 (see `write_string`): whole characters of
+        // `s` and ASCII escapes. Why not safe code: as in `py::repr::write_str_repr`, the
+        // escaper writes bytes, and `String::from_utf8` would validate all of `self` again on
+        // every string written.
         write_string::<false>(s, ensure_ascii, unsafe { self.as_mut_vec() });
     }
     fn plain_string(&mut self, s: &str) {

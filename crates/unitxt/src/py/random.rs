@@ -383,15 +383,22 @@ fn md5_sub_seed(text: &str) -> String {
 /// building the dict.
 pub fn new_random_generator_for_dict<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> PyRandom {
     thread_local! {
-        // The repr's text, reused: an instance's repr is kilobytes with demos, which a fresh
-        // string would reach by several reallocations, once per instance.
+        // Not a cache: a scratch buffer for the repr's text, reused: an instance's repr is
+        // kilobytes with demos, which a fresh string would reach by several reallocations,
+        // once per instance. Its room is kept up to `TEXT_KEEP` bytes per thread.
         static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
+    /// The scratch buffer's room kept between calls, at most.
+    const TEXT_KEEP: usize = 1 << 20;
     let seed = TEXT.with(|t| {
         let mut text = t.borrow_mut();
         text.clear();
         crate::py::repr::write_dict_repr(items, &mut text);
-        md5_sub_seed(&text)
+        let seed = md5_sub_seed(&text);
+        if text.capacity() > TEXT_KEEP {
+            *text = String::new();
+        }
+        seed
     });
     PyRandom::from_str_seed(&format!("{}/{}", global_seed(), seed))
 }

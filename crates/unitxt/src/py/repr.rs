@@ -134,8 +134,10 @@ pub fn write_float_repr(f: f64, out: &mut String) {
     type Slot = (u64, u8, [u8; 24]);
     const SLOTS: usize = 64;
     thread_local! {
-        // On the heap, allocated on first use: thread-local storage itself stays a few words
-        // (the Python extension is loaded with `dlopen`, whose static TLS room is small).
+        // A bounded cache of a pure function (float bits -> repr text): 64 direct-mapped
+        // slots of 33 bytes per thread, a new float replacing the one in its slot. On the
+        // heap, allocated on first use: thread-local storage itself stays a few words (the
+        // Python extension is loaded with `dlopen`, whose static TLS room is small).
         static MEMO: std::cell::RefCell<Vec<Slot>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     // Never 0 (+0.0 is written above), the bits of an empty slot.
@@ -246,7 +248,10 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     out.push(quote as char);
     // SAFETY: flagged bytes are ASCII or the first byte of a character that the handler
     // consumes whole (pushing it back as is, or an ASCII escape), so what is appended between
-    // them is whole characters and the result stays valid UTF-8.
+    // them is whole characters and the result stays valid UTF-8. Why not safe code: the
+    // escaper works on bytes (`copy_escaping`, shared with JSON output); going through
+    // `String::from_utf8` would validate all of `out` again on every call, and `out` is
+    // usually a whole instance's text being built.
     let v = unsafe { out.as_mut_vec() };
     crate::json_lines::copy_escaping(
         b,

@@ -91,7 +91,9 @@ enum Span {
 static SPARE_ROWS: super::spares::Spares<ArrowRow> = super::spares::Spares::new(SPARE_ROWS_MAX);
 
 thread_local! {
-    /// The spare rows this thread has taken from [`SPARE_ROWS`].
+    /// The spare rows this thread has taken from [`SPARE_ROWS`]: not a cache but buffers for
+    /// reuse, at most [`super::spares::Spares::REFILL`] per thread (a thread takes more only
+    /// when it has none left), each of at most [`SPARE_ROW_MAX_BYTES`] of text.
     static ROW_STASH: std::cell::RefCell<Vec<ArrowRow>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
