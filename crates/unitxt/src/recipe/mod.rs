@@ -410,8 +410,7 @@ impl Recipe {
     /// results travel back to the consuming thread. Streams keep the instances' order; an
     /// error of `finish` is located (split and position) as the pipeline's own errors are.
     pub fn run_map<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
-        let me = self.clone();
-        self.catalog.clone().scope(move || me.run_in_scope(finish))
+        self.run_in_scope(finish)
     }
 
     fn run_in_scope<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
@@ -471,7 +470,7 @@ impl Recipe {
         // split it is taken from (the other splits keep them deferred).
         let pool = match self.demos_pool_size {
             Some(size) => {
-                ms = run_steps(ms, &self.demos_taken_from, &deferred, &self.catalog);
+                ms = run_steps(ms, &self.demos_taken_from, &deferred);
                 let (ms2, pool) = demos::create_demos_pool(ms, &self.demos_taken_from, size, self.demos_removed_from_data)?;
                 ms = ms2;
                 Some(Arc::new(demos::DemosPool::new(pool)))
@@ -497,15 +496,13 @@ impl Recipe {
                 _ => Steps::for_split(&deferred, &split),
             };
             let finish = finish.clone();
-            // Worker threads resolve names in the recipe's catalog, as the building thread does.
+            // Every artifact was built with the recipe: nothing looks up the catalog here.
             crate::stream::par_map_with(s, move |i, inst| {
-                me.catalog.scope(|| {
-                    let inst = steps.apply(inst, &split, i)?;
-                    let out = me
-                        .verbalize_and_finalize(inst, &split, pool.as_deref())
-                        .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
-                    finish(out)
-                })
+                let inst = steps.apply(inst, &split, i)?;
+                let out = me
+                    .verbalize_and_finalize(inst, &split, pool.as_deref())
+                    .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
+                finish(out)
             })
         });
         // Errors raised before verbalization get located too (by output position).
@@ -709,14 +706,13 @@ impl Steps {
 const TASK_STEP: &str = "task";
 
 /// Runs `steps` on split `split` as one stage on the thread pool (see
-/// [`crate::stream::par_map`]), with `catalog` as the scope names resolve in.
-fn run_steps(mut ms: MultiStream, split: &str, steps: &[Step], catalog: &Arc<Catalog>) -> MultiStream {
+/// [`crate::stream::par_map`]).
+fn run_steps(mut ms: MultiStream, split: &str, steps: &[Step]) -> MultiStream {
     let steps = Steps::for_split(steps, split);
     if let Some(s) = ms.streams.get_mut(split) {
         let stream = std::mem::replace(s, Box::new(std::iter::empty()));
         let split = split.to_string();
-        let catalog = catalog.clone();
-        *s = crate::stream::par_map(stream, move |i, inst| catalog.scope(|| steps.apply(inst, &split, i)));
+        *s = crate::stream::par_map(stream, move |i, inst| steps.apply(inst, &split, i));
     }
     ms
 }
