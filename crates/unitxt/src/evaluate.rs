@@ -418,7 +418,7 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
     if prefix.is_empty() {
         return Ok(prediction);
     }
-    let prefix = crate::templates::base::py_format(prefix, task_data)
+    let prefix = crate::py::str_format::py_format(prefix, task_data)
         .map_err(|e| Error::invalid(format!("formatting the template's target_prefix {prefix:?}: {e:?}")))?;
     let Value::String(p) = prediction else { return Ok(prediction) };
     let rest = p.trim_start_matches(py_space);

@@ -11,8 +11,8 @@ use crate::py::random::{new_random_generator, PyRandom};
 use crate::value::{Instance, Value};
 
 /// Python's `str.isspace()` for one character (also what `\s` matches in Python's `re`): the
-/// one definition is [`crate::operators::pyops::is_py_space`].
-pub use crate::operators::pyops::is_py_space as py_isspace;
+/// one definition is [`crate::py::ops::is_py_space`].
+pub use crate::py::ops::is_py_space as py_isspace;
 
 /// Unitxt's `NullAugmentor`: leaves the values unchanged (the recipe skips it altogether).
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -1,9 +1,9 @@
 //! Python's `str.format(**kwargs)` for the format strings of formats (`demo_format`,
 //! `model_input_format`). The formatting itself is the templates' implementation
-//! ([`crate::templates::base::py_format`]); this adapts its arguments and errors.
+//! ([`crate::py::str_format::py_format`]); this adapts its arguments and errors.
 
 use crate::error::{Error, Result};
-use crate::templates::base::{py_format, FormatError};
+use crate::py::str_format::{py_format, FormatError};
 use crate::value::Value;
 
 /// Formats `template` with the keyword arguments `args` (name, value), as Python's

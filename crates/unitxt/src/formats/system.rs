@@ -8,7 +8,7 @@ use super::pyformat::format_kwargs;
 use super::{apply_capital_new_line_notation, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::StreamScope;
-use crate::templates::base::{plain_pieces, PlainPiece};
+use crate::py::str_format::{plain_pieces, PlainPiece};
 use crate::value::{Instance, Value};
 
 fn default_demo_format() -> String {

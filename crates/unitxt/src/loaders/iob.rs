@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 use super::formats::lazy;
 use super::{add_policy, effective_limit, limit_stream, Loader};
-use crate::operators::pyops::py_strip;
+use crate::py::ops::py_strip;
 use crate::error::{Error, Result};
 use crate::stream::{MultiStream, Stream};
 use crate::value::{Instance, Value};

@@ -4,10 +4,10 @@
 use serde::Deserialize;
 
 use super::fields::zip_values;
-use super::pyops::{py_contains, py_getitem, py_iter, py_slice, type_name};
+use crate::py::ops::{py_contains, py_getitem, py_iter, py_slice, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use super::pyops::dict_set;
+use crate::py::ops::dict_set;
 use crate::value::{dict_get, Instance, Value};
 
 /// `dictify`: `dict(zip(with_keys, value))` (Unitxt's `Dictify`).

@@ -4,11 +4,11 @@
 
 use serde::{Deserialize, Deserializer};
 
-use super::pyops::{get_top, py_strip, type_name};
+use crate::py::ops::{get_top, py_strip, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::expr::Expression;
-use super::pyops::dict_set;
+use crate::py::ops::dict_set;
 use crate::value::{Instance, Value};
 
 /// `execute_expression`: evaluates `expression` with the instance's fields as variables and

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
-use super::pyops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
+use crate::py::ops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use super::pyops::{dict_set, plain_key};
+use crate::py::ops::{dict_set, plain_key};
 use crate::value::{dict_get, path_components, FieldName, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
@@ -98,7 +98,7 @@ pub struct RecursiveReplace {
 
 impl RecursiveReplace {
     fn removed(&self, v: &Value) -> bool {
-        self.remove_values.iter().flatten().any(|r| crate::templates::base::py_eq(r, v))
+        self.remove_values.iter().flatten().any(|r| crate::py::str_format::py_eq(r, v))
     }
 
     fn mapped(&self, v: &Value) -> Option<&Value> {
@@ -566,7 +566,7 @@ impl InstanceOperator for IndexOf {
                     "cannot search for {} in field {:?} of type {}",
                     crate::artifact::short(item),
                     self.search_in,
-                    pyops::type_name(lst)
+                    ops::type_name(lst)
                 )))
             }
         };
@@ -810,8 +810,8 @@ pub struct InterleaveListsToDialogOperator {
 
 impl InstanceOperator for InterleaveListsToDialogOperator {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let u = py_iter(pyops::get_top(&instance, &self.user_turns_field)?)?;
-        let a = py_iter(pyops::get_top(&instance, &self.assistant_turns_field)?)?;
+        let u = py_iter(ops::get_top(&instance, &self.user_turns_field)?)?;
+        let a = py_iter(ops::get_top(&instance, &self.assistant_turns_field)?)?;
         if !(u.len() == a.len() || u.len() == a.len() + 1) {
             return Err(Error::invalid(
                 "user_turns must have either the same length as assistant_turns or one more turn",

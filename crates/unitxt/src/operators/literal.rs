@@ -117,7 +117,7 @@ impl Parser {
                                 Err(self.err("integer too large"))
                             }
                         } else {
-                            super::pyops::float_value(-n.as_f64().unwrap_or(f64::NAN))
+                            crate::py::ops::float_value(-n.as_f64().unwrap_or(f64::NAN))
                         }
                     }
                     _ => Err(self.err("a sign must precede a number")),
@@ -193,7 +193,7 @@ impl Parser {
             }
             let mut uniq: Vec<Value> = Vec::new();
             for v in items {
-                if !uniq.iter().any(|u| super::pyops::py_eq(u, &v)) {
+                if !uniq.iter().any(|u| crate::py::ops::py_eq(u, &v)) {
                     uniq.push(v);
                 }
             }
@@ -264,7 +264,7 @@ impl Parser {
         }
         let ok = t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'));
         let f: f64 = if ok { t.parse().map_err(|_| bad())? } else { return Err(bad()) };
-        super::pyops::float_value(f)
+        crate::py::ops::float_value(f)
     }
 
     fn is_radix(&self, start: usize) -> bool {

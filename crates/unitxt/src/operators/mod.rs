@@ -24,7 +24,6 @@ pub mod fields;
 pub mod literal;
 #[cfg(test)]
 mod oracle_tests;
-pub mod pyops;
 pub mod regex;
 pub mod spans;
 pub mod strings;
@@ -33,7 +32,7 @@ pub mod tables;
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
 use crate::value::{dict_get_opt, Instance, Value};
-use pyops::dict_set;
+use crate::py::ops::dict_set;
 
 /// The top-level fields of its instances an operator may read (or modify in place, as a write
 /// into `a/b` modifies `a`). A recipe reads from the data files only the columns that the
@@ -344,7 +343,7 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
             };
             let new = if self.spec.process_every_value {
                 // Python iterates the value: list items, string characters or dict keys.
-                let items = pyops::py_iter(&old).with_ctx(|| format!("process_every_value on field {from:?}"))?;
+                let items = crate::py::ops::py_iter(&old).with_ctx(|| format!("process_every_value on field {from:?}"))?;
                 Value::Array(
                     items
                         .into_iter()

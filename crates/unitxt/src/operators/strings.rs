@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::pyops::{py_iter, py_str, py_strip, type_name};
+use crate::py::ops::{py_iter, py_str, py_strip, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
@@ -162,9 +162,9 @@ impl InstanceOperator for FormatText {
 /// Python's `template.format(**fields)`, through the templates' [`py_format`]: a missing field
 /// is a not-found error (`KeyError`), a malformed string or spec an invalid-input error.
 ///
-/// [`py_format`]: crate::templates::base::py_format
+/// [`py_format`]: crate::py::str_format::py_format
 pub fn python_format(template: &str, fields: &Instance) -> Result<String> {
-    use crate::templates::base::{py_format, FormatError};
+    use crate::py::str_format::{py_format, FormatError};
     py_format(template, fields).map_err(|e| match e {
         FormatError::Key(k) => Error::not_found(format!("KeyError: {k:?}")),
         FormatError::Other(m) => Error::invalid(m),

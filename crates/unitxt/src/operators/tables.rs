@@ -7,7 +7,7 @@
 use serde::Deserialize;
 
 use super::literal::literal_eval;
-use super::pyops::py_strip;
+use crate::py::ops::py_strip;
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::value::{dict_get, Instance, Value};

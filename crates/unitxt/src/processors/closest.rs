@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::operators::pyops::type_name;
+use crate::py::ops::type_name;
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 

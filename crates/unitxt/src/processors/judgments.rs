@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::eval_py;
 use crate::error::{Error, Result};
-use crate::operators::pyops::{float_value, parse_py_float, py_float, py_str, py_strip};
+use crate::py::ops::{float_value, parse_py_float, py_float, py_str, py_strip};
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 

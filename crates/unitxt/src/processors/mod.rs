@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use crate::error::{Error, Result};
 use crate::expr::Expression;
-use crate::operators::pyops::type_name;
+use crate::py::ops::type_name;
 use crate::value::{Instance, Value};
 
 thread_local! {

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::{as_text, eval_py};
 use crate::error::{Error, Result};
-use crate::operators::pyops::{is_py_space, py_float, py_iter, py_slice, py_str, py_strip, type_name};
+use crate::py::ops::{is_py_space, py_float, py_iter, py_slice, py_str, py_strip, type_name};
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 
@@ -236,7 +236,7 @@ impl FieldOperator for StrToFloatFormat {
     fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
         if let Value::String(t) = &value {
             // float() accepts these, and their str() is not representable as a JSON number.
-            if let Some(f) = crate::operators::pyops::parse_py_float(t) {
+            if let Some(f) = crate::py::ops::parse_py_float(t) {
                 if f.is_nan() {
                     return Ok(s("nan"));
                 }

@@ -13,7 +13,8 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
 use crate::py::random::new_random_generator;
-use crate::templates::base::{get_field, py_format, serialize_in_place, Fields, FormatError, Replaced, TemplateBase, TemplateKind};
+use crate::py::str_format::{py_format, FormatError};
+use crate::templates::base::{get_field, serialize_in_place, Fields, Replaced, TemplateBase, TemplateKind};
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
@@ -543,7 +544,7 @@ impl SpanSettings {
         let text = get_field(refs, &self.text_field, "reference field")?
             .as_str()
             .ok_or_else(|| Error::invalid(format!("text field {:?} must be a string", self.text_field)))?;
-        let supported = |l: &Value| self.labels_support.as_ref().is_none_or(|s| s.iter().any(|x| crate::templates::base::py_eq(x, l)));
+        let supported = |l: &Value| self.labels_support.as_ref().is_none_or(|s| s.iter().any(|x| crate::py::str_format::py_eq(x, l)));
         let mut spans = Vec::new();
         for ((s, e), l) in starts.iter().zip(&ends).zip(&labels) {
             if supported(l) {

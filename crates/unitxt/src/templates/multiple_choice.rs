@@ -8,9 +8,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::py::random::new_random_generator;
-use crate::templates::base::{
-    as_int, get_field, py_eq, py_format, py_index, Fields, FormatError, TemplateBase, TemplateKind,
-};
+use crate::py::str_format::{as_int, py_eq, py_format, py_index, FormatError};
+use crate::templates::base::{get_field, Fields, TemplateBase, TemplateKind};
 use crate::value::{Instance, Value};
 
 fn s(v: &str) -> String {

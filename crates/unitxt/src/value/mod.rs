@@ -84,9 +84,9 @@ pub fn dict_get_opt<'a>(dict: &'a Instance, path: &str) -> Result<Option<&'a Val
 
 /// Sets the value at `path` in `dict` as Unitxt's `dict_set` (with `not_exist_ok=True`) does:
 /// missing intermediate dicts are created, scalars in the way are replaced, lists are padded
-/// with `None`. The implementation lives with the operators ([`crate::operators::pyops`]).
+/// with `None`. The implementation is with the other Python behaviours ([`crate::py::ops`]).
 pub fn dict_set(dict: &mut Instance, path: &str, value: Value) -> Result<()> {
-    crate::operators::pyops::dict_set(dict, path, value)
+    crate::py::ops::dict_set(dict, path, value)
 }
 
 /// Removes the value at `path` (Unitxt's `dict_delete`), returning it. Errors when missing.
