@@ -252,10 +252,7 @@ fn float_to_int(f: f64) -> EResult<i64> {
     Ok(t as i64)
 }
 
-/// Python's `str.isspace` for one character.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
+pub use crate::py::ops::is_py_space as py_isspace;
 
 fn is_type(v: &PyVal, t: &str) -> bool {
     match t {

@@ -144,7 +144,7 @@ fn find_img(t: &[char], from: usize) -> Option<(usize, usize, String)> {
     while start < t.len() {
         if t[start] == '<' && ci_starts_with(t, start, TAG) {
             let p = start + TAG.chars().count();
-            if p < t.len() && crate::augmentors::text::py_isspace(t[p]) {
+            if p < t.len() && crate::py::ops::is_py_space(t[p]) {
                 // The attributes before `src=` cannot contain `>`; the regex is greedy, so the
                 // last `src=` that leads to a full match wins.
                 let mut limit = p + 1;

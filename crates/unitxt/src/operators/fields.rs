@@ -902,3 +902,17 @@ mod tests {
         assert_eq!(order(rename(json!({"field": "b", "to_field": "c/d"}), json!({"b": 2, "a": 1}))), "a=1,c={\"d\":2}");
     }
 }
+
+#[cfg(test)]
+mod interned_tests {
+    #[test]
+    fn artifacts_copy_interned_constants_into_instances() {
+        let long = "Answer with one of the options given, and nothing else.";
+        let set = crate::registry::build(&crate::json!({"__type__": "set", "fields": {"z": 1, "instruction": long}})).expect("set builds");
+        let crate::artifact::Artifact::Operator(op) = set else { panic!("an operator") };
+        let out = op.as_instance_op().expect("per instance").apply(crate::value::Map::new(), "test", 0).expect("applies");
+        // Keys keep their order; the long text is the kept copy.
+        assert_eq!(out.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["z", "instruction"]);
+        assert!(matches!(&out["instruction"], crate::value::Value::String(s) if s == long && s.as_static_str().is_some()));
+    }
+}

@@ -428,10 +428,7 @@ impl Serializer for TableSerializer {
     }
 }
 
-/// Python's `str.strip()` (whitespace as Python defines it).
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-}
+use crate::py::ops::py_strip;
 
 fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
     let media = instance.entry("media").or_insert_with(|| Value::Object(Default::default()));
