@@ -3,7 +3,7 @@
 //! keeps exactly the output fields.
 
 use crate::error::{Error, Result};
-use crate::py::json::{dumps, DictWriter, DumpOptions, InJsonString, PyJsonOut};
+use crate::py::json::{dumps, write_key, write_value, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
@@ -77,16 +77,30 @@ impl Parts {
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
         let shared = self.refs.keys().any(|k| self.input.contains_key(k));
-        for (k, v) in &self.input {
-            let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
-            w.item(k, v);
-        }
-        write_metadata_dict(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
-        for (k, v) in &self.refs {
-            if !shared || !self.input.contains_key(k) {
-                w.item(k, v);
+        // An instance's own dict (not a demo's) goes through this thread's memo of items.
+        ITEMS.with(|memo| {
+            let mut memo = match recipe {
+                Some(_) => memo.try_borrow_mut().ok(),
+                None => None,
+            };
+            let mut item = |at: usize, w: &mut DictWriter<'_, O>, k: &Key, v: &Value| match memo.as_mut() {
+                Some(m) => m.write(at, w, k, v),
+                None => w.item(k, v),
+            };
+            let mut at = 0;
+            for (k, v) in &self.input {
+                let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
+                item(at, &mut w, k, v);
+                at += 1;
             }
-        }
+            write_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
+            for (k, v) in &self.refs {
+                if !shared || !self.input.contains_key(k) {
+                    item(at, &mut w, k, v);
+                    at += 1;
+                }
+            }
+        });
         let n = match demos {
             DirectDemos::None => None,
             DirectDemos::Parts(d) => Some(d.len()),
@@ -146,6 +160,178 @@ fn write_metadata_dict<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recip
         m.plain_item("template", &r.template);
     }
     m.end();
+}
+
+/// The `metadata` dict last written on this thread (see [`write_metadata`]): what it was
+/// written from, as text and as the inside of a JSON string.
+struct MetadataMemo {
+    policy: Value,
+    num_demos: Value,
+    demos_pool_size: Value,
+    template: Value,
+    text: String,
+    escaped: Vec<u8>,
+}
+
+thread_local! {
+    static METADATA: std::cell::RefCell<Option<MetadataMemo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether `a` and `b` are written as the same JSON: only for `null`, booleans, numbers (of
+/// the same kind: `1` and `1.0` differ), strings and lists of these; `false` for dicts, whose
+/// equality ignores key order. A value equal to itself here can be memoized.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        // `serde_json::Number` equality keeps integers and floats apart.
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(x), Value::String(y)) => crate::value::json::same_str(x, y),
+        // Strings, the usual items, are compared here rather than through a recursive call.
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(a, b)| match (a, b) {
+                    (Value::String(p), Value::String(q)) => crate::value::json::same_str(p, q),
+                    _ => same_json(a, b),
+                })
+        }
+        _ => false,
+    }
+}
+
+/// [`write_metadata_dict`], copying the dict this thread wrote last when it was written from
+/// the same values ([`same_json`]): the recipe's part is the same for every instance and the
+/// policy nearly always is, so a recipe's `task_data` dicts share this text.
+fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta>) {
+    let Some(r) = recipe else { return write_metadata_dict(out, policy, None) };
+    METADATA.with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else { return write_metadata_dict(out, policy, recipe) };
+        let hit = memo.as_ref().is_some_and(|m| {
+            same_json(&m.policy, policy)
+                && same_json(&m.num_demos, &r.num_demos)
+                && same_json(&m.demos_pool_size, &r.demos_pool_size)
+                && same_json(&m.template, &r.template)
+        });
+        if !hit {
+            let values = [policy, &r.num_demos, &r.demos_pool_size, &r.template];
+            if !values.iter().all(|v| same_json(v, v)) {
+                return write_metadata_dict(out, policy, recipe);
+            }
+            let mut text = String::new();
+            write_metadata_dict(&mut text, policy, recipe);
+            let mut escaped = Vec::new();
+            write_metadata_dict(&mut InJsonString(&mut escaped), policy, recipe);
+            *memo = Some(MetadataMemo {
+                policy: policy.clone(),
+                num_demos: r.num_demos.clone(),
+                demos_pool_size: r.demos_pool_size.clone(),
+                template: r.template.clone(),
+                text,
+                escaped,
+            });
+        }
+        if let Some(m) = memo.as_ref() {
+            out.pre_written(&m.text, &m.escaped);
+        }
+    })
+}
+
+/// What [`ItemMemo`] keeps for one position of the `task_data` dicts: the key last written
+/// there and its text `"key": ` in both forms (the `json.dumps` text and its escape inside a
+/// JSON string, see [`PyJsonOut::pre_written`]); and, while the values there repeat, the last
+/// value with its text in both forms.
+struct ItemSlot {
+    key: Key,
+    key_text: String,
+    key_escaped: Vec<u8>,
+    /// The last value and its texts, when memoizing (a value written the same whatever its
+    /// equal copy, see [`same_json`]).
+    value: Option<(Value, String, Vec<u8>)>,
+    /// False once the values at this position turned out to change too often.
+    on: bool,
+    /// Values written and values that repeated the previous one, counted up to
+    /// [`ItemMemo::TRIAL`] values.
+    calls: u32,
+    repeats: u32,
+}
+
+/// The items of the `task_data` dicts this thread wrote, by position. The instances of a
+/// recipe write the same fields in the same order, and many fields hold the same value in
+/// every instance (a card's constants: the classes, the text type); their items are then
+/// copied as text rather than escaped again. A key is compared (a short string) before its
+/// text is reused, a value with [`same_json`]. A position whose values keep changing (the
+/// instance's text) stops memoizing its value after [`ItemMemo::TRIAL`] values, as the format
+/// memo of templates does; its key text is still reused.
+#[derive(Default)]
+struct ItemMemo {
+    slots: Vec<ItemSlot>,
+}
+
+impl ItemSlot {
+    /// A slot for key `k`, its texts written, no value yet.
+    fn new(k: &Key) -> ItemSlot {
+        let mut key_text = String::new();
+        write_key(&mut key_text, k);
+        let mut key_escaped = Vec::new();
+        write_key(&mut InJsonString(&mut key_escaped), k);
+        ItemSlot { key: k.clone(), key_text, key_escaped, value: None, on: true, calls: 0, repeats: 0 }
+    }
+}
+
+impl ItemMemo {
+    /// Values after which a position keeps memoizing only if at least three in four repeated
+    /// the previous one.
+    const TRIAL: u32 = 32;
+
+    /// At most this many positions are memoized (later items are written as usual).
+    const MAX_SLOTS: usize = 64;
+
+    /// Writes item `k: v`, the `at`-th of its dict (0-based, `metadata` not counted).
+    fn write<O: PyJsonOut + ?Sized>(&mut self, at: usize, w: &mut DictWriter<'_, O>, k: &Key, v: &Value) {
+        if at >= Self::MAX_SLOTS {
+            return w.item(k, v);
+        }
+        if at == self.slots.len() {
+            self.slots.push(ItemSlot::new(k));
+        }
+        let slot = &mut self.slots[at];
+        if !crate::value::json::same_str(&slot.key, k) {
+            // Another field: its values are a new trial.
+            *slot = ItemSlot::new(k);
+        }
+        let out = w.pre_written(&slot.key_text, &slot.key_escaped);
+        let repeated = slot.value.as_ref().filter(|(last, _, _)| same_json(last, v));
+        if let Some((_, text, escaped)) = repeated {
+            out.pre_written(text, escaped);
+            if slot.calls < Self::TRIAL {
+                slot.calls += 1;
+                slot.repeats += 1;
+            }
+            return;
+        }
+        write_value(v, &DumpOptions::default(), 0, out);
+        if !slot.on {
+            return;
+        }
+        if slot.calls < Self::TRIAL {
+            slot.calls += 1;
+        } else if slot.repeats * 4 < Self::TRIAL * 3 {
+            slot.on = false;
+            slot.value = None;
+            return;
+        }
+        slot.value = same_json(v, v).then(|| {
+            let mut text = String::new();
+            write_value(v, &DumpOptions::default(), 0, &mut text);
+            let mut escaped = Vec::new();
+            write_value(v, &DumpOptions::default(), 0, &mut InJsonString(&mut escaped));
+            (v.clone(), text, escaped)
+        });
+    }
+}
+
+thread_local! {
+    static ITEMS: std::cell::RefCell<ItemMemo> = std::cell::RefCell::new(ItemMemo::default());
 }
 
 /// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
@@ -581,6 +767,9 @@ mod tests {
             with(json!(null), json!(0), json!({"y": 2, "x": 1})),
             meta(r#""data_classification_policy": null, "num_demos": 0, "demos_pool_size": null, "template": {"y": 2, "x": 1}"#)
         );
+        assert!(same_json(&json!([1, "a", null, true]), &json!([1, "a", null, true])));
+        assert!(!same_json(&json!(1), &json!(1.0)));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1})));
     }
 
     #[test]
