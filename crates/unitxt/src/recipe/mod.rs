@@ -928,4 +928,33 @@ mod tests {
         ]));
         assert_eq!(r.columns_read(), None);
     }
+
+    /// Recipe arguments of Unitxt's `DatasetRecipe` that this engine does not implement are
+    /// refused, naming the argument; a serializer needs one template.
+    #[test]
+    fn unimplemented_recipe_arguments_are_refused() {
+        let card = json!({
+            "__type__": "task_card",
+            "loader": {"__type__": "load_hf", "path": "rajpurkar/squad"},
+            "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answers": "List[str]"}, "metrics": ["metrics.squad"]}
+        });
+        let template = json!({"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answers}"});
+        let build = |extra: &[(&str, Value)]| {
+            let mut args: IndexMap<String, Value> = [("card".to_string(), card.clone()), ("template".to_string(), template.clone())].into_iter().collect();
+            args.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+            Recipe::build(&RecipeArgs::from_map(args).unwrap(), Arc::new(Catalog::new(vec![])))
+        };
+        assert!(build(&[]).is_ok());
+        assert!(build(&[("demos_field", json!("demos")), ("demos_pool_field_name", json!("_demos_pool_"))]).is_ok());
+        for (arg, v) in [("task", card["task"].clone()), ("train_refiner", json!({"__type__": "stream_refiner"})), ("demos_field", json!("shots")), ("demos_pool_field_name", json!("pool"))] {
+            let e = build(&[(arg, v)]).err().unwrap_or_else(|| panic!("{arg} accepted"));
+            assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{arg}: {e}");
+            assert!(e.to_string().contains(&format!("`{arg}`")), "{arg}: {e}");
+        }
+        let number = json!({"__type__": "number_quantizing_serializer", "quantum": 0.5});
+        assert!(build(&[("serializer", number.clone())]).is_ok());
+        let two = json!([template.clone(), template.clone()]);
+        let e = build(&[("template", two), ("serializer", number)]).err().expect("a list of templates");
+        assert!(e.to_string().contains("serializer"), "{e}");
+    }
 }

@@ -69,6 +69,13 @@ pub struct TemplateBase {
     added_serializers: std::sync::OnceLock<std::sync::Arc<dyn Serializer>>,
 }
 
+impl TemplateBase {
+    /// The serializer a recipe put in place ([`Template::add_serializers`]), if any.
+    pub fn added_serializers(&self) -> Option<&dyn Serializer> {
+        self.added_serializers.get().map(|s| s.as_ref())
+    }
+}
+
 /// The hooks of a concrete template, called in order by [`render`] (mirrors the overridable
 /// methods of Unitxt's `Template`). Every type implementing it is a [`Template`].
 pub trait TemplateKind: Send + Sync {

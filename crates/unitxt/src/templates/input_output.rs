@@ -347,12 +347,15 @@ impl TemplateKind for OutputQuantizingTemplate {
         "OutputQuantizingTemplate"
     }
     fn serializer(&self) -> &dyn Serializer {
+        if let Some(s) = self.base.added_serializers() {
+            return s;
+        }
         self.quantizing.get_or_init(|| {
             let inner = match &self.base.serializer {
                 Some(s) => s.inner.clone(),
                 None => plain_multi_type().clone(),
             };
-            QuantizingFirst { quantizer: NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner }
+            QuantizingFirst::new(NumberQuantizingSerializer { quantum: self.quantum.clone() }, inner)
         })
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {

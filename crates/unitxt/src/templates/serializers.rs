@@ -710,9 +710,27 @@ pub struct QuantizingFirst {
     pub quantizer: NumberQuantizingSerializer,
     /// Serializes whatever the quantizer declines.
     pub inner: Arc<dyn Serializer>,
+    /// The same chain as one list, the quantizer first, when `inner` is a multi-type
+    /// serializer (Unitxt's template adds its quantizer to that serializer's list).
+    items: Option<Vec<Art<dyn Serializer>>>,
+}
+
+impl QuantizingFirst {
+    /// `quantizer` in front of `inner`.
+    pub fn new(quantizer: NumberQuantizingSerializer, inner: Arc<dyn Serializer>) -> Self {
+        let items = inner.serializers().map(|rest| {
+            let raw = crate::json!({"__type__": "number_quantizing_serializer", "quantum": quantizer.quantum.clone()});
+            let first: Art<dyn Serializer> = Art::new(Arc::new(NumberQuantizingSerializer { quantum: quantizer.quantum.clone() }), raw);
+            std::iter::once(first).chain(rest.iter().cloned()).collect()
+        });
+        QuantizingFirst { quantizer, inner, items }
+    }
 }
 
 impl Serializer for QuantizingFirst {
+    fn serializers(&self) -> Option<&[Art<dyn Serializer>]> {
+        self.items.as_deref()
+    }
     fn serialize(&self, value: &Value, instance: &Instance) -> Result<Option<String>> {
         match self.quantizer.serialize(value, instance)? {
             Some(s) => Ok(Some(s)),
