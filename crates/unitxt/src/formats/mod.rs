@@ -75,7 +75,7 @@ fn present_or_empty(v: Option<Value>, name: &str, whole: &str) -> Result<Value> 
 #[derive(Debug, Clone)]
 pub struct Pieces {
     /// The template's `source` text.
-    pub source: Value,
+    pub source: Option<Value>,
     /// The template's `instruction` text.
     pub instruction: Option<Value>,
     /// The system prompt's text.
@@ -90,7 +90,7 @@ pub struct Pieces {
 /// the demos are not a list of dicts.
 pub fn fields_with(instance: &Instance, demos_field: Option<&str>, pieces: Pieces) -> Result<FormatFields> {
     let Pieces { source, instruction, system_prompt, target_prefix } = pieces;
-    let source = present_or_empty(Some(source), "source", "instance")?;
+    let source = present_or_empty(source, "source", "instance")?;
     let instruction = present_or_empty(instruction, "instruction", "instance")?;
     let system_prompt = present_or_empty(system_prompt, "system_prompt", "instance")?;
     let target_prefix = present_or_empty(target_prefix, "target_prefix", "instance")?;
@@ -164,8 +164,7 @@ pub fn format_instance(format: &dyn Format, mut instance: Instance, split: &str)
         return Ok(instance);
     }
     let mut take = |k: &str| instance.shift_remove(k);
-    let source = take("source").unwrap_or_else(|| Value::String(Str::default()));
-    let pieces = Pieces { source, instruction: take("instruction"), system_prompt: take("system_prompt"), target_prefix: take("target_prefix") };
+    let pieces = Pieces { source: take("source"), instruction: take("instruction"), system_prompt: take("system_prompt"), target_prefix: take("target_prefix") };
     let source = format.format(&mut instance, pieces)?;
     instance.insert("source".into(), source);
     Ok(instance)

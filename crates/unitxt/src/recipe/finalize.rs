@@ -49,14 +49,8 @@ struct Parts {
 impl Parts {
     /// A demo's parts, its policy copied.
     fn take(inst: &mut Instance) -> Result<Parts> {
-        let mut parts = Parts::take_own(inst)?;
-        parts.policy = Some(inst.get("data_classification_policy").cloned().unwrap_or_default());
-        Ok(parts)
-    }
-
-    /// An instance's own parts: its policy stays in it (see [`Parts::policy`]).
-    fn take_own(inst: &mut Instance) -> Result<Parts> {
-        Ok(Parts { input: take_obj(inst, "input_fields")?, policy: None, refs: take_obj(inst, "reference_fields")? })
+        let (input, refs) = (take_obj(inst, "input_fields")?, take_obj(inst, "reference_fields")?);
+        Ok(Parts { input, policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()), refs })
     }
 
     /// Whether the dict can be written item by item: no input or reference field is named
@@ -428,21 +422,20 @@ pub struct Verbalized<'p> {
 /// its policy; a demo is not a dict or lacks its fields; a `group_by` field is missing.
 pub fn finalize<'p>(
     mut inst: Instance,
-    v: Verbalized<'p>,
+    mut v: Verbalized<'p>,
     group_by: &[Value],
     recipe: RecipeMeta,
     pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
 ) -> Result<OutputInstance<'p>> {
     let missing = |k: &str| Error::invalid(format!("instance has no {k:?} dict"));
-    let input = v.input_fields.ok_or_else(|| missing("input_fields"))?;
-    let refs = v.reference_fields.ok_or_else(|| missing("reference_fields"))?;
+    let input = v.input_fields.take().ok_or_else(|| missing("input_fields"))?;
+    let refs = v.reference_fields.take().ok_or_else(|| missing("reference_fields"))?;
     let parts = Parts { input, policy: None, refs };
-    let made = Made { source: v.source, target: v.target, references: v.references, postprocessors: v.postprocessors, metrics: v.metrics };
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
         if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
             let direct = Direct { parts, recipe, demos: DirectDemos::Pool(pool.to_vec()) };
-            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new(), made);
+            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new(), v);
         }
     }
     let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
@@ -461,7 +454,7 @@ pub fn finalize<'p>(
         && demos.iter().flatten().all(|d| d.direct(None));
     if direct {
         let demos = demos.map_or(DirectDemos::None, DirectDemos::Parts);
-        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new(), made);
+        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new(), v);
     }
     let mut groups = Vec::new();
     let own_policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
@@ -487,35 +480,26 @@ pub fn finalize<'p>(
             groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));
         }
     }
-    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, made)
+    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, v)
 }
 
-/// The output fields the template and the format made (see [`finalize`]).
-struct Made<'p> {
-    source: Value,
-    target: Option<Value>,
-    references: Option<Value>,
-    postprocessors: Option<Shared<'p>>,
-    metrics: Shared<'p>,
-}
-
-/// The output instance from `made` and what is left of the instance (its policy and media;
-/// the rest is dropped).
-fn output_instance<'p>(mut inst: Instance, task_data: TaskData, groups: Vec<Value>, made: Made<'p>) -> Result<OutputInstance<'p>> {
+/// The output instance from `v` (its input and reference fields taken for `task_data`) and
+/// what is left of the instance (its policy and media; the rest is dropped).
+fn output_instance<'p>(mut inst: Instance, task_data: TaskData, groups: Vec<Value>, v: Verbalized<'p>) -> Result<OutputInstance<'p>> {
     let field = |k: &str| Error::invalid(format!("the finished instance has no {k:?} field"));
     let data_classification_policy = inst.swap_remove("data_classification_policy").ok_or_else(|| field("data_classification_policy"))?;
-    let target = made.target.ok_or_else(|| field("target"))?;
-    let references = made.references.ok_or_else(|| field("references"))?;
-    let postprocessors = made.postprocessors.ok_or_else(|| field("postprocessors"))?;
+    let target = v.target.ok_or_else(|| field("target"))?;
+    let references = v.references.ok_or_else(|| field("references"))?;
+    let postprocessors = v.postprocessors.ok_or_else(|| field("postprocessors"))?;
     let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
     };
     Ok(OutputInstance {
-        source: made.source,
+        source: v.source,
         target,
         references,
-        metrics: made.metrics,
+        metrics: v.metrics,
         groups,
         subset: Vec::new(),
         images: media.swap_remove("images").unwrap_or_else(|| Value::Array(vec![])),

@@ -410,10 +410,6 @@ impl Recipe {
     /// results travel back to the consuming thread. Streams keep the instances' order; an
     /// error of `finish` is located (split and position) as the pipeline's own errors are.
     pub fn run_map<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
-        self.run_in_scope(finish)
-    }
-
-    fn run_in_scope<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
         // Loading: only the columns the card's steps and the task read, when they all say
         // which (every other field is dropped by the task unread).
         let mut ms = match self.columns_read() {
@@ -624,7 +620,7 @@ impl Recipe {
         let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = rendered;
         let system_prompt = self.system_prompt.system_prompt(inst.swap_remove(SYSTEM_PROMPT_FIELD), split);
         let source = if self.format.scope().applies(split) {
-            let pieces = Pieces { source, instruction, system_prompt, target_prefix };
+            let pieces = Pieces { source: Some(source), instruction, system_prompt, target_prefix };
             self.format.format(&mut inst, pieces).with_ctx(|| format!("in format `{}`", self.format.display_name()))?
         } else {
             source

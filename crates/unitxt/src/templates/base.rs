@@ -69,13 +69,6 @@ pub struct TemplateBase {
     added_serializers: std::sync::OnceLock<std::sync::Arc<dyn Serializer>>,
 }
 
-impl TemplateBase {
-    /// The serializer a recipe put in place ([`Template::add_serializers`]), if any.
-    pub fn added_serializers(&self) -> Option<&dyn Serializer> {
-        self.added_serializers.get().map(|s| s.as_ref())
-    }
-}
-
 /// The hooks of a concrete template, called in order by [`render`] (mirrors the overridable
 /// methods of Unitxt's `Template`). Every type implementing it is a [`Template`].
 pub trait TemplateKind: Send + Sync {
@@ -95,9 +88,15 @@ pub trait TemplateKind: Send + Sync {
     /// update a reference count shared by the worker threads, passing its cache line between
     /// the cores for every instance.
     fn serializer(&self) -> &dyn Serializer {
-        if let Some(s) = self.base().added_serializers.get() {
-            return s.as_ref();
+        match self.base().added_serializers.get() {
+            Some(s) => s.as_ref(),
+            None => self.own_serializer(),
         }
+    }
+    /// The template's own serializer, before a recipe adds any: the catalog's `serializer`,
+    /// or the template's default. A template that builds its serializer differently overrides
+    /// this one, not [`TemplateKind::serializer`].
+    fn own_serializer(&self) -> &dyn Serializer {
         match &self.base().serializer {
             Some(s) => s.inner.as_ref(),
             None => self.default_serializer(),
@@ -271,43 +270,40 @@ pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, s
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }
-    let postprocessors = b.postprocessors_constant.get_or_init(|| {
-        Constant::new(Value::Array(b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors())))
-    });
-    let mut rendered = Rendered {
-        source: Value::String(source.into()),
-        instruction: Some(Value::String(instruction)),
-        target_prefix: Some(Value::String(target_prefix)),
-        input_fields: None,
-        reference_fields: None,
-        target: None,
-        references: None,
-        postprocessors: Some(Shared::Lent(postprocessors)),
-    };
-    if !inference {
-        let mut r = refs.take().ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
-        // Serialized in place and put back (or a new map of the template's), so that the
-        // instance keeps its reference fields as they were.
-        let (target, references) = match t.preprocess_reference_fields(&r)? {
+    // Serialized in place and put back (or a new map of the template's), so that the instance
+    // keeps its reference fields as they were.
+    let (target, references) = if inference {
+        (None, None)
+    } else {
+        let r = refs.as_mut().ok_or_else(|| Error::invalid("the instance has no `reference_fields` to render"))?;
+        let (target, references) = match t.preprocess_reference_fields(r)? {
             Some(mut prepared) => {
                 t.serialize(&mut prepared, instance)?;
                 t.target_and_references(&prepared)?
             }
             None => {
-                let replaced = t.serialize(&mut r, instance)?;
-                let out = t.target_and_references(&r)?;
-                restore_serialized(&mut r, replaced);
+                let replaced = t.serialize(r, instance)?;
+                let out = t.target_and_references(r)?;
+                restore_serialized(r, replaced);
                 out
             }
         };
-        refs = Some(r);
-        rendered.target = Some(target);
-        rendered.references = Some(references);
-    }
+        (Some(target), Some(references))
+    };
     t.post_process(&mut input, instance)?;
-    rendered.input_fields = Some(input);
-    rendered.reference_fields = refs;
-    Ok(Some(rendered))
+    let postprocessors = b.postprocessors_constant.get_or_init(|| {
+        Constant::new(Value::Array(b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors())))
+    });
+    Ok(Some(Rendered {
+        source: Value::String(source.into()),
+        instruction: Some(Value::String(instruction)),
+        target_prefix: Some(Value::String(target_prefix)),
+        input_fields: Some(input),
+        reference_fields: refs,
+        target,
+        references,
+        postprocessors: Some(Shared::Lent(postprocessors)),
+    }))
 }
 
 /// Unitxt's `Template.apply_formatting`: `format_str.format(**data)`; a missing field becomes

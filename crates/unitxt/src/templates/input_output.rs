@@ -346,10 +346,7 @@ impl TemplateKind for OutputQuantizingTemplate {
     fn class_name(&self) -> &'static str {
         "OutputQuantizingTemplate"
     }
-    fn serializer(&self) -> &dyn Serializer {
-        if let Some(s) = self.base.added_serializers() {
-            return s;
-        }
+    fn own_serializer(&self) -> &dyn Serializer {
         self.quantizing.get_or_init(|| {
             let inner = match &self.base.serializer {
                 Some(s) => s.inner.clone(),
