@@ -62,7 +62,7 @@ fn run(inputs: &[PathBuf], output: Option<&Path>) -> Result<()> {
     for path in inputs {
         for row in parquet_stream(path)? {
             let row = row?;
-            w.write_all(&unitxt::json_lines::instance_line(&row))?;
+            w.write_all(&unitxt::value::json_lines::instance_line(&row))?;
             n += 1;
         }
     }

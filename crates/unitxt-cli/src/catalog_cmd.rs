@@ -68,7 +68,7 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
 /// `list`: every failing artifact and its cause). Errors when an artifact fails, or when no
 /// artifact matches `prefix`.
 fn check(cat: &Arc<Catalog>, prefix: &str, list: bool) -> Result<()> {
-    let results = cat.check(prefix);
+    let results = unitxt::registry::check(cat, prefix);
     if results.is_empty() {
         let dirs: Vec<String> = cat.dirs().iter().map(|d| d.display().to_string()).collect();
         let what = if prefix.is_empty() { "no artifact".to_string() } else { format!("no artifact name starts with {prefix:?}") };

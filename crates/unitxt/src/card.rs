@@ -4,8 +4,9 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 
-use crate::artifact::{Art, Artifact};
-use crate::catalog::resolve_value;
+use crate::artifact::Art;
+use crate::registry::Artifact;
+use crate::registry::resolve_value;
 use crate::error::{Error, Result, ResultExt};
 use crate::loaders::Loader;
 use crate::operators::Operator;

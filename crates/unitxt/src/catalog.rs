@@ -6,14 +6,13 @@
 //! catalog (see [`default_catalog_dir`]). Lookups are lazy: only the files a recipe names are
 //! read, and each file is parsed once per catalog.
 
-use std::cell::RefCell;
+use std::any::Any;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::artifact::Artifact;
 use crate::error::{Error, Result, ResultExt};
-use crate::query::{is_legal_catalog_name, split_name_and_overwrites};
+use crate::query::is_legal_catalog_name;
 use crate::value::Value;
 
 /// Unitxt version whose catalog and behaviour this engine follows.
@@ -23,17 +22,8 @@ pub const UNITXT_VERSION: &str = "1.26.10";
 pub struct Catalog {
     dirs: Vec<PathBuf>,
     cache: Mutex<HashMap<PathBuf, Arc<Value>>>,
-    /// Artifacts built by [`Catalog::fetch`], by query, so that names used per instance
-    /// (an instance's postprocessors and metrics) are built once.
-    built: Mutex<HashMap<String, Artifact>>,
-}
-
-thread_local! {
-    /// The catalogs of the enclosing [`Catalog::scope`] calls on this thread, innermost last.
-    /// Only building artifacts reads it (a nested catalog name inside an artifact's JSON is
-    /// resolved where serde deserializes it, with no other way to reach the catalog); running
-    /// built artifacts never does, so worker threads never enter a scope.
-    static SCOPE: RefCell<Vec<Arc<Catalog>>> = const { RefCell::new(Vec::new()) };
+    /// What [`Catalog::memo`] keeps, by key: the artifacts `crate::registry::fetch` built.
+    memo: Mutex<HashMap<String, Box<dyn Any + Send>>>,
 }
 
 /// Where `unitxt-rs catalog install` puts Unitxt's catalog: `$UNITXT_RS_CATALOG` if set, else
@@ -63,7 +53,7 @@ impl std::fmt::Debug for Catalog {
 impl Catalog {
     /// A catalog over `dirs`, highest precedence first.
     pub fn new(dirs: Vec<PathBuf>) -> Self {
-        Catalog { dirs, cache: Mutex::new(HashMap::new()), built: Mutex::new(HashMap::new()) }
+        Catalog { dirs, cache: Mutex::new(HashMap::new()), memo: Mutex::new(HashMap::new()) }
     }
 
     /// The standard catalog: `extra` directories (as given on the command line, the last one
@@ -86,35 +76,6 @@ impl Catalog {
     /// The directories searched, highest precedence first.
     pub fn dirs(&self) -> &[PathBuf] {
         &self.dirs
-    }
-
-    /// Runs `f` with this catalog as the one that nested artifact names resolve in (see
-    /// [`Catalog::current`]): for building artifacts. The scope ends when `f` returns or
-    /// unwinds; scopes nest, the innermost wins.
-    pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        SCOPE.with(|c| c.borrow_mut().push(self.clone()));
-        struct Pop;
-        impl Drop for Pop {
-            fn drop(&mut self) {
-                SCOPE.with(|c| {
-                    c.borrow_mut().pop();
-                });
-            }
-        }
-        let _pop = Pop;
-        f()
-    }
-
-    /// The catalog of the innermost [`Catalog::scope`] on this thread, or, outside every
-    /// scope, a new standard catalog ([`Catalog::standard`] without extra directories).
-    pub fn current() -> Arc<Catalog> {
-        SCOPE.with(|c| c.borrow().last().cloned()).unwrap_or_else(|| Arc::new(Catalog::standard(&[])))
-    }
-
-    /// Builds `v` (see [`resolve_value`]) with this catalog as the scope that catalog names in
-    /// it, nested ones included, resolve in. Unlike [`Catalog::fetch`], the result is not kept.
-    pub fn build(self: &Arc<Self>, v: &Value) -> Result<Artifact> {
-        self.scope(|| resolve_value(v))
     }
 
     fn path_in(dir: &Path, name: &str) -> PathBuf {
@@ -173,16 +134,18 @@ impl Catalog {
         Err(Error::invalid(format!("artifact_link cycle at {name}")))
     }
 
-    /// Builds catalog artifact `name` (with optional `[overwrites]`), with this catalog as the
-    /// scope for nested names.
-    /// Built artifacts are kept (they are immutable), so fetching the same query again is cheap.
-    pub fn fetch(self: &Arc<Self>, query: &str) -> Result<Artifact> {
-        if let Some(a) = self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.get(query) {
-            return Ok(a.clone());
+    /// The value kept under `key` by an earlier call, or the one `make` gives (kept when it is
+    /// `Ok`). `make` runs without the lock held, so it may call `memo` itself. The registry
+    /// keeps built artifacts here, one per query: they are immutable, and a catalog that is
+    /// read once is built once. Errors when a value of another type is kept under `key`.
+    pub fn memo<T: Clone + Send + 'static>(&self, key: &str, make: impl FnOnce() -> Result<T>) -> Result<T> {
+        let poisoned = || Error::invalid("the catalog's artifact cache was poisoned by an earlier panic");
+        if let Some(kept) = self.memo.lock().map_err(|_| poisoned())?.get(key) {
+            return kept.downcast_ref::<T>().cloned().ok_or_else(|| Error::invalid(format!("the catalog keeps another kind of value under {key:?}")));
         }
-        let a = self.scope(|| resolve_value(&Value::String(query.into())))?;
-        self.built.lock().map_err(|_| Error::invalid("catalog cache poisoned"))?.insert(query.to_string(), a.clone());
-        Ok(a)
+        let made = make()?;
+        self.memo.lock().map_err(|_| poisoned())?.insert(key.to_string(), Box::new(made.clone()));
+        Ok(made)
     }
 
     fn not_found(&self, name: &str) -> Error {
@@ -214,27 +177,6 @@ impl Catalog {
         out
     }
 
-    /// Builds every artifact whose name starts with `prefix` (`""`: all of them), each as
-    /// [`Catalog::fetch`] builds it (nested names resolved, no data loaded), and returns the
-    /// names in order, each with the first line of its error, `None` when it builds. A panic
-    /// while building (a bug) is reported as that artifact's error. For `unitxt-rs catalog
-    /// check`: how much of a catalog this engine reads.
-    pub fn check(self: &Arc<Self>, prefix: &str) -> Vec<(String, Option<String>)> {
-        self.all_names()
-            .into_iter()
-            .filter(|n| n.starts_with(prefix))
-            .map(|name| {
-                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.fetch(&name)));
-                let error = match built {
-                    Ok(Ok(_)) => None,
-                    Ok(Err(e)) => Some(e.to_string().lines().next().unwrap_or_default().to_string()),
-                    Err(_) => Some("building it panicked (a bug in unitxt-rs)".to_string()),
-                };
-                (name, error)
-            })
-            .collect()
-    }
-
     /// Up to `k` catalog names closest to `name` (same top folder preferred), for suggestions.
     pub fn nearest_names(&self, name: &str, k: usize) -> Vec<String> {
         let names = self.all_names();
@@ -262,41 +204,3 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// Builds an artifact from its JSON representation in the current catalog scope (Unitxt's
-/// `fetch_artifact`): a catalog name with optional `[overwrites]`, a path to a `.json` file, a
-/// JSON string, or an object with `__type__`.
-pub fn resolve_value(v: &Value) -> Result<Artifact> {
-    match v {
-        Value::String(s) => {
-            let s = s.trim();
-            if s.ends_with(".json") && Path::new(s).is_file() {
-                let cat = Catalog::current();
-                let json = cat.read_json(Path::new(s))?;
-                return crate::registry::build(&json).with_ctx(|| format!("in artifact file {s}"));
-            }
-            let (name, overwrites) = split_name_and_overwrites(s)?;
-            if is_legal_catalog_name(&name) {
-                let cat = Catalog::current();
-                let json = cat.get_json(&name)?;
-                let mut json = (*json).clone();
-                if let (Some(ov), Value::Object(m)) = (overwrites, &mut json) {
-                    for (k, val) in ov {
-                        m.insert(k.into(), val);
-                    }
-                }
-                let mut a = crate::registry::build(&json).with_ctx(|| format!("in artifact `{name}`"))?;
-                a.set_id(&name);
-                return Ok(a);
-            }
-            let parsed: Value = serde_json::from_str(s).map_err(|_| {
-                Error::invalid(format!("{s:?} is neither a legal catalog name nor a JSON artifact"))
-            })?;
-            crate::registry::build(&parsed)
-        }
-        Value::Object(_) => crate::registry::build(v),
-        other => Err(Error::invalid(format!(
-            "expected an artifact (a catalog name or an object with __type__), got {}",
-            crate::artifact::short(other)
-        ))),
-    }
-}

@@ -13,7 +13,8 @@
 
 use indexmap::IndexMap;
 
-use crate::artifact::{Art, Artifact};
+use crate::artifact::Art;
+use crate::registry::Artifact;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
 use crate::metrics::bootstrap::{
@@ -432,7 +433,7 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
 fn fetch_metrics(names: &[String], catalog: &std::sync::Arc<Catalog>) -> Result<Vec<Art<dyn Metric>>> {
     let mut out = Vec::new();
     for name in names {
-        match catalog.fetch(name).with_ctx(|| format!("metric {name:?}"))? {
+        match crate::registry::fetch(catalog, name).with_ctx(|| format!("metric {name:?}"))? {
             Artifact::Metric(m) => match m.sub_metrics() {
                 Some(items) => out.extend(items.iter().cloned()),
                 None => out.push(m),

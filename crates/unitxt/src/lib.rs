@@ -12,7 +12,6 @@ pub mod error;
 pub mod evaluate;
 pub mod expr;
 pub mod formats;
-pub mod json_lines;
 pub mod loaders;
 pub mod metrics;
 pub mod operators;

@@ -1,18 +1,275 @@
 //! The one map from catalog `__type__` names (Unitxt's snake_case class names) to the Rust
-//! structs that implement them. Adding an artifact type touches its own file and this one.
+//! structs that implement them, and the ways in: [`build`] (an artifact's JSON or name, in a
+//! catalog), [`fetch`] (a catalog name, built once per catalog) and [`check`]. Adding an
+//! artifact type touches its own file and this one.
+//!
+//! Every build names its catalog. Nested artifacts (a card's task, a template's
+//! postprocessors) are fields typed [`Art<T>`], which serde deserializes with no way to pass
+//! the catalog down: for the duration of a [`build`] the catalog is lent to them on the
+//! building thread ([`resolve`], [`resolve_value`]), and only there. Outside a build they
+//! are an error, never a guess at some default catalog.
 
+use std::cell::RefCell;
+use std::path::Path;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
+use indexmap::IndexMap;
+use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 
-use crate::artifact::{from_value, Art, Artifact};
-use crate::error::{Error, Result};
+use crate::artifact::{from_value, short, Art};
+use crate::augmentors::Augmentor;
+use crate::card::Card;
+use crate::catalog::Catalog;
+use crate::error::{Error, Result, ResultExt};
+use crate::loaders::Loader;
 use crate::operators::{FieldOp, FieldOperator, FieldSpec, InstanceOp, InstanceOperator, Operator, StreamOp, StreamOperator, StreamScope};
+use crate::query::{is_legal_catalog_name, split_name_and_overwrites};
+use crate::splitters::Sampler;
+use crate::task::Task;
+use crate::templates::{Serializer, Template};
 use crate::value::Value;
 
-/// Builds the artifact described by `v` (an object with `__type__`). Errors name the type and
-/// suggest the nearest known type for unknown ones.
-pub fn build(v: &Value) -> Result<Artifact> {
+thread_local! {
+    /// The catalogs of the [`build`] calls running on this thread, innermost last.
+    static BUILDING: RefCell<Vec<Arc<Catalog>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Builds the artifact `v` names (see [`resolve_value`] for the forms it takes) with `catalog`
+/// as the catalog where its catalog names, nested ones included, are looked up. The result is
+/// not kept (see [`fetch`]).
+pub fn build(v: &Value, catalog: &Arc<Catalog>) -> Result<Artifact> {
+    building_in(catalog, || resolve_value(v))
+}
+
+/// Runs `f`, which builds artifacts through [`resolve`] or [`resolve_value`], as one build in
+/// `catalog`: for a value made of several artifacts rather than one (a recipe's list or dict
+/// of templates).
+pub fn building_in<R>(catalog: &Arc<Catalog>, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    BUILDING.with(|c| c.borrow_mut().push(catalog.clone()));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            BUILDING.with(|c| {
+                c.borrow_mut().pop();
+            });
+        }
+    }
+    let _pop = Pop;
+    f()
+}
+
+/// [`build`], for a value that must be of kind `T`: errors when `v` builds into another kind.
+pub fn build_as<T: ArtifactKind + ?Sized>(v: &Value, catalog: &Arc<Catalog>) -> Result<Art<T>> {
+    let a = build(v, catalog)?;
+    let got = a.kind();
+    T::extract(a).map_err(|_| Error::invalid(format!("expected a {}, but {} is a {}", T::KIND, short(v), got)))
+}
+
+/// Builds catalog artifact `query` (a name, with optional `[overwrites]`) in `catalog`, once:
+/// the built artifact is kept in the catalog (artifacts are immutable), so fetching the same
+/// query again is a lookup.
+pub fn fetch(catalog: &Arc<Catalog>, query: &str) -> Result<Artifact> {
+    catalog.memo(query, || build(&Value::String(query.into()), catalog))
+}
+
+/// Builds every artifact of `catalog` whose name starts with `prefix` (`""`: all of them) as
+/// [`fetch`] builds it (nested names resolved, no data loaded), and returns the names in
+/// order, each with the first line of its error, `None` when it builds. A panic while
+/// building (a bug) is reported as that artifact's error. For `unitxt-rs catalog check`: how
+/// much of a catalog this engine reads.
+pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Option<String>)> {
+    catalog
+        .all_names()
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .map(|name| {
+            let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
+            let error = match built {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some(e.to_string().lines().next().unwrap_or_default().to_string()),
+                Err(_) => Some("building it panicked (a bug in unitxt-rs)".to_string()),
+            };
+            (name, error)
+        })
+        .collect()
+}
+
+/// The catalog of the innermost [`build`] running on this thread.
+fn building() -> Result<Arc<Catalog>> {
+    BUILDING.with(|c| c.borrow().last().cloned()).ok_or_else(|| {
+        Error::invalid("an artifact refers to another one outside of a build (a bug in unitxt-rs: build through `registry::build`)")
+    })
+}
+
+/// Builds a nested artifact from its JSON representation (Unitxt's `fetch_artifact`): a
+/// catalog name with optional `[overwrites]`, a path to a `.json` file, a JSON string, or an
+/// object with `__type__`. Names are looked up in the catalog of the running [`build`]; outside
+/// one this is an error.
+pub fn resolve_value(v: &Value) -> Result<Artifact> {
+    match v {
+        Value::String(s) => {
+            let s = s.trim();
+            if s.ends_with(".json") && Path::new(s).is_file() {
+                let json = building()?.read_json(Path::new(s))?;
+                return build_object(&json).with_ctx(|| format!("in artifact file {s}"));
+            }
+            let (name, overwrites) = split_name_and_overwrites(s)?;
+            if is_legal_catalog_name(&name) {
+                let json = building()?.get_json(&name)?;
+                let mut json = (*json).clone();
+                if let (Some(ov), Value::Object(m)) = (overwrites, &mut json) {
+                    for (k, val) in ov {
+                        m.insert(k.into(), val);
+                    }
+                }
+                let mut a = build_object(&json).with_ctx(|| format!("in artifact `{name}`"))?;
+                a.set_id(&name);
+                return Ok(a);
+            }
+            let parsed: Value = serde_json::from_str(s).map_err(|_| {
+                Error::invalid(format!("{s:?} is neither a legal catalog name nor a JSON artifact"))
+            })?;
+            build_object(&parsed)
+        }
+        Value::Object(_) => build_object(v),
+        other => Err(Error::invalid(format!("expected an artifact (a catalog name or an object with __type__), got {}", short(other)))),
+    }
+}
+
+/// Every kind of artifact the engine builds. Cloning shares the built artifact.
+#[derive(Clone)]
+pub enum Artifact {
+    /// A stream operator (`set`, `rename`, `shuffle`, `sequential_operator`, processors, ...).
+    Operator(Art<dyn Operator>),
+    /// A data source (`load_hf`, `load_csv`, ...).
+    Loader(Art<dyn Loader>),
+    /// A template that verbalizes instances.
+    Template(Art<dyn Template>),
+    /// `templates_list`: templates to choose from.
+    TemplatesList(Vec<Art<dyn Template>>),
+    /// `templates_dict`: named templates.
+    TemplatesDict(IndexMap<String, Art<dyn Template>>),
+    /// A format (`system_format`, `chat_api_format`, ...).
+    Format(Art<dyn crate::formats::Format>),
+    /// A system prompt (`textual_system_prompt`, `empty_system_prompt`).
+    SystemPrompt(Art<dyn crate::system_prompts::SystemPrompt>),
+    /// An augmentor (`augment_whitespace`, ...).
+    Augmentor(Art<dyn Augmentor>),
+    /// A task (`task`).
+    Task(Art<Task>),
+    /// A card (`task_card`).
+    Card(Art<Card>),
+    /// A demos sampler (`random_sampler`, ...).
+    Sampler(Art<dyn Sampler>),
+    /// A value serializer used by templates.
+    Serializer(Art<dyn Serializer>),
+    /// A metric (`accuracy_fast`, `f1_fast`, `metrics_list`, ...).
+    Metric(Art<dyn crate::metrics::Metric>),
+    /// A recipe (`dataset_recipe`): its arguments, built as `prepare` builds them.
+    Recipe(Art<crate::recipe::Recipe>),
+    /// A benchmark (`benchmark`): named recipes and benchmarks, every subset built.
+    Benchmark(Art<crate::recipe::benchmark::Benchmark>),
+}
+
+impl Artifact {
+    /// The kind's name, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Artifact::Operator(_) => "operator",
+            Artifact::Loader(_) => "loader",
+            Artifact::Template(_) => "template",
+            Artifact::TemplatesList(_) => "templates list",
+            Artifact::TemplatesDict(_) => "templates dict",
+            Artifact::Format(_) => "format",
+            Artifact::SystemPrompt(_) => "system prompt",
+            Artifact::Augmentor(_) => "augmentor",
+            Artifact::Task(_) => "task",
+            Artifact::Card(_) => "card",
+            Artifact::Sampler(_) => "sampler",
+            Artifact::Serializer(_) => "serializer",
+            Artifact::Metric(_) => "metric",
+            Artifact::Recipe(_) => "recipe",
+            Artifact::Benchmark(_) => "benchmark",
+        }
+    }
+
+    /// Sets the catalog name this artifact was fetched by.
+    pub fn set_id(&mut self, id: &str) {
+        let id = Some(crate::value::intern::intern(id));
+        match self {
+            Artifact::Operator(a) => a.id = id,
+            Artifact::Loader(a) => a.id = id,
+            Artifact::Template(a) => a.id = id,
+            Artifact::Format(a) => a.id = id,
+            Artifact::SystemPrompt(a) => a.id = id,
+            Artifact::Augmentor(a) => a.id = id,
+            Artifact::Task(a) => a.id = id,
+            Artifact::Card(a) => a.id = id,
+            Artifact::Sampler(a) => a.id = id,
+            Artifact::Serializer(a) => a.id = id,
+            Artifact::Metric(a) => a.id = id,
+            Artifact::Recipe(a) => a.id = id,
+            Artifact::Benchmark(a) => a.id = id,
+            Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => {}
+        }
+    }
+}
+
+/// A kind of artifact that a field can be typed with: `Art<dyn Template>`, `Art<Task>`, ...
+pub trait ArtifactKind {
+    /// Name of the kind for messages ("template", "format", ...).
+    const KIND: &'static str;
+    /// Extracts this kind from a built artifact, or gives it back.
+    fn extract(a: Artifact) -> std::result::Result<Art<Self>, Artifact>;
+}
+
+macro_rules! kind {
+    ($t:ty, $variant:ident, $name:expr) => {
+        impl ArtifactKind for $t {
+            const KIND: &'static str = $name;
+            fn extract(a: Artifact) -> std::result::Result<Art<Self>, Artifact> {
+                match a {
+                    Artifact::$variant(x) => Ok(x),
+                    other => Err(other),
+                }
+            }
+        }
+    };
+}
+kind!(dyn Operator, Operator, "operator");
+kind!(dyn Loader, Loader, "loader");
+kind!(dyn Template, Template, "template");
+kind!(dyn Augmentor, Augmentor, "augmentor");
+kind!(Task, Task, "task");
+kind!(Card, Card, "card");
+kind!(dyn Sampler, Sampler, "sampler");
+kind!(dyn Serializer, Serializer, "serializer");
+kind!(dyn crate::metrics::Metric, Metric, "metric");
+
+kind!(dyn crate::formats::Format, Format, "format");
+kind!(dyn crate::system_prompts::SystemPrompt, SystemPrompt, "system prompt");
+
+/// [`resolve_value`] for a field typed with kind `T`: errors when `v` builds into another kind.
+/// Only while a [`build`] runs (it is how nested artifacts are built).
+pub fn resolve<T: ArtifactKind + ?Sized>(v: &Value) -> Result<Art<T>> {
+    let a = resolve_value(v)?;
+    let got = a.kind();
+    T::extract(a).map_err(|_| {
+        Error::invalid(format!("expected a {}, but {} is a {}", T::KIND, crate::artifact::short(v), got))
+    })
+}
+
+impl<'de, T: ArtifactKind + ?Sized> Deserialize<'de> for Art<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        resolve::<T>(&v).map_err(serde::de::Error::custom)
+    }
+}
+
+
+/// Builds the artifact described by `v` (an object with `__type__`), with this one `match` from
+/// `__type__` to type. Errors name the type and suggest the nearest known type for unknown ones.
+fn build_object(v: &Value) -> Result<Artifact> {
     let t = v
         .get("__type__")
         .and_then(|t| t.as_str())
@@ -23,16 +280,15 @@ pub fn build(v: &Value) -> Result<Artifact> {
     let a = match t {
         // ---- cards, tasks, template collections (card.rs, task.rs) ----
         "task_card" => Artifact::Card(plain::<crate::card::Card>(t, v)?),
-        // A recipe's arguments as an artifact (Unitxt's `DatasetRecipe`); built in the current
-        // catalog scope, so that its card, template and other names resolve there.
+        // A recipe's arguments as an artifact (Unitxt's `DatasetRecipe`); built in the catalog
+        // of the build, so that its card, template and other names resolve there.
         "dataset_recipe" => {
             let args = crate::recipe::RecipeArgs::from_json(v)?;
-            let recipe = crate::recipe::Recipe::build(&args, crate::catalog::Catalog::current())?;
+            let recipe = crate::recipe::Recipe::build(&args, building()?)?;
             Artifact::Recipe(Art::new(Arc::new(recipe), v.clone()))
         }
         "benchmark" => {
-            let cat = crate::catalog::Catalog::current();
-            let b = crate::recipe::benchmark::Benchmark::build(v, &cat, &Default::default())?;
+            let b = crate::recipe::benchmark::Benchmark::build(v, &building()?, &Default::default())?;
             Artifact::Benchmark(Art::new(Arc::new(b), v.clone()))
         }
         "task" => Artifact::Task(Art::new(Arc::new(crate::task::Task::from_json(v)?), v.clone())),

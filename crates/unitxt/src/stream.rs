@@ -17,6 +17,19 @@ pub type Stream = Box<dyn Iterator<Item = Result<Instance>> + Send>;
 /// JSON Lines by [`crate::recipe::prepare_map`]).
 pub type StreamOf<T> = Box<dyn Iterator<Item = Result<T>> + Send>;
 
+/// A deferred piece of an output stream, built when the output reaches it.
+pub(crate) type Thunk = Box<dyn FnOnce() -> Stream + Send>;
+
+/// Concatenates pieces, building each one only when the previous one is exhausted.
+pub(crate) fn chain_lazy(parts: Vec<Thunk>) -> Stream {
+    Box::new(parts.into_iter().flat_map(|t| t()))
+}
+
+/// A stream holding one error.
+pub(crate) fn error_stream(e: Error) -> Stream {
+    Box::new(std::iter::once(Err(e)))
+}
+
 /// Named streams (splits), in order; by default streams of instances.
 pub struct MultiStream<T = Instance> {
     /// Each split's stream by split name, in the order the splits were made.

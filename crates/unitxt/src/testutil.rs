@@ -22,3 +22,13 @@ pub fn unitxt_catalog_dir() -> PathBuf {
 pub fn unitxt_catalog() -> Arc<Catalog> {
     Arc::new(Catalog::new(vec![unitxt_catalog_dir()]))
 }
+
+/// A catalog with no directory: for building artifacts that name no other artifact.
+pub fn empty_catalog() -> Arc<Catalog> {
+    Arc::new(Catalog::new(Vec::new()))
+}
+
+/// Builds `v` (JSON with `__type__`, naming no catalog artifact) as the registry does.
+pub fn build(v: &crate::value::Value) -> crate::error::Result<crate::registry::Artifact> {
+    crate::registry::build(v, &empty_catalog())
+}

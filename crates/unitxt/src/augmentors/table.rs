@@ -207,7 +207,7 @@ table_augmentor!(MaskColumnsNames);
 
 #[cfg(test)]
 mod tests {
-    use crate::artifact::Artifact;
+    use crate::registry::Artifact;
     use crate::value::Value;
 
     /// Every case of `testdata/table_oracle_cases.json` (Unitxt 1.26.10's table augmentors on
@@ -221,7 +221,7 @@ mod tests {
         for case in &cases {
             let name = case["augmentor"].as_str().unwrap();
             let json = augmentor_json(name);
-            let aug = catalog.build(&json).unwrap();
+            let aug = crate::registry::build(&json, &catalog).unwrap();
             let Artifact::Augmentor(aug) = aug else { panic!("{name} is not an augmentor") };
             let op = aug.inner.for_fields(&["table".to_string()]).unwrap();
             let mut inst = crate::value::Instance::new();

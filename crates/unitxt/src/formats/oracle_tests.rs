@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use crate::artifact::Artifact;
-use crate::catalog::{resolve_value, Catalog};
+use crate::registry::Artifact;
+use crate::catalog::Catalog;
 use crate::error::ErrorKind;
 use crate::value::{Instance, Value};
 
@@ -45,7 +45,7 @@ fn formats_match_unitxt() {
     let mut checked = 0;
     for f in all["formats"].as_array().unwrap() {
         let spec = &f["format"];
-        let built = cat.scope(|| resolve_value(spec));
+        let built = crate::registry::build(spec, &cat);
         if f.get("build_error").is_some() {
             match built {
                 Err(e) => assert_eq!(e.kind, ErrorKind::Unsupported, "{spec}: {e}"),
@@ -72,7 +72,7 @@ fn system_prompts_match_unitxt() {
     let cat = catalog();
     for case in cases()["system_prompts"].as_array().unwrap() {
         let spec = &case["prompt"];
-        let op = match cat.scope(|| resolve_value(spec)) {
+        let op = match crate::registry::build(spec, &cat) {
             Ok(Artifact::SystemPrompt(a)) => a,
             _ => panic!("{spec}: not built as a system prompt"),
         };
@@ -85,7 +85,7 @@ fn augmentors_match_unitxt() {
     let cat = catalog();
     for case in cases()["augmentors"].as_array().unwrap() {
         let spec = &case["augmentor"];
-        let built = cat.scope(|| resolve_value(spec));
+        let built = crate::registry::build(spec, &cat);
         if case.get("build_error").is_some() {
             assert!(built.is_err(), "{spec}: Unitxt could not build it, we did");
             continue;
@@ -117,7 +117,7 @@ fn image_tags_split_like_unitxt() {
 fn default_format_equals_catalog_empty_format() {
     // Unitxt's SystemFormat() and formats.empty give the same output (checked in Unitxt).
     let cat = catalog();
-    let Ok(Artifact::Format(empty)) = cat.fetch("formats.empty") else { panic!("formats.empty") };
+    let Ok(Artifact::Format(empty)) = crate::registry::fetch(&cat, "formats.empty") else { panic!("formats.empty") };
     let def = super::system::SystemFormat::default_artifact();
     for inst in cases()["instances"].as_array().unwrap().iter().take(8) {
         let a = crate::formats::format_instance(empty.inner.as_ref(), obj(inst), "test").unwrap();

@@ -143,8 +143,8 @@ mod tests {
             {"__type__": "load_csv", "files": {"test": "x.csv"}, "sep": "\t"},
             {"__type__": "load_json_file", "files": {"test": "x.jsonl"}, "lines": true}
         ]});
-        match crate::registry::build(&v).unwrap() {
-            crate::artifact::Artifact::Loader(l) => assert_eq!(l.display_name(), "multiple_source_loader"),
+        match crate::testutil::build(&v).unwrap() {
+            crate::registry::Artifact::Loader(l) => assert_eq!(l.display_name(), "multiple_source_loader"),
             other => panic!("built a {}", other.kind()),
         }
     }

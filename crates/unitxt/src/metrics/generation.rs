@@ -864,8 +864,8 @@ mod tests {
     use crate::json;
 
     fn build(v: Value) -> Arc<dyn Metric> {
-        match crate::registry::build(&v) {
-            Ok(crate::artifact::Artifact::Metric(m)) => m.inner.clone(),
+        match crate::testutil::build(&v) {
+            Ok(crate::registry::Artifact::Metric(m)) => m.inner.clone(),
             Ok(other) => panic!("not a metric: {}", other.kind()),
             Err(e) => panic!("{e}"),
         }

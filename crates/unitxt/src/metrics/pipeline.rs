@@ -14,7 +14,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::{Metric, MetricKind, Scores};
-use crate::artifact::{Art, Artifact};
+use crate::artifact::Art;
+use crate::registry::Artifact;
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{FieldOp, FieldOperator, FieldSpec, InstanceOp, Operator};
 use crate::value::{Instance, Value};
@@ -62,7 +63,7 @@ impl FieldOperator for SerializeField {
 
 /// Builds one step: an operator, or a serializer with its field selection.
 fn build_step(v: &Value) -> Result<Art<dyn Operator>> {
-    match crate::catalog::resolve_value(v)? {
+    match crate::registry::resolve_value(v)? {
         Artifact::Operator(op) => Ok(op),
         Artifact::Serializer(s) => {
             let spec: FieldSpec = crate::artifact::from_value("serializer step", &s.raw)?;

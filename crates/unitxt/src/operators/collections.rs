@@ -7,8 +7,8 @@ use super::fields::zip_values;
 use crate::py::ops::{py_contains, py_getitem, py_iter, py_slice, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use crate::py::ops::dict_set;
-use crate::value::{dict_get, Instance, Value};
+use crate::py::dict_path::{dict_get, dict_set};
+use crate::value::{Instance, Value};
 
 /// `dictify`: `dict(zip(with_keys, value))` (Unitxt's `Dictify`).
 #[derive(Debug, Deserialize)]

@@ -4,11 +4,12 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::py::ops::{get_top, py_strip, type_name};
+use crate::py::dict_path::get_top;
+use crate::py::ops::{py_strip, type_name};
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
 use crate::expr::Expression;
-use crate::py::ops::dict_set;
+use crate::py::dict_path::dict_set;
 use crate::value::{Instance, Value};
 
 /// `execute_expression`: evaluates `expression` with the instance's fields as variables and

@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer};
 use crate::py::ops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use crate::py::ops::{dict_set, plain_key};
-use crate::value::{dict_get, path_components, FieldName, Instance, Value};
+use crate::py::dict_path::{dict_get, dict_set, path_components, plain_key};
+use crate::value::{FieldName, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
 /// missing intermediate dicts (Unitxt's `Set`; `use_deepcopy` needs no work here since values
@@ -532,7 +532,7 @@ impl InstanceOperator for Move {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let v = crate::value::dict_delete(&mut instance, &self.field)?;
+        let v = crate::py::dict_path::dict_delete(&mut instance, &self.field)?;
         dict_set(&mut instance, &self.to_field, v)?;
         Ok(instance)
     }
@@ -810,8 +810,8 @@ pub struct InterleaveListsToDialogOperator {
 
 impl InstanceOperator for InterleaveListsToDialogOperator {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let u = py_iter(ops::get_top(&instance, &self.user_turns_field)?)?;
-        let a = py_iter(ops::get_top(&instance, &self.assistant_turns_field)?)?;
+        let u = py_iter(crate::py::dict_path::get_top(&instance, &self.user_turns_field)?)?;
+        let a = py_iter(crate::py::dict_path::get_top(&instance, &self.assistant_turns_field)?)?;
         if !(u.len() == a.len() || u.len() == a.len() + 1) {
             return Err(Error::invalid(
                 "user_turns must have either the same length as assistant_turns or one more turn",
@@ -908,8 +908,8 @@ mod interned_tests {
     #[test]
     fn artifacts_copy_interned_constants_into_instances() {
         let long = "Answer with one of the options given, and nothing else.";
-        let set = crate::registry::build(&crate::json!({"__type__": "set", "fields": {"z": 1, "instruction": long}})).expect("set builds");
-        let crate::artifact::Artifact::Operator(op) = set else { panic!("an operator") };
+        let set = crate::testutil::build(&crate::json!({"__type__": "set", "fields": {"z": 1, "instruction": long}})).expect("set builds");
+        let crate::registry::Artifact::Operator(op) = set else { panic!("an operator") };
         let out = op.as_instance_op().expect("per instance").apply(crate::value::Map::new(), "test", 0).expect("applies");
         // Keys keep their order; the long text is the kept copy.
         assert_eq!(out.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["z", "instruction"]);

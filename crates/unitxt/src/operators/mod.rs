@@ -31,8 +31,8 @@ pub mod tables;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
-use crate::value::{dict_get_opt, Instance, Value};
-use crate::py::ops::dict_set;
+use crate::py::dict_path::{dict_get_opt, dict_set};
+use crate::value::{Instance, Value};
 
 /// The top-level fields of its instances an operator may read (or modify in place, as a write
 /// into `a/b` modifies `a`). A recipe reads from the data files only the columns that the
@@ -52,7 +52,7 @@ impl FieldsRead {
     pub fn of_paths<'a>(paths: impl IntoIterator<Item = &'a str>) -> FieldsRead {
         let mut out = Vec::new();
         for p in paths {
-            match crate::value::path_components(p) {
+            match crate::py::dict_path::path_components(p) {
                 Ok(c) if !c.is_empty() => {
                     out.push(c[0].to_string());
                     if c[0] != p {

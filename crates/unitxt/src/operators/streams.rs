@@ -17,9 +17,10 @@ use crate::expr::Expression;
 use crate::operators::{Operator, StreamOperator, StreamScope};
 use crate::py::random::{new_random_generator, PyRandom};
 use crate::py::repr::repr;
-use crate::splitters::splitters::{chain_lazy, error_stream, Thunk};
+use crate::stream::{chain_lazy, error_stream, Thunk};
 use crate::stream::{MultiStream, Stream};
-use crate::value::{dict_get, dict_get_opt, truthy, Instance, Value};
+use crate::py::dict_path::{dict_get, dict_get_opt};
+use crate::value::{truthy, Instance, Value};
 
 fn yes() -> bool {
     true
@@ -1433,11 +1434,11 @@ mod tests {
             json!({"__type__": "length_balancer", "fields": ["reference_fields/labels"], "segments_boundaries": [1]}),
         ];
         for spec in specs {
-            let a = crate::registry::build(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-            assert!(matches!(a, crate::artifact::Artifact::Operator(_)), "{spec}");
+            let a = crate::testutil::build(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert!(matches!(a, crate::registry::Artifact::Operator(_)), "{spec}");
         }
         let spec = json!({"__type__": "shuffle", "page_size": 9223372036854775807u64});
-        let Ok(crate::artifact::Artifact::Operator(op)) = crate::registry::build(&spec) else { panic!("shuffle") };
+        let Ok(crate::registry::Artifact::Operator(op)) = crate::testutil::build(&spec) else { panic!("shuffle") };
         let mut out = op.inner.clone().process(one("test", (0..20).map(|i| json!({ "id": i })).collect())).unwrap();
         // Unitxt: one page of 20 shuffled with the "shuffle" generator.
         let got = ids_of(out.take("test").unwrap());

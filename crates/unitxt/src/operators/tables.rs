@@ -10,7 +10,8 @@ use super::literal::literal_eval;
 use crate::py::ops::py_strip;
 use super::{FieldOperator, InstanceOperator};
 use crate::error::{Error, Result};
-use crate::value::{dict_get, Instance, Value};
+use crate::py::dict_path::dict_get;
+use crate::value::{Instance, Value};
 
 /// `{"header": header, "rows": rows}`, with room for a `caption` (the table augmentors build
 /// their tables with it too).

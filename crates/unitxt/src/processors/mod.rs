@@ -61,7 +61,7 @@ pub fn field_op_with<T: crate::operators::FieldOperator + 'static>(
     t: &str,
     v: &Value,
     op: T,
-) -> Result<crate::artifact::Artifact> {
+) -> Result<crate::registry::Artifact> {
     let spec: crate::operators::FieldSpec = crate::artifact::from_value(t, v)?;
     let inner = crate::operators::FieldOp::new(spec, std::sync::Arc::new(op)).map_err(|e| e.context(format!("in `{t}`")))?;
     crate::registry::wrap_instance_op(t, v, inner)

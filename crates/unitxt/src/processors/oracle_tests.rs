@@ -78,12 +78,12 @@ fn every_catalog_processor_builds() {
     {
         for name in cat.all_names().into_iter().filter(|n| n.starts_with("processors.")) {
             n += 1;
-            let r = cat.fetch(&name);
+            let r = crate::registry::fetch(&cat, &name);
             match (name.as_str(), r) {
                 ("processors.cast_to_float_return_nan_if_failed", Err(e)) => {
                     assert!(e.to_string().contains("not valid JSON"), "{e}")
                 }
-                (_, Ok(crate::artifact::Artifact::Operator(_))) => {}
+                (_, Ok(crate::registry::Artifact::Operator(_))) => {}
                 (_, Ok(a)) => failures.push(format!("{name}: built a {}", a.kind())),
                 (_, Err(e)) => failures.push(format!("{name}: {e}")),
             }

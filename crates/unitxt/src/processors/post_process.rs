@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::artifact::{Art, Artifact};
+use crate::artifact::Art;
+use crate::registry::Artifact;
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::Operator;
 use crate::stream::MultiStream;
@@ -50,7 +51,7 @@ fn build_with(raw: &Value, set: &[(&str, Value)]) -> Result<Art<dyn Operator>> {
     for (k, x) in set {
         m.insert(crate::value::Key::from(&**k), x.clone());
     }
-    match crate::registry::build(&v)? {
+    match crate::registry::resolve_value(&v)? {
         Artifact::Operator(a) => Ok(a),
         other => Err(Error::invalid(format!("post_process needs a field operator, got a {}", other.kind()))),
     }
@@ -62,7 +63,7 @@ impl PostProcess {
         let args: PostProcessArgs = crate::artifact::from_value("post_process", v)?;
         let raw = match &args.operator {
             Value::Object(_) => args.operator.clone(),
-            other => match crate::catalog::resolve_value(other).ctx("post_process `operator`")? {
+            other => match crate::registry::resolve_value(other).ctx("post_process `operator`")? {
                 Artifact::Operator(a) => (*a.raw).clone(),
                 a => return Err(Error::invalid(format!("post_process needs a field operator, got a {}", a.kind()))),
             },
@@ -107,12 +108,12 @@ pub struct Postprocessors {
 
 impl Postprocessors {
     /// Builds the postprocessors named in `names` in `catalog` (each kept by the catalog, see
-    /// [`crate::catalog::Catalog::fetch`]).
+    /// [`crate::registry::fetch`]).
     pub fn fetch(names: &[String], catalog: &Arc<crate::catalog::Catalog>) -> Postprocessors {
         let steps = names
             .iter()
             .map(|name| {
-                let op = match catalog.fetch(name).with_ctx(|| format!("postprocessor {name:?}")) {
+                let op = match crate::registry::fetch(catalog, name).with_ctx(|| format!("postprocessor {name:?}")) {
                     Ok(Artifact::Operator(a)) => Ok(a),
                     Ok(other) => Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
                     Err(e) => Err(e),

@@ -95,7 +95,7 @@ impl PyJsonOut for String {
 }
 
 /// `json.dumps` text escaped as the inside of a JSON string, as
-/// [`crate::json_lines::write_str_contents`] would escape the text: its quotes become `\"`
+/// [`crate::value::json_lines::write_str_contents`] would escape the text: its quotes become `\"`
 /// and the backslashes of its escapes `\\`. (The dumped text never holds control characters
 /// or, with `ensure_ascii`, non-ASCII ones; without it, those pass through as the JSON Lines
 /// writer passes them.)
@@ -138,10 +138,10 @@ fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>
     let esc: &[u8] = if NESTED { b"\\\\" } else { b"\\" };
     let quote: &[u8] = if NESTED { b"\\\"" } else { b"\"" };
     v.extend_from_slice(quote);
-    crate::json_lines::copy_escaping(
+    crate::value::json_lines::copy_escaping(
         b,
         v,
-        |chunk| crate::json_lines::special_mask(chunk, b'"', ensure_ascii),
+        |chunk| crate::value::json_lines::special_mask(chunk, b'"', ensure_ascii),
         |at, v| {
             let c = b[at];
             if c < 0x80 {
@@ -440,7 +440,7 @@ mod tests {
         for v in &values {
             for opts in options {
                 let mut expected = Vec::new();
-                crate::json_lines::write_str_contents(&dumps(v, opts), &mut expected);
+                crate::value::json_lines::write_str_contents(&dumps(v, opts), &mut expected);
                 let mut got = Vec::new();
                 write_value(v, &opts, 0, &mut InJsonString(&mut got));
                 assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(expected).unwrap(), "{v:?} {opts:?}");
@@ -458,7 +458,7 @@ mod tests {
         }
         assert_eq!(text, r#"{"q\"": "a \"b\" \u00e9", "metadata": {"x": 1}, "n": 2.5}"#);
         let mut expected = Vec::new();
-        crate::json_lines::write_str_contents(&text, &mut expected);
+        crate::value::json_lines::write_str_contents(&text, &mut expected);
         assert_eq!(String::from_utf8(nested).unwrap(), String::from_utf8(expected).unwrap());
     }
 

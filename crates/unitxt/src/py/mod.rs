@@ -4,6 +4,7 @@
 //! the semantics of values in expressions and field paths: equality, arithmetic, indexing,
 //! casts, `dict_set` ([`ops`]).
 
+pub mod dict_path;
 pub mod format_spec;
 pub mod json;
 pub mod ops;

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 pub use crate::py::repr::type_name;
-use crate::value::{truthy, Instance, Value};
+use crate::value::{truthy, Value};
 
 /// A number seen the way Python sees it: bools are ints.
 #[derive(Debug, Clone, Copy)]
@@ -332,142 +332,10 @@ pub fn py_cast(to: &str, v: &Value, allow_tuple: bool) -> std::result::Result<Va
     }
 }
 
-/// Reads a top-level field like Python's `instance[name]`, erroring with the field name.
-pub fn get_top<'a>(instance: &'a Instance, name: &str) -> Result<&'a Value> {
-    instance.get(name).ok_or_else(|| {
-        Error::not_found(format!("field {name:?} is missing; fields are {:?}", instance.keys().collect::<Vec<_>>()))
-    })
-}
-
-fn is_index(c: &str) -> bool {
-    let d = c.strip_prefix('-').unwrap_or(c);
-    !d.is_empty() && d.chars().all(|ch| ch.is_ascii_digit())
-}
-
-/// Whether the path `c` names one dict key as it is: not empty, no `/`, no surrounding spaces,
-/// not a list index. Such a path needs no component walk.
-pub fn plain_key(c: &str) -> bool {
-    !c.is_empty() && c.trim() == c && !c.contains('/') && !is_index(c)
-}
-
-/// Sets `value` at the `a/b/0` path `path` the way Unitxt's `dict_set` does by default
-/// (`not_exist_ok=True`): missing dicts are created, a non-container on the way is replaced by
-/// a dict (or by a list when the next component is an index), lists are padded with `None` up
-/// to an index past their end. A negative index beyond the start leaves the instance
-/// unchanged, as in Unitxt. Errors only on an empty path.
-pub fn dict_set(instance: &mut Instance, path: &str, value: Value) -> Result<()> {
-    let key = path.trim();
-    if let Some(slot) = instance.get_mut(key) {
-        *slot = value;
-        return Ok(());
-    }
-    // Fast paths (no component list) for `key` and `dict/key` paths, the common cases, where
-    // the general walk below does the same.
-    if plain_key(key) {
-        instance.insert(key.into(), value);
-        return Ok(());
-    }
-    if let Some((outer, inner)) = key.split_once('/').filter(|(o, i)| plain_key(o) && plain_key(i)) {
-        match instance.get_mut(outer) {
-            Some(Value::Object(m)) => {
-                m.insert(inner.into(), value);
-                return Ok(());
-            }
-            None => {
-                let mut m = Instance::new();
-                m.insert(inner.into(), value);
-                instance.insert(outer.into(), Value::Object(m));
-                return Ok(());
-            }
-            Some(_) => {}
-        }
-    }
-    let comps = crate::value::path_components(path)?;
-    if is_index(comps[0]) {
-        // Unitxt builds a new list in place of the whole instance and then drops it.
-        return Ok(());
-    }
-    if comps.len() == 1 {
-        instance.insert(comps[0].into(), value);
-        return Ok(());
-    }
-    if let Some(slot) = instance.get_mut(comps[0]) {
-        set_in(slot, &comps[1..], value);
-    } else {
-        let mut fresh = Value::Null;
-        if set_in(&mut fresh, &comps[1..], value) {
-            instance.insert(comps[0].into(), fresh);
-        }
-    }
-    Ok(())
-}
-
-/// Sets `value` at `comps` under `cur`; false (and `cur` untouched) when a negative index
-/// points before the start of a list.
-fn set_in(cur: &mut Value, comps: &[&str], value: Value) -> bool {
-    let c = comps[0];
-    if is_index(c) {
-        let i: i64 = c.parse().unwrap_or(i64::MAX);
-        let len = cur.as_array().map_or(0, |a| a.len()) as i64;
-        if i < 0 && -i > len {
-            return false;
-        }
-        if !cur.is_array() {
-            *cur = Value::Array(Vec::new());
-        }
-        let Value::Array(a) = cur else { return false };
-        if i >= len {
-            a.resize(i as usize + 1, Value::Null);
-        }
-        let j = if i < 0 { (i + len) as usize } else { i as usize };
-        if comps.len() == 1 {
-            a[j] = value;
-            true
-        } else {
-            set_in(&mut a[j], &comps[1..], value)
-        }
-    } else {
-        if !cur.is_object() {
-            *cur = Value::Object(Instance::new());
-        }
-        let Value::Object(m) = cur else { return false };
-        if comps.len() == 1 {
-            m.insert((*c).into(), value);
-            return true;
-        }
-        match m.get_mut(c) {
-            Some(slot) => set_in(slot, &comps[1..], value),
-            None => {
-                let mut fresh = Value::Null;
-                let ok = set_in(&mut fresh, &comps[1..], value);
-                if ok {
-                    m.insert((*c).into(), fresh);
-                }
-                ok
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::json;
-
-    // Expected instances from unitxt.dict_utils.dict_set in /work/venv.
-    #[test]
-    fn dict_set_follows_unitxt() {
-        let run = |v: Value, p: &str, x: Value| {
-            let mut d = v.as_object().cloned().unwrap_or_default();
-            dict_set(&mut d, p, x).map(|_| serde_json::to_string(&d).unwrap_or_default())
-        };
-        assert_eq!(run(json!({"a": 1}), "a/b", json!(2)).unwrap(), r#"{"a":{"b":2}}"#);
-        assert_eq!(run(json!({"a": [1]}), "a/3", json!(2)).unwrap(), r#"{"a":[1,null,null,2]}"#);
-        assert_eq!(run(json!({"a": {"x": 1}}), "a/0/b", json!(2)).unwrap(), r#"{"a":[{"b":2}]}"#);
-        assert_eq!(run(json!({"a": [1, 2]}), "a/-1", json!(9)).unwrap(), r#"{"a":[1,9]}"#);
-        assert_eq!(run(json!({"a": [1, 2]}), "a/-3", json!(9)).unwrap(), r#"{"a":[1,2]}"#);
-        assert_eq!(run(json!({"z": 0}), "n/m", json!(null)).unwrap(), r#"{"z":0,"n":{"m":null}}"#);
-    }
 
     #[test]
     fn equality_follows_python() {

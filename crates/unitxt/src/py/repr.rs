@@ -253,10 +253,10 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     // `String::from_utf8` would validate all of `out` again on every call, and `out` is
     // usually a whole instance's text being built.
     let v = unsafe { out.as_mut_vec() };
-    crate::json_lines::copy_escaping(
+    crate::value::json_lines::copy_escaping(
         b,
         v,
-        |chunk| crate::json_lines::special_mask(chunk, quote, true),
+        |chunk| crate::value::json_lines::special_mask(chunk, quote, true),
         |at, v| {
             let c = b[at];
             if c < 0x80 {

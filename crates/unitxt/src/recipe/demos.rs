@@ -96,7 +96,7 @@ pub struct RenderedDemo {
 pub struct DemoJson {
     /// The dict as `json.dumps` writes it.
     pub text: String,
-    /// `text` escaped as the inside of a JSON string, as [`crate::json_lines::write_str`]
+    /// `text` escaped as the inside of a JSON string, as [`crate::value::json_lines::write_str`]
     /// escapes it (without the quotes).
     pub escaped: Vec<u8>,
 }
@@ -105,7 +105,7 @@ impl DemoJson {
     /// The text and its escaped form.
     pub fn new(text: String) -> DemoJson {
         let mut escaped = Vec::with_capacity(text.len() + text.len() / 4);
-        crate::json_lines::write_str_contents(&text, &mut escaped);
+        crate::value::json_lines::write_str_contents(&text, &mut escaped);
         DemoJson { text, escaped }
     }
 }

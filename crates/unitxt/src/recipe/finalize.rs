@@ -7,7 +7,8 @@ use crate::py::json::{dumps, write_key, write_value, DictWriter, DumpOptions, In
 use std::sync::Arc;
 
 use super::demos::RenderedDemo;
-use crate::value::{dict_get, Instance, Key, Shared, Value};
+use crate::py::dict_path::dict_get;
+use crate::value::{Instance, Key, Shared, Value};
 
 /// The fields of a prepared instance, in the order we write them.
 pub const OUTPUT_FIELDS: &[&str] = &[
@@ -580,9 +581,9 @@ impl OutputInstance<'_> {
     }
 
     /// Appends the instance as compact JSON, the same bytes as
-    /// [`crate::json_lines::write_object`] of [`OutputInstance::into_instance`].
+    /// [`crate::value::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::json_lines::{write_array, write_str, write_value};
+        use crate::value::json_lines::{write_array, write_str, write_value};
         let head: [(&[u8], &Value); 3] = [
             (b"{\"source\":", &self.source),
             (b",\"target\":", &self.target),
@@ -781,7 +782,7 @@ mod tests {
         assert_eq!(out.groups, vec![json!(r#"{"q": "x \"quoted\"\n"}"#)]);
         let line = out.json_line();
         let mut expected = Vec::new();
-        crate::json_lines::write_object(&out.into_instance(), &mut expected);
+        crate::value::json_lines::write_object(&out.into_instance(), &mut expected);
         expected.push(b'\n');
         assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(expected).unwrap());
     }
@@ -807,7 +808,7 @@ mod tests {
             // The line copies the pool's escaped text of each demo dict; it is the map's line.
             assert_eq!(a.json_line(), b.json_line(), "group_by {group_by:?}");
             let mut expected = Vec::new();
-            crate::json_lines::write_object(&b.clone().into_instance(), &mut expected);
+            crate::value::json_lines::write_object(&b.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(b.json_line()).unwrap(), String::from_utf8(expected).unwrap());
             // Written directly (from the pool's texts) without a group_by, from a map with one.
@@ -830,7 +831,7 @@ mod tests {
             }
             let out = finalize_instance(inst, &[], meta(), None).unwrap();
             let mut expected = Vec::new();
-            crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
+            crate::value::json_lines::write_object(&out.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "{list}");
         }
@@ -858,7 +859,7 @@ mod tests {
             assert!(matches!(direct.task_data, TaskData::Direct(_)) && matches!(mapped.task_data, TaskData::Text(_)));
             assert_eq!(direct.task_data(), mapped.task_data(), "instance {i}");
             let mut expected = Vec::new();
-            crate::json_lines::write_object(&direct.clone().into_instance(), &mut expected);
+            crate::value::json_lines::write_object(&direct.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(direct.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "instance {i}");
         }
@@ -879,7 +880,7 @@ mod tests {
         let mut out = finalize_instance(inst, &[], meta(), Some(&[rendered])).unwrap();
         out.set_task_data(format!("é{}", out.task_data()));
         let mut expected = Vec::new();
-        crate::json_lines::write_object(&out.clone().into_instance(), &mut expected);
+        crate::value::json_lines::write_object(&out.clone().into_instance(), &mut expected);
         expected.push(b'\n');
         assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap());
     }

@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::artifact::{resolve, Art};
+use crate::artifact::Art;
+use crate::registry::build_as;
 use crate::card::{Card, Templates};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
@@ -194,13 +195,9 @@ impl Recipe {
     /// Builds the recipe from its arguments: resolves every artifact in `catalog` and checks
     /// the arguments as Unitxt's `DatasetRecipe.prepare` and `verify` do.
     pub fn build(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
-        let cat = catalog.clone();
-        cat.scope(|| Self::build_in_scope(args, catalog))
-    }
 
-    fn build_in_scope(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
         let card_v = args.get("card").ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
-        let card: Art<Card> = resolve::<Card>(card_v).ctx("recipe argument `card`")?;
+        let card: Art<Card> = build_as::<Card>(card_v, &catalog).ctx("recipe argument `card`")?;
         let task: &Art<Task> = &card.task;
 
         let num_demos = match args.get("num_demos") {
@@ -221,7 +218,7 @@ impl Recipe {
             return Err(Error::invalid("specify either `template` or `template_card_index`, not both"));
         }
         let templates = if let Some(t) = args.get("template") {
-            match Templates::from_value(t).ctx("recipe argument `template`")? {
+            match crate::registry::building_in(&catalog, || Templates::from_value(t)).ctx("recipe argument `template`")? {
                 Templates::One(t) => TemplateChoice::Single(t),
                 Templates::List(l) => TemplateChoice::Random(
                     l.into_iter().map(|e| e.single("an item of recipe argument `template`")).collect::<Result<_>>()?,
@@ -267,13 +264,10 @@ impl Recipe {
             (Some(v), TemplateChoice::Single(t)) => {
                 let extra = as_list(v)
                     .iter()
-                    .map(resolve::<dyn crate::templates::Serializer>)
+                    .map(|s| build_as::<dyn crate::templates::Serializer>(s, &catalog))
                     .collect::<Result<Vec<_>>>()
                     .ctx("recipe argument `serializer`")?;
-                let mut own: Art<dyn Template> = match crate::registry::build(&t.raw)? {
-                    crate::artifact::Artifact::Template(own) => own,
-                    other => return Err(Error::invalid(format!("expected a template, got a {}", other.kind()))),
-                };
+                let mut own: Art<dyn Template> = build_as::<dyn Template>(&t.raw, &catalog)?;
                 own.id = t.id.clone();
                 own.inner.add_serializers(extra).ctx("recipe argument `serializer`")?;
                 TemplateChoice::Single(own)
@@ -304,18 +298,18 @@ impl Recipe {
             }
         }
         let system_prompt = match args.get("system_prompt") {
-            Some(v) => resolve::<dyn SystemPrompt>(v).ctx("recipe argument `system_prompt`")?,
-            None => resolve::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}))?,
+            Some(v) => build_as::<dyn SystemPrompt>(v, &catalog).ctx("recipe argument `system_prompt`")?,
+            None => build_as::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}), &catalog)?,
         };
         let format = match args.get("format") {
-            Some(v) => resolve::<dyn Format>(v).ctx("recipe argument `format`")?,
-            None => resolve::<dyn Format>(&crate::json!({"__type__": "system_format"}))?,
+            Some(v) => build_as::<dyn Format>(v, &catalog).ctx("recipe argument `format`")?,
+            None => build_as::<dyn Format>(&crate::json!({"__type__": "system_format"}), &catalog)?,
         };
 
         let mut augmentors = Vec::new();
         if let Some(a) = args.get("augmentor") {
             for v in as_list(a) {
-                let aug = resolve::<dyn crate::augmentors::Augmentor>(&v).ctx("recipe argument `augmentor`")?;
+                let aug = build_as::<dyn crate::augmentors::Augmentor>(&v, &catalog).ctx("recipe argument `augmentor`")?;
                 if aug.raw.get("__type__").and_then(|t| t.as_str()) == Some("null_augmentor") {
                     continue;
                 }
@@ -366,7 +360,7 @@ impl Recipe {
             }
         }
         let sampler = match args.get("sampler") {
-            Some(v) => Some(resolve::<dyn Sampler>(v).ctx("recipe argument `sampler`")?),
+            Some(v) => Some(build_as::<dyn Sampler>(v, &catalog).ctx("recipe argument `sampler`")?),
             None => card.sampler.clone(),
         };
         let list_arg = |k: &str| -> Result<Option<Vec<Value>>> {
@@ -822,7 +816,7 @@ fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &Pr
     let mut args = match (named, query) {
         (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") => {
             merge_args(&mut json, overrides);
-            let b = catalog.scope(|| benchmark::Benchmark::build(&json, &catalog, &IndexMap::new())).ctx(&format!("in benchmark `{q}`"))?;
+            let b = benchmark::Benchmark::build(&json, &catalog, &IndexMap::new()).ctx(&format!("in benchmark `{q}`"))?;
             return Ok(Source::Benchmark(Arc::new(b)));
         }
         (Some(json), _) => RecipeArgs::from_json(&json)?,

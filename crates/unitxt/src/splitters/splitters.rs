@@ -15,21 +15,8 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::operators::Operator;
 use crate::py::random::{new_random_generator, PyRandom};
-use crate::stream::{MultiStream, Stream};
+use crate::stream::{chain_lazy, error_stream, MultiStream, Stream, Thunk};
 use crate::value::{Instance, Value};
-
-/// A deferred piece of an output stream, built when the output reaches it.
-pub(crate) type Thunk = Box<dyn FnOnce() -> Stream + Send>;
-
-/// Concatenates pieces, building each one only when the previous one is exhausted.
-pub(crate) fn chain_lazy(parts: Vec<Thunk>) -> Stream {
-    Box::new(parts.into_iter().flat_map(|t| t()))
-}
-
-/// A stream holding one error.
-pub(crate) fn error_stream(e: Error) -> Stream {
-    Box::new(std::iter::once(Err(e)))
-}
 
 enum SrcState {
     Pending(Stream),

@@ -19,7 +19,8 @@ use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
 };
 use crate::templates::Serializer;
-use crate::value::{dict_get, Instance, Str, Value};
+use crate::py::dict_path::dict_get;
+use crate::value::{Instance, Str, Value};
 
 /// `input_output_template`: `source` = `input_format` over the serialized input fields,
 /// `target` = `output_format` over the serialized reference fields, `references` = `[target]`.

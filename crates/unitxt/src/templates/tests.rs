@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use crate::artifact::Artifact;
-use crate::catalog::{resolve_value, Catalog};
+use crate::registry::Artifact;
+use crate::catalog::Catalog;
 use crate::value::Value;
 
 fn catalog() -> Option<Arc<Catalog>> {
@@ -28,13 +28,13 @@ fn oracle_cases() {
         let name = case["name"].as_str().unwrap_or("?");
         let split = case["split"].as_str().unwrap_or("test");
         let instance = case["instance"].as_object().cloned().expect("instance object");
-        let got = cat.scope(|| -> crate::Result<_> {
-            let tpl = match resolve_value(&case["template"])? {
+        let got = (|| -> crate::Result<_> {
+            let tpl = match crate::registry::build(&case["template"], &cat)? {
                 Artifact::Template(t) => t,
                 other => panic!("{name}: not a template but a {}", other.kind()),
             };
             tpl.process_instance(instance, split)
-        });
+        })();
         match (&case["expected"], got) {
             (Value::Null, Err(_)) => {}
             (Value::Null, Ok(r)) => failures.push(format!("{name}: Unitxt failed but we gave {}", Value::Object(r))),
@@ -69,10 +69,10 @@ fn multiple_choice_rejects_bad_flag_combinations() {
     // Unitxt's MultipleChoiceTemplate.verify raises for these.
     let bad = crate::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
         "shuffle_choices": true, "reverse_choices": true});
-    assert!(crate::registry::build(&bad).is_err());
+    assert!(crate::testutil::build(&bad).is_err());
     let bad = crate::json!({"__type__": "multiple_choice_template", "input_format": "{choices}",
         "sort_choices_by_length": true, "sort_choices_alphabetically": true});
-    assert!(crate::registry::build(&bad).is_err());
+    assert!(crate::testutil::build(&bad).is_err());
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn every_catalog_template_builds() {
         if matches!(ty.as_deref(), Some("dialog_template" | "dialog_pairwise_choice_template")) {
             continue;
         }
-        if let Err(e) = cat.fetch(n) {
+        if let Err(e) = crate::registry::fetch(&cat, n) {
             failures.push(format!("{n}: {e}"));
         }
     }

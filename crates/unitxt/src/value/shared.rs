@@ -5,7 +5,7 @@
 use super::Value;
 
 /// A value made once for a whole recipe run, with its compact JSON text (as
-/// [`crate::json_lines::write_value`] writes it), so that writing it per instance is a copy of
+/// [`crate::value::json_lines::write_value`] writes it), so that writing it per instance is a copy of
 /// bytes.
 #[derive(Debug, Clone)]
 pub struct Constant {
@@ -17,7 +17,7 @@ impl Constant {
     /// `value` and its JSON text.
     pub fn new(value: Value) -> Constant {
         let mut json = Vec::new();
-        crate::json_lines::write_value(&value, &mut json);
+        crate::value::json_lines::write_value(&value, &mut json);
         Constant { value, json: json.into_boxed_slice() }
     }
 
@@ -54,7 +54,7 @@ impl Shared<'_> {
     /// Appends the compact JSON of the value (a lent constant's text is copied).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            Shared::Own(v) => crate::json_lines::write_value(v, out),
+            Shared::Own(v) => crate::value::json_lines::write_value(v, out),
             Shared::Lent(c) => out.extend_from_slice(&c.json),
         }
     }
