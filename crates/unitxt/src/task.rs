@@ -296,17 +296,23 @@ impl Task {
     /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
     /// `instance`, except those flagged in `shared` (by position; they are cloned, for the second pick).
     /// `names` are the keys of `fields`, in order.
-    fn pick(&self, fields: &IndexMap<String, Type>, names: &[FieldName], instance: &mut Instance, shared: Option<&[bool]>) -> Result<Instance> {
+    /// A field in `fixed` is taken from there (cloned) instead of from `instance`.
+    fn pick(&self, fields: &IndexMap<String, Type>, names: &[FieldName], instance: &mut Instance, fixed: &Instance, shared: Option<&[bool]>) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
         for (i, ((name, ty), field)) in fields.iter().zip(names).enumerate() {
             let keep_it = shared.is_some_and(|s| s[i]);
             // One lookup: a moved value is taken out right away (the instance is dropped on
             // error anyway), a kept one is cloned.
-            let v = if keep_it { instance.get_name(field).cloned() } else { instance.swap_remove_name(field) };
+            let v = match (fixed.is_empty(), keep_it) {
+                (false, _) if fixed.contains_name(field) => fixed.get_name(field).cloned(),
+                (_, true) => instance.get_name(field).cloned(),
+                (_, false) => instance.swap_remove_name(field),
+            };
             let Some(v) = v else {
+                let present = instance.keys().chain(fixed.keys().filter(|k| !instance.contains_key(k)));
                 return Err(Error::not_found(format!(
                     "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
-                    instance.keys().collect::<Vec<_>>()
+                    present.collect::<Vec<_>>()
                 )));
             };
             if !ty.check(&v) {
@@ -333,7 +339,7 @@ impl InstanceOperator for Task {
     /// [`Task::process`], with the task's `metrics` added after `input_fields` (Unitxt's
     /// `Task.process`).
     fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
-        self.process_with(instance, Some(Value::Array(self.metrics.clone())))
+        self.process_with(instance, &Instance::new(), Some(Value::Array(self.metrics.clone())))
     }
 }
 
@@ -344,16 +350,31 @@ impl Task {
     /// media, recipe metadata always, empty when missing; demos, instruction, system prompt
     /// when present), then `reference_fields`. Every other field is dropped. Errors: a field
     /// the task expects is missing, or its value is not of the field's type.
-    pub fn process(&self, instance: Instance) -> Result<Instance> {
-        self.process_with(instance, None)
+    ///
+    /// `fixed` holds input or reference fields whose values are the same for every instance of
+    /// a split (a card's trailing `set` of constants, see [`Task::fixable`]): they are taken
+    /// from there, as if the instance had them. It is empty when there are none.
+    pub fn process(&self, instance: Instance, fixed: &Instance) -> Result<Instance> {
+        self.process_with(instance, fixed, None)
+    }
+
+    /// Whether `fields`, written into every instance just before the task (a `set` of
+    /// constants), may be handed to [`Task::process`] as `fixed` instead: every one is an
+    /// input or reference field of the right type, or a field the task drops; none is a field
+    /// the task carries. The same output then comes out, with no per-instance write.
+    pub fn fixable(&self, fields: &Instance) -> bool {
+        fields.iter().all(|(k, v)| {
+            let ty = self.input_fields.get(k.as_str()).into_iter().chain(self.reference_fields.get(k.as_str()));
+            !CARRIED.contains(&k.as_str()) && ty.into_iter().all(|t| t.check(v))
+        })
     }
 
     /// [`Task::process`], with `metrics` (when given) after `input_fields`.
-    fn process_with(&self, mut instance: Instance, metrics: Option<Value>) -> Result<Instance> {
+    fn process_with(&self, mut instance: Instance, fixed: &Instance, metrics: Option<Value>) -> Result<Instance> {
         self.add_defaults(&mut instance);
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, Some(&self.shared))?;
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, fixed, Some(&self.shared))?;
         // Room for the fields the template, the format and finalization add later.
         let mut out = Instance::with_capacity(16);
         let keys = output_keys();
@@ -362,7 +383,7 @@ impl Task {
             out.push_new_name(&keys.metrics, m);
         }
         self.carry(&mut instance, &mut out);
-        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, None)?;
+        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, fixed, None)?;
         out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
         Ok(out)
     }
@@ -438,5 +459,34 @@ mod tests {
         let bad = json!({"text": "hi", "label": "x"});
         let e = task.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
         assert!(e.message.contains("field \"label\""), "{e}");
+    }
+
+    /// Fields handed over as `fixed` give the output a `set` of the same constants gives,
+    /// and a task that would carry one of them does not take them.
+    #[test]
+    fn fixed_fields_act_as_set() {
+        let task = Task::from_json(&json!({
+            "__type__": "task",
+            "input_fields": {"text": "str", "classes": "List[str]"},
+            "reference_fields": {"label": "str", "classes": "List[str]"},
+            "metrics": ["metrics.accuracy"]
+        }))
+        .unwrap();
+        let obj = |v: Value| v.as_object().unwrap().clone();
+        let fixed = obj(json!({"classes": ["a", "b"], "unused": 1}));
+        let inst = obj(json!({"text": "hi", "label": "a", "classes": ["stale"]}));
+        let mut set = inst.clone();
+        for (k, v) in &fixed {
+            set.insert(k.clone(), v.clone());
+        }
+        let planned = task.process(inst.clone(), &fixed).unwrap();
+        assert_eq!(planned, task.process(set, &Instance::new()).unwrap());
+        assert_eq!(planned["input_fields"], json!({"text": "hi", "classes": ["a", "b"]}));
+        assert!(task.fixable(&fixed));
+        assert!(!task.fixable(&obj(json!({"classes": "a"}))), "wrong type");
+        assert!(!task.fixable(&obj(json!({"recipe_metadata": {}}))), "carried");
+        // A missing field's error lists the fixed fields with the instance's.
+        let e = task.process(obj(json!({"text": "hi"})), &fixed).unwrap_err();
+        assert!(e.message.contains(r#"field "label""#) && e.message.contains(r#""classes""#) && e.message.contains(r#""unused""#), "{e}");
     }
 }

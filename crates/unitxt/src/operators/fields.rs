@@ -30,6 +30,25 @@ pub struct Set {
     plain: std::sync::OnceLock<Vec<Option<FieldName>>>,
 }
 
+impl Set {
+    /// The fields a `set` (or `add_fields`) artifact built from `raw` writes, when every path
+    /// is one plain key; `None` for any other artifact. A recipe's per-split plan hands such
+    /// constants to the task instead of writing them into every instance (see
+    /// [`crate::task::Task::fixable`]).
+    pub fn plain_fields(raw: &Value) -> Option<Instance> {
+        let t = raw.get("__type__")?.as_str()?;
+        if t != "set" && t != "add_fields" {
+            return None;
+        }
+        let fields = raw.get("fields")?.as_object()?;
+        fields.keys().all(|k| plain_key(k)).then(|| {
+            let mut m = fields.clone();
+            crate::value::intern::intern_map(&mut m);
+            m
+        })
+    }
+}
+
 /// For each key, its [`FieldName`] when it is a plain key (see [`plain_key`]).
 fn plain_names<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<Option<FieldName>> {
     keys.map(|k| plain_key(k).then(|| FieldName::new(k))).collect()

@@ -449,10 +449,10 @@ impl Recipe {
                 .rposition(|op| op.inner.as_instance_op().is_none_or(|i| i.op.needs_stream_order()))
                 .map_or(0, |p| p + 1);
             ms = apply_all(&steps[..keep], ms).ctx("in the card's preprocess_steps")?;
-            deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.inner.clone())));
+            deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.clone())));
         }
         // Processing: task, augmentors.
-        deferred.push(Step::Task(self.card.task.inner.clone()));
+        deferred.push(Step::Task(self.card.task.inner.clone(), Arc::new(Instance::new())));
         for (i, aug) in self.augmentors.iter().enumerate() {
             deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
@@ -482,7 +482,7 @@ impl Recipe {
             let pool = pool.clone();
             let split = split.to_string();
             let steps = match pool {
-                Some(_) if split == me.demos_taken_from => Steps(Vec::new()),
+                Some(_) if split == me.demos_taken_from => Steps::default(),
                 _ => Steps::for_split(&deferred, &split),
             };
             let finish = finish.clone();
@@ -640,28 +640,48 @@ pub type Finisher<T> = Arc<dyn for<'p> Fn(OutputInstance<'p>) -> Result<T> + Sen
 enum Step {
     /// One of the card's preprocess steps (an [`crate::operators::InstanceOp`]), limited to
     /// the splits of its scope.
-    Card(Arc<dyn Operator>),
-    /// The task ([`Task::process`]), on every split; errors say `in task`.
-    Task(Arc<Task>),
+    Card(Art<dyn Operator>),
+    /// The task ([`Task::process`]) with the fields fixed for the split, on every split;
+    /// errors say `in task`.
+    Task(Arc<Task>, Arc<Instance>),
     /// An augmentor, on every split; errors say `in {name}`.
     Named(String, Arc<dyn InstanceOperator>),
 }
 
-/// The deferred steps that apply to one split, in order.
+/// The plan of one split: the deferred steps that apply to it, in order. The card's `set`s
+/// of constants just before the task (after every step that could see what they write) are
+/// not among them when the task can take their fields as fixed ([`Task::fixable`]): their
+/// fields are given to the task once, here, instead of being written into every instance.
+#[derive(Default)]
 struct Steps(Vec<Step>);
 
 impl Steps {
     fn for_split(steps: &[Step], split: &str) -> Steps {
-        Steps(
-            steps
-                .iter()
-                .filter(|s| match s {
-                    Step::Card(op) => op.as_instance_op().is_some_and(|i| i.scope.applies(split)),
-                    Step::Task(_) | Step::Named(..) => true,
-                })
-                .cloned()
-                .collect(),
-        )
+        let mut plan: Vec<Step> = Vec::with_capacity(steps.len());
+        for s in steps {
+            match s {
+                Step::Card(op) if !op.as_instance_op().is_some_and(|i| i.scope.applies(split)) => {}
+                Step::Task(task, fixed) => {
+                    let mut fixed = (**fixed).clone();
+                    // Trailing `set`s, last first: a later one wins over an earlier one.
+                    while let Some(Step::Card(op)) = plan.last() {
+                        let Some(fields) = crate::operators::fields::Set::plain_fields(&op.raw) else { break };
+                        if !task.fixable(&fields) {
+                            break;
+                        }
+                        for (k, v) in fields {
+                            if !fixed.contains_key(&k) {
+                                fixed.insert(k, v);
+                            }
+                        }
+                        plan.pop();
+                    }
+                    plan.push(Step::Task(task.clone(), Arc::new(fixed)));
+                }
+                other => plan.push(other.clone()),
+            }
+        }
+        Steps(plan)
     }
 
     /// Runs the steps on instance `i` of `split`; errors carry the same context as when each
@@ -680,12 +700,12 @@ impl Steps {
                 Some(op) => op.apply(inst, split, i),
                 None => Ok(inst),
             },
-            Step::Task(task) => task.process(inst).map_err(|e| Steps::locate(e, TASK_STEP, split, i)),
+            Step::Task(task, fixed) => task.process(inst, fixed).map_err(|e| Steps::locate(e, TASK_STEP, split, i)),
             Step::Named(name, op) => op.process_instance(inst, split).map_err(|e| Steps::locate(e, name, split, i)),
         }
     }
 
-    /// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
+/// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
     /// gives it.
     fn locate(e: Error, name: &str, split: &str, i: usize) -> Error {
         e.context(format!("in {name}")).context(format!("split {split:?}, instance {i}"))
