@@ -216,6 +216,19 @@ pub struct Task {
     carried_is_ref: [bool; 6],
 }
 
+/// Fields of a task's instances that are the same for a whole split, made by [`Task::fix`]
+/// for [`Task::process`]: the fields, and their values at the positions of the task's input
+/// and reference fields.
+#[derive(Debug, Clone, Default)]
+pub struct Fixed {
+    /// The fixed fields, in the order they were set.
+    pub fields: Instance,
+    /// Per input field of the task, in order, its fixed value.
+    input: Vec<Option<Value>>,
+    /// Per reference field of the task, in order, its fixed value.
+    reference: Vec<Option<Value>>,
+}
+
 /// The fields the task carries over from the instance besides its input and reference fields:
 /// the first three always (empty when missing), the last three when present.
 const CARRIED: [&str; 6] = ["data_classification_policy", "media", "recipe_metadata", "demos", "instruction", "system_prompt"];
@@ -296,20 +309,21 @@ impl Task {
     /// The `fields` of `instance`, type-checked, in `fields` order. Values are moved out of
     /// `instance`, except those flagged in `shared` (by position; they are cloned, for the second pick).
     /// `names` are the keys of `fields`, in order.
-    /// A field in `fixed` is taken from there (cloned) instead of from `instance`.
-    fn pick(&self, fields: &IndexMap<String, Type>, names: &[FieldName], instance: &mut Instance, fixed: &Instance, shared: Option<&[bool]>) -> Result<Instance> {
+    /// A field given in `fixed` (by position, type-checked when the [`Fixed`] was made) is
+    /// cloned from there instead.
+    fn pick(&self, fields: &IndexMap<String, Type>, names: &[FieldName], instance: &mut Instance, fixed: &Fixed, at: &[Option<Value>], shared: Option<&[bool]>) -> Result<Instance> {
         let mut out = Instance::with_capacity(fields.len());
         for (i, ((name, ty), field)) in fields.iter().zip(names).enumerate() {
+            if let Some(v) = at.get(i).and_then(Option::as_ref) {
+                out.push_new_name(field, v.clone());
+                continue;
+            }
             let keep_it = shared.is_some_and(|s| s[i]);
             // One lookup: a moved value is taken out right away (the instance is dropped on
             // error anyway), a kept one is cloned.
-            let v = match (fixed.is_empty(), keep_it) {
-                (false, _) if fixed.contains_name(field) => fixed.get_name(field).cloned(),
-                (_, true) => instance.get_name(field).cloned(),
-                (_, false) => instance.swap_remove_name(field),
-            };
+            let v = if keep_it { instance.get_name(field).cloned() } else { instance.swap_remove_name(field) };
             let Some(v) = v else {
-                let present = instance.keys().chain(fixed.keys().filter(|k| !instance.contains_key(k)));
+                let present = instance.keys().chain(fixed.fields.keys().filter(|k| !instance.contains_key(k)));
                 return Err(Error::not_found(format!(
                     "the task expected a field {name:?} which the instance does not contain; the instance fields are {:?}",
                     present.collect::<Vec<_>>()
@@ -339,7 +353,7 @@ impl InstanceOperator for Task {
     /// [`Task::process`], with the task's `metrics` added after `input_fields` (Unitxt's
     /// `Task.process`).
     fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
-        self.process_with(instance, &Instance::new(), Some(Value::Array(self.metrics.clone())))
+        self.process_with(instance, &Fixed::default(), Some(Value::Array(self.metrics.clone())))
     }
 }
 
@@ -352,29 +366,35 @@ impl Task {
     /// the task expects is missing, or its value is not of the field's type.
     ///
     /// `fixed` holds input or reference fields whose values are the same for every instance of
-    /// a split (a card's trailing `set` of constants, see [`Task::fixable`]): they are taken
-    /// from there, as if the instance had them. It is empty when there are none.
-    pub fn process(&self, instance: Instance, fixed: &Instance) -> Result<Instance> {
+    /// a split (a card's trailing `set` of constants, see [`Task::fix`]): they are taken from
+    /// there, as if the instance had them. `Fixed::default()` fixes none.
+    pub fn process(&self, instance: Instance, fixed: &Fixed) -> Result<Instance> {
         self.process_with(instance, fixed, None)
     }
 
-    /// Whether `fields`, written into every instance just before the task (a `set` of
-    /// constants), may be handed to [`Task::process`] as `fixed` instead: every one is an
-    /// input or reference field of the right type, or a field the task drops; none is a field
-    /// the task carries. The same output then comes out, with no per-instance write.
-    pub fn fixable(&self, fields: &Instance) -> bool {
-        fields.iter().all(|(k, v)| {
+    /// `fields`, written into every instance just before the task (a `set` of constants),
+    /// as fixed fields for [`Task::process`], when that gives the same output with no
+    /// per-instance write: every one is an input or reference field of the right type, or a
+    /// field the task drops, and none is a field the task carries. `None` otherwise.
+    pub fn fix(&self, fields: Instance) -> Option<Fixed> {
+        let ok = fields.iter().all(|(k, v)| {
             let ty = self.input_fields.get(k.as_str()).into_iter().chain(self.reference_fields.get(k.as_str()));
             !CARRIED.contains(&k.as_str()) && ty.into_iter().all(|t| t.check(v))
-        })
+        });
+        if !ok {
+            return None;
+        }
+        let at = |names: &IndexMap<String, Type>| names.keys().map(|k| fields.get(k).cloned()).collect();
+        let (input, reference) = (at(&self.input_fields), at(&self.reference_fields));
+        Some(Fixed { input, reference, fields })
     }
 
     /// [`Task::process`], with `metrics` (when given) after `input_fields`.
-    fn process_with(&self, mut instance: Instance, fixed: &Instance, metrics: Option<Value>) -> Result<Instance> {
+    fn process_with(&self, mut instance: Instance, fixed: &Fixed, metrics: Option<Value>) -> Result<Instance> {
         self.add_defaults(&mut instance);
         // The input instance is dropped at the end: its values are moved, not cloned (the
         // order of its keys no longer matters, hence `swap_remove`).
-        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, fixed, Some(&self.shared))?;
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, fixed, &fixed.input, Some(&self.shared))?;
         // Room for the fields the template, the format and finalization add later.
         let mut out = Instance::with_capacity(16);
         let keys = output_keys();
@@ -383,7 +403,7 @@ impl Task {
             out.push_new_name(&keys.metrics, m);
         }
         self.carry(&mut instance, &mut out);
-        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, fixed, None)?;
+        let reference_fields = self.pick(&self.reference_fields, &self.reference_names, &mut instance, fixed, &fixed.reference, None)?;
         out.push_new_name(&keys.reference_fields, Value::Object(reference_fields));
         Ok(out)
     }
@@ -479,14 +499,14 @@ mod tests {
         for (k, v) in &fixed {
             set.insert(k.clone(), v.clone());
         }
-        let planned = task.process(inst.clone(), &fixed).unwrap();
-        assert_eq!(planned, task.process(set, &Instance::new()).unwrap());
+        let planned_fixed = task.fix(fixed.clone()).expect("fixable");
+        let planned = task.process(inst.clone(), &planned_fixed).unwrap();
+        assert_eq!(planned, task.process(set, &Fixed::default()).unwrap());
         assert_eq!(planned["input_fields"], json!({"text": "hi", "classes": ["a", "b"]}));
-        assert!(task.fixable(&fixed));
-        assert!(!task.fixable(&obj(json!({"classes": "a"}))), "wrong type");
-        assert!(!task.fixable(&obj(json!({"recipe_metadata": {}}))), "carried");
+        assert!(task.fix(obj(json!({"classes": "a"}))).is_none(), "wrong type");
+        assert!(task.fix(obj(json!({"recipe_metadata": {}}))).is_none(), "carried");
         // A missing field's error lists the fixed fields with the instance's.
-        let e = task.process(obj(json!({"text": "hi"})), &fixed).unwrap_err();
+        let e = task.process(obj(json!({"text": "hi"})), &planned_fixed).unwrap_err();
         assert!(e.message.contains(r#"field "label""#) && e.message.contains(r#""classes""#) && e.message.contains(r#""unused""#), "{e}");
     }
 }

@@ -25,7 +25,7 @@ use crate::operators::{apply_all, FieldsRead, InstanceOperator, Operator};
 use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::system_prompts::{SystemPrompt, SYSTEM_PROMPT_FIELD};
-use crate::task::Task;
+use crate::task::{Fixed, Task};
 use crate::templates::{Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
@@ -452,7 +452,7 @@ impl Recipe {
             deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.clone())));
         }
         // Processing: task, augmentors.
-        deferred.push(Step::Task(self.card.task.inner.clone(), Arc::new(Instance::new())));
+        deferred.push(Step::Task(self.card.task.inner.clone(), Arc::new(Fixed::default())));
         for (i, aug) in self.augmentors.iter().enumerate() {
             deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
@@ -643,7 +643,7 @@ enum Step {
     Card(Art<dyn Operator>),
     /// The task ([`Task::process`]) with the fields fixed for the split, on every split;
     /// errors say `in task`.
-    Task(Arc<Task>, Arc<Instance>),
+    Task(Arc<Task>, Arc<Fixed>),
     /// An augmentor, on every split; errors say `in {name}`.
     Named(String, Arc<dyn InstanceOperator>),
 }
@@ -665,15 +665,12 @@ impl Steps {
                     let mut fixed = (**fixed).clone();
                     // Trailing `set`s, last first: a later one wins over an earlier one.
                     while let Some(Step::Card(op)) = plan.last() {
-                        let Some(fields) = crate::operators::fields::Set::plain_fields(&op.raw) else { break };
-                        if !task.fixable(&fields) {
-                            break;
+                        let Some(mut fields) = crate::operators::fields::Set::plain_fields(&op.raw) else { break };
+                        for (k, v) in &fixed.fields {
+                            fields.insert(k.clone(), v.clone());
                         }
-                        for (k, v) in fields {
-                            if !fixed.contains_key(&k) {
-                                fixed.insert(k, v);
-                            }
-                        }
+                        let Some(more) = task.fix(fields) else { break };
+                        fixed = more;
                         plan.pop();
                     }
                     plan.push(Step::Task(task.clone(), Arc::new(fixed)));
