@@ -101,9 +101,13 @@ impl Expression {
     /// Evaluates with `vars` as the local names (an instance's fields). Errors (kind
     /// `Expression`) on failures or when the time or memory bound is exceeded.
     pub fn eval(&self, vars: &Instance) -> Result<Value> {
-        let mut ctx = eval::Ctx::new(Some(vars));
-        ctx.eval(&self.tree)
-            .and_then(|v| value::to_value(&v))
+        let run = || -> EResult<Value> {
+            let mut ctx = eval::Ctx::new(Some(vars))?;
+            let v = ctx.eval(&self.tree)?;
+            ctx.charge_materialized(&v)?;
+            value::to_value(&v)
+        };
+        run()
             .map_err(|e| e.context(format!("in expression {:?}", self.source)))
     }
 }
@@ -125,8 +129,9 @@ pub fn call_function(dotted_name: &str, args: Vec<Value>) -> Result<Value> {
             f = builtins::get_attr(&f, p)?;
         }
         let args = args.iter().map(value::from_value).collect::<EResult<Vec<_>>>()?;
-        let mut ctx = eval::Ctx::new(None);
+        let mut ctx = eval::Ctx::new(None)?;
         let r = ctx.call(&f, args, vec![])?;
+        ctx.charge_materialized(&r)?;
         value::to_value(&r)
     };
     run().map_err(|e| e.context(format!("in function {dotted_name:?}")))
