@@ -1284,7 +1284,7 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
             a.check(2, 3, &["flags", "string"])?;
             let p = pattern_arg(&a, 2)?;
             let text = pyre::text_arg(&a.req(1, "string")?, name)?;
-            let out: Vec<PyVal> = p.all(ctx, &text, 0)?.into_iter().map(|m| PyVal::Match(Rc::new(m))).collect();
+            let out: Vec<PyVal> = p.all(ctx, &text, 0, false)?.into_iter().map(|m| PyVal::Match(Rc::new(m))).collect();
             ctx.charge_items(out.len())?;
             Ok(PyVal::Iter("callable_iterator", Rc::new(out)))
         }
@@ -1364,8 +1364,13 @@ pub fn call_module(
             "dumps" => {
                 a.check(1, 1, &["ensure_ascii", "sort_keys", "indent"])?;
                 // The tree is built in full (shared values as often as they appear): charged
-                // before it is.
-                ctx.charge_materialized(&a.pos[0])?;
+                // before it is, and so is the indentation (each slot on its own line, indented
+                // up to the nesting depth), which can outgrow the tree.
+                let (size, height) = ctx.charge_materialized(&a.pos[0])?;
+                if let Some(PyVal::Int(k)) = a.kw("indent") {
+                    let lines = size / 24 + 1;
+                    ctx.charge_wide(lines.saturating_mul(1 + k.max(0) as u128 * height as u128))?;
+                }
                 let v = json_value(&a.pos[0])?;
                 let mut o = DumpOptions::default();
                 if let Some(x) = a.kw("ensure_ascii") {
@@ -1402,8 +1407,8 @@ pub fn call_module(
                 b => b.checked_pow(u32::try_from(repeat).unwrap_or(u32::MAX)).unwrap_or(u128::MAX),
             };
             let per_tuple = 16 + 24 + 24 * npools as u128;
-            ctx.tick_n(u64::try_from(count.saturating_mul(npools as u128 + 1)).unwrap_or(u64::MAX))?;
             ctx.charge_wide(count.saturating_mul(per_tuple))?;
+            ctx.tick_n(u64::try_from(count.saturating_mul(npools as u128 + 1)).unwrap_or(u64::MAX))?;
             let pool = |k: usize| &pools[k % pools.len()];
             let mut out = Vec::with_capacity(count as usize);
             let mut digits = vec![0usize; npools];

@@ -175,16 +175,24 @@ impl<'a> Ctx<'a> {
     /// Charges the memory of materializing `v` in full (building the instance value of a
     /// result, or the tree `json.dumps` writes): every container slot and string counted each
     /// time it appears, however often it is shared. Errors before anything is built when that
-    /// is over the memory budget, or when `v` is nested deeper than [`MAX_NESTING`].
-    pub fn charge_materialized(&mut self, v: &PyVal) -> EResult<()> {
+    /// is over the memory budget, or when `v` is nested deeper than [`MAX_NESTING`]. Returns
+    /// the size charged and how deep containers nest in `v` (0 for a scalar).
+    pub fn charge_materialized(&mut self, v: &PyVal) -> EResult<(u128, usize)> {
         let mut memo = HashMap::new();
-        let n = self.materialized_size(v, &mut memo, 0)?;
-        self.charge_wide(n)
+        let (n, height) = self.materialized_size(v, &mut memo, 0)?;
+        self.charge_wide(n)?;
+        Ok((n, height))
     }
 
-    /// The full size of `v` in bytes (see [`Ctx::charge_materialized`]); each distinct
-    /// container is walked once (`memo`, by address), costing a step per slot.
-    fn materialized_size(&mut self, v: &PyVal, memo: &mut HashMap<usize, u128>, depth: usize) -> EResult<u128> {
+    /// The full size of `v` in bytes and its container height (see
+    /// [`Ctx::charge_materialized`]); each distinct container is walked once (`memo`, by
+    /// address), costing a step per slot.
+    fn materialized_size(
+        &mut self,
+        v: &PyVal,
+        memo: &mut HashMap<usize, (u128, usize)>,
+        depth: usize,
+    ) -> EResult<(u128, usize)> {
         if depth > MAX_NESTING {
             return Err(err(format!("the value is nested more than {MAX_NESTING} levels deep")));
         }
@@ -192,20 +200,21 @@ impl<'a> Ctx<'a> {
             PyVal::List(x) | PyVal::Tuple(x) | PyVal::Iter(_, x) => Rc::as_ptr(x) as *const () as usize,
             PyVal::Dict(d) => Rc::as_ptr(d) as *const () as usize,
             PyVal::Set(x) => Rc::as_ptr(x) as *const () as usize,
-            PyVal::Str(t) => return Ok(16 + t.len() as u128),
-            PyVal::Range(a, b, st) => return Ok(16 + 24 * range_len(*a, *b, *st) as u128),
-            _ => return Ok(16),
+            PyVal::Str(t) => return Ok((16 + t.len() as u128, 0)),
+            PyVal::Range(a, b, st) => return Ok((16 + 24 * range_len(*a, *b, *st) as u128, 1)),
+            _ => return Ok((16, 0)),
         };
         if let Some(n) = memo.get(&key) {
             return Ok(*n);
         }
-        let mut total: u128 = 16;
-        let mut add = |ctx: &mut Self, x: &PyVal, memo: &mut HashMap<usize, u128>| -> EResult<()> {
+        let (mut total, mut height): (u128, usize) = (16, 0);
+        let mut add = |ctx: &mut Self, x: &PyVal, memo: &mut HashMap<usize, (u128, usize)>| -> EResult<()> {
             ctx.tick()?;
-            let n = stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || {
+            let (n, h) = stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || {
                 ctx.materialized_size(x, memo, depth + 1)
             })?;
             total = total.saturating_add(24 + n);
+            height = height.max(h);
             Ok(())
         };
         match v {
@@ -227,8 +236,8 @@ impl<'a> Ctx<'a> {
             }
             _ => {}
         }
-        memo.insert(key, total);
-        Ok(total)
+        memo.insert(key, (total, height + 1));
+        Ok((total, height + 1))
     }
 
     /// `repr(v)` as a new string, charged; errors instead of building a text over the
@@ -266,8 +275,8 @@ impl<'a> Ctx<'a> {
 
     /// Charges for a new sequence of `n` elements (memory, and one step per element).
     pub fn charge_items(&mut self, n: usize) -> EResult<()> {
-        self.tick_n(n as u64)?;
-        self.charge(n.saturating_mul(24).saturating_add(16))
+        self.charge(n.saturating_mul(24).saturating_add(16))?;
+        self.tick_n(n as u64)
     }
 
     fn lookup(&mut self, name: &str) -> EResult<PyVal> {
@@ -984,8 +993,8 @@ impl<'a> Ctx<'a> {
                     return Ok(PyVal::str(""));
                 }
                 let total = s.len().checked_mul(n).ok_or_else(|| self.memory_error())?;
-                self.tick_text(total)?;
                 self.charge(total.saturating_add(16))?;
+                self.tick_text(total)?;
                 Ok(PyVal::str(s.repeat(n)))
             }
             PyVal::List(v) | PyVal::Tuple(v) => {

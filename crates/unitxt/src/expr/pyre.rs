@@ -13,6 +13,10 @@ use super::eval::Ctx;
 use super::value::{to_str, PyVal};
 use super::{err, EResult};
 
+/// Bytes of text a regex search examines per step charged (searching costs more per byte
+/// than the plain scans of [`super::eval::BYTES_PER_STEP`]).
+pub const REGEX_BYTES_PER_STEP: usize = 16;
+
 /// `re.IGNORECASE`.
 pub const IGNORECASE: i64 = 2;
 /// `re.MULTILINE`.
@@ -465,7 +469,7 @@ impl Pattern {
             Some(m) => m.spans.iter().flatten().map(|&(_, e)| e).max().unwrap_or(pos),
             None => text.len(),
         };
-        ctx.tick_text(reached.saturating_sub(pos))?;
+        ctx.tick_n((reached.saturating_sub(pos) / REGEX_BYTES_PER_STEP) as u64)?;
         if let Some(m) = m {
             ctx.charge(64 + 16 * m.spans.len())?;
         }
@@ -485,12 +489,32 @@ impl Pattern {
 
     /// All non-overlapping matches, Python style (an empty match right after a previous
     /// match is allowed only when that match was not empty); at most `limit` unless it is 0.
-    /// Each search is charged to `ctx`.
-    pub fn all(&self, ctx: &mut Ctx, text: &Rc<str>, limit: usize) -> EResult<Vec<MatchObj>> {
+    /// Each search is charged to `ctx`, and with `groups_as_strings` the text of each match's
+    /// groups too, as it is found (for callers that build those strings: the groups of
+    /// overlapping lookahead matches can add up to far more than the text).
+    pub fn all(&self, ctx: &mut Ctx, text: &Rc<str>, limit: usize, groups_as_strings: bool) -> EResult<Vec<MatchObj>> {
         let mut out = Vec::new();
+        self.each(ctx, text, limit, groups_as_strings, &mut |_, m| {
+            out.push(m);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Pattern::all`], handing each match to `f` as it is found (so that a caller that
+    /// fails part way stops searching too).
+    pub fn each(
+        &self,
+        ctx: &mut Ctx,
+        text: &Rc<str>,
+        limit: usize,
+        groups_as_strings: bool,
+        f: &mut dyn FnMut(&mut Ctx, MatchObj) -> EResult<()>,
+    ) -> EResult<()> {
+        let mut found = 0;
         let mut pos = 0;
         let mut forbid_empty_at: Option<usize> = None;
-        while pos <= text.len() && (limit == 0 || out.len() < limit) {
+        while pos <= text.len() && (limit == 0 || found < limit) {
             let Some(m) = self.charged_search(ctx, text, pos)? else { break };
             let (s, e) = m.spans[0].unwrap_or((pos, pos));
             if s == e && forbid_empty_at == Some(s) {
@@ -505,9 +529,13 @@ impl Pattern {
             }
             pos = e;
             forbid_empty_at = if s == e { Some(e) } else { None };
-            out.push(m);
+            if groups_as_strings {
+                ctx.charge(m.groups_len().saturating_add(16 * m.spans.len()))?;
+            }
+            found += 1;
+            f(ctx, m)?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -588,69 +616,75 @@ impl MatchObj {
     /// Expands a Python replacement template (`\1`, `\g<name>`, `\n`); errors when the
     /// expansion would be longer than `limit` bytes (checked before each group is copied).
     pub fn expand(&self, template: &str, limit: usize) -> EResult<String> {
-        let chars: Vec<char> = template.chars().collect();
-        let mut out = String::new();
-        let mut i = 0;
         let too_long = || err(format!("re.sub: the replacement is longer than the {limit} bytes left in the memory budget"));
-        while i < chars.len() {
-            if out.len() > limit {
+        let mut out = String::new();
+        let push = |out: &mut String, piece: &str| -> EResult<()> {
+            if out.len() + piece.len() > limit {
                 return Err(too_long());
             }
-            let c = chars[i];
-            if c != '\\' || i + 1 == chars.len() {
-                out.push(c);
-                i += 1;
-                continue;
+            out.push_str(piece);
+            Ok(())
+        };
+        let mut rest = template;
+        while !rest.is_empty() {
+            // Text up to the next backslash is copied as it is.
+            let k = rest.find('\\').unwrap_or(rest.len());
+            push(&mut out, &rest[..k])?;
+            rest = &rest[k..];
+            let mut chars = rest.chars();
+            if chars.next().is_none() {
+                break;
             }
-            let n = chars[i + 1];
-            i += 2;
+            let Some(n) = chars.next() else {
+                // A trailing backslash stays.
+                push(&mut out, "\\")?;
+                break;
+            };
+            rest = chars.as_str();
             match n {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                'f' => out.push('\x0c'),
-                'v' => out.push('\x0b'),
-                'a' => out.push('\x07'),
-                '\\' => out.push('\\'),
+                'n' => push(&mut out, "\n")?,
+                't' => push(&mut out, "\t")?,
+                'r' => push(&mut out, "\r")?,
+                'f' => push(&mut out, "\x0c")?,
+                'v' => push(&mut out, "\x0b")?,
+                'a' => push(&mut out, "\x07")?,
+                '\\' => push(&mut out, "\\")?,
                 'g' => {
-                    let rest: String = chars[i..].iter().collect();
                     let end = rest.find('>').filter(|_| rest.starts_with('<')).ok_or_else(|| err("bad group name"))?;
                     let name = &rest[1..end];
                     let idx = match name.parse::<i64>() {
                         Ok(k) => self.index_of(&PyVal::Int(k))?,
                         Err(_) => self.index_of(&PyVal::str(name))?,
                     };
-                    if out.len() + self.group_len(idx) > limit {
-                        return Err(too_long());
-                    }
-                    out.push_str(&self.group_str(idx).unwrap_or_default());
-                    i += name.chars().count() + 2;
+                    push(&mut out, self.group_text(idx))?;
+                    rest = &rest[end + 1..];
                 }
                 d if d.is_ascii_digit() => {
                     let mut num = d.to_digit(10).unwrap_or(0) as usize;
-                    if i < chars.len() && chars[i].is_ascii_digit() && num * 10 < self.spans.len() {
-                        num = num * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
-                        i += 1;
+                    if let Some(d2) = rest.chars().next().filter(|c| c.is_ascii_digit()) {
+                        if num * 10 < self.spans.len() {
+                            num = num * 10 + d2.to_digit(10).unwrap_or(0) as usize;
+                            rest = &rest[1..];
+                        }
                     }
                     if num >= self.spans.len() {
                         return Err(err(format!("invalid group reference {num}")));
                     }
-                    if out.len() + self.group_len(num) > limit {
-                        return Err(too_long());
-                    }
-                    out.push_str(&self.group_str(num).unwrap_or_default());
+                    push(&mut out, self.group_text(num))?;
                 }
                 c if c.is_ascii_alphabetic() => return Err(err(format!("bad escape \\{c}"))),
                 c => {
-                    out.push('\\');
-                    out.push(c);
+                    push(&mut out, "\\")?;
+                    push(&mut out, c.encode_utf8(&mut [0; 4]))?;
                 }
             }
         }
-        if out.len() > limit {
-            return Err(too_long());
-        }
         Ok(out)
+    }
+
+    /// The text of a group, empty when it did not participate.
+    fn group_text(&self, i: usize) -> &str {
+        self.spans.get(i).copied().flatten().map_or("", |(s, e)| &self.text[s..e])
     }
 
     /// Length in bytes of a group's text (0 when it did not participate).
@@ -668,14 +702,8 @@ impl MatchObj {
 /// charged to `ctx` before any is built (groups of overlapping matches, as in `(?=(a+))`, can
 /// add up to much more than the text).
 pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
-    let matches = p.all(ctx, text, 0)?;
-    let bytes = matches.iter().map(|m| match p.groups() {
-        0 => m.group_len(0) + 16,
-        1 => m.group_len(1) + 16,
-        g => m.groups_len() + 16 * (g + 1) + 24 * g,
-    });
-    ctx.charge(bytes.fold(0, usize::saturating_add))?;
-    ctx.charge_items(matches.len())?;
+    let matches = p.all(ctx, text, 0, true)?;
+    ctx.charge_items(matches.len().saturating_mul(p.groups().max(1)))?;
     let empty = PyVal::str("");
     Ok(matches
         .into_iter()
@@ -690,9 +718,8 @@ pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>
 /// `split`: pieces between matches, with the groups interleaved; charged to `ctx` before the
 /// strings are built.
 pub fn split(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>> {
-    let matches = p.all(ctx, text, maxsplit)?;
-    let groups = matches.iter().map(|m| m.groups_len() - m.group_len(0)).fold(0, usize::saturating_add);
-    ctx.charge(text.len().saturating_add(groups))?;
+    let matches = p.all(ctx, text, maxsplit, true)?;
+    ctx.charge(text.len())?;
     ctx.charge_items(matches.len().saturating_mul(p.groups() + 1) + 1)?;
     let mut out = Vec::new();
     let mut last = 0;
@@ -718,18 +745,18 @@ pub fn sub(
     count: usize,
     repl: &mut dyn FnMut(&mut Ctx, Rc<MatchObj>) -> EResult<String>,
 ) -> EResult<String> {
-    let matches = p.all(ctx, text, count)?;
     let mut out = String::new();
     let mut last = 0;
-    for m in matches {
+    p.each(ctx, text, count, false, &mut |ctx, m| {
         let (s, e) = m.spans[0].unwrap_or((0, 0));
         let r = repl(ctx, Rc::new(m))?;
-        ctx.tick_text(s - last + r.len())?;
         ctx.charge(s - last + r.len())?;
+        ctx.tick_text(s - last + r.len())?;
         out.push_str(&text[last..s]);
         out.push_str(&r);
         last = e;
-    }
+        Ok(())
+    })?;
     ctx.charge(text.len() - last + 16)?;
     out.push_str(&text[last..]);
     Ok(out)
@@ -781,7 +808,7 @@ mod tests {
             names: Vec::new(),
             groups: 0,
         };
-        slow.all(&mut test_ctx(), text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect()
+        slow.all(&mut test_ctx(), text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect()
     }
 
     #[test]
@@ -809,7 +836,7 @@ mod tests {
             assert!(matches!(compile(src, flags).unwrap().search, Searcher::LazyAhead(_)), "{src}");
             for t in texts {
                 let text: Rc<str> = t.into();
-                let fast: Vec<_> = compile(src, flags).unwrap().all(&mut test_ctx(), &text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+                let fast: Vec<_> = compile(src, flags).unwrap().all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
                 assert_eq!(fast, general_spans(src, flags, &text), "{src} on {t:?}");
             }
         }
@@ -822,7 +849,7 @@ mod tests {
     fn findall_with_a_prefix_matches_the_plain_scan() {
         let text: Rc<str> = "x assert a == 1\n  assert b\nassertion".into();
         let p = compile(r"assert.*?(?=\n\s*assert|$)", DOTALL).unwrap();
-        let spans: Vec<_> = p.all(&mut test_ctx(), &text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+        let spans: Vec<_> = p.all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
         assert_eq!(spans, vec![(2, 15), (18, 26), (27, 36)]);
         let none: Rc<str> = "no match here".into();
         assert!(p.run(&mut test_ctx(), Mode::Search, &none).unwrap().is_none());

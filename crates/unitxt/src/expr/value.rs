@@ -378,6 +378,7 @@ pub enum ReprStop {
 /// than [`super::eval::MAX_NESTING`]. The text is never built past the limit (a shared value
 /// repeated many times stops as soon as the limit is reached).
 pub fn repr_limited(v: &PyVal, limit: usize) -> Result<String, ReprStop> {
+    precheck(v, limit)?;
     let mut out = String::new();
     write_repr(v, &mut out, limit, 0)?;
     Ok(out)
@@ -389,6 +390,56 @@ pub fn to_str_limited(v: &PyVal, limit: usize) -> Result<String, ReprStop> {
         PyVal::Str(s) if s.len() <= limit => Ok(s.to_string()),
         PyVal::Str(_) => Err(ReprStop::TooLong),
         other => repr_limited(other, limit),
+    }
+}
+
+/// A length that `repr(v)` is at least (in bytes), found without writing it: each distinct
+/// container is walked once (`memo`, by address), so a shared value repeated many times costs
+/// one visit per slot. `None` when `v` is nested deeper than [`super::eval::MAX_NESTING`].
+pub fn repr_len_at_least(v: &PyVal, memo: &mut std::collections::HashMap<usize, u128>, depth: usize) -> Option<u128> {
+    if depth > super::eval::MAX_NESTING {
+        return Option::None;
+    }
+    let seq = |items: &mut dyn Iterator<Item = &PyVal>, memo: &mut std::collections::HashMap<usize, u128>| -> Option<u128> {
+        let mut n: u128 = 2;
+        for (i, x) in items.enumerate() {
+            let sep = if i > 0 { 2 } else { 0 };
+            let inner = stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || {
+                repr_len_at_least(x, memo, depth + 1)
+            })?;
+            n = n.saturating_add(sep + inner);
+        }
+        Some(n)
+    };
+    let key = match v {
+        PyVal::Str(s) => return Some(s.len() as u128 + 2),
+        PyVal::List(x) | PyVal::Tuple(x) => Rc::as_ptr(x) as *const () as usize,
+        PyVal::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+        PyVal::Set(x) => Rc::as_ptr(x) as *const () as usize,
+        _ => return Some(1),
+    };
+    if let Some(n) = memo.get(&key) {
+        return Some(*n);
+    }
+    let n = match v {
+        PyVal::List(x) | PyVal::Tuple(x) => seq(&mut x.iter(), memo)?,
+        PyVal::Dict(d) => seq(&mut d.values().flat_map(|(k, v)| [k, v]), memo)?,
+        PyVal::Set(x) => seq(&mut x.values(), memo)?,
+        _ => 1,
+    };
+    memo.insert(key, n);
+    Some(n)
+}
+
+/// Errors when `repr(v)` is surely longer than `limit` or too deep, before writing anything.
+fn precheck(v: &PyVal, limit: usize) -> Result<(), ReprStop> {
+    if !matches!(v, PyVal::List(_) | PyVal::Tuple(_) | PyVal::Dict(_) | PyVal::Set(_)) {
+        return Ok(());
+    }
+    match repr_len_at_least(v, &mut std::collections::HashMap::new(), 0) {
+        Option::None => Err(ReprStop::TooDeep),
+        Some(n) if n > limit as u128 => Err(ReprStop::TooLong),
+        Some(_) => Ok(()),
     }
 }
 
