@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::eval::{dict_insert, Ctx};
 use super::format::{float_repr, format_value, round_float};
 use super::pyre::{self, Mode};
-use super::value::{from_value, py_cmp, py_eq, range_len, repr, to_str, Dict, Func, HKey, PyVal, Set};
+use super::value::{from_value, int_float_cmp, py_cmp, py_eq, range_len, repr, Dict, Func, HKey, PyVal, Set};
 use super::{err, EResult};
 use crate::py::json::{dumps, DumpOptions};
 use crate::value::Value;
@@ -197,7 +197,9 @@ fn as_f64(v: &PyVal, f: &str) -> EResult<f64> {
     v.as_f64().ok_or_else(|| err(format!("{f}(): must be real number, not {}", v.type_name())))
 }
 
-fn parse_int_str(s: &str, base: u32) -> Option<i64> {
+/// Parses an `int()` literal: `None` when it is not one, `Some(Err)` when it is one that does
+/// not fit in the sandbox's 64-bit ints.
+fn parse_int_str(s: &str, base: u32) -> Option<EResult<i64>> {
     let t = s.trim_matches(py_isspace);
     let (neg, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -216,8 +218,11 @@ fn parse_int_str(s: &str, base: u32) -> Option<i64> {
         return None;
     }
     let digits: String = t.chars().filter(|c| *c != '_').map(|c| c.to_digit(10).and_then(|d| char::from_digit(d, 10)).unwrap_or(c)).collect();
-    let v = i64::from_str_radix(&digits, base).ok()?;
-    Some(if neg { -v } else { v })
+    if !digits.chars().all(|c| c.is_digit(base)) {
+        return None;
+    }
+    let signed = if neg { format!("-{digits}") } else { digits };
+    Some(i64::from_str_radix(&signed, base).map_err(|_| super::eval::out_of_range("the int() of this string")))
 }
 
 fn parse_float_str(s: &str) -> Option<f64> {
@@ -246,8 +251,9 @@ fn float_to_int(f: f64) -> EResult<i64> {
         return Err(err("cannot convert float infinity to integer"));
     }
     let t = f.trunc();
-    if t.abs() >= 9.223372036854775e18 {
-        return Err(err("integer too large for the expression sandbox"));
+    // Exactly the floats in [-2^63, 2^63) convert.
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
+        return Err(super::eval::out_of_range("the int of this float"));
     }
     Ok(t as i64)
 }
@@ -262,7 +268,89 @@ fn is_type(v: &PyVal, t: &str) -> bool {
     }
 }
 
+/// Python's `<` for sorting, made a total order: as [`py_cmp`] for everything Python orders,
+/// except that NaN (which Python leaves unordered, making its result depend on the sort's
+/// internals) sorts after every number, or before them when its sign bit is set. Errors for
+/// values Python refuses to order.
+fn sort_cmp(a: &PyVal, b: &PyVal) -> EResult<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    let nan_rank = |f: f64| if f.is_sign_negative() { Ordering::Less } else { Ordering::Greater };
+    if let (Some(x), Some(y)) = (a.num(), b.num()) {
+        return Ok(match (x, y) {
+            (Ok(i), Ok(j)) => i.cmp(&j),
+            (Ok(i), Err(f)) => int_float_cmp(i, f).unwrap_or_else(|| nan_rank(f).reverse()),
+            (Err(f), Ok(i)) => int_float_cmp(i, f).map(Ordering::reverse).unwrap_or_else(|| nan_rank(f)),
+            (Err(f), Err(g)) => match (f.is_nan(), g.is_nan()) {
+                (false, false) => f.partial_cmp(&g).unwrap_or(Ordering::Equal),
+                (true, false) => nan_rank(f),
+                (false, true) => nan_rank(g).reverse(),
+                (true, true) => g.is_sign_negative().cmp(&f.is_sign_negative()),
+            },
+        });
+    }
+    match (a, b) {
+        (PyVal::List(x), PyVal::List(y)) | (PyVal::Tuple(x), PyVal::Tuple(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                if py_eq(p, q) {
+                    continue;
+                }
+                let o = sort_cmp(p, q)?;
+                if o != Ordering::Equal {
+                    return Ok(o);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        // Sets are only partially ordered (by inclusion): incomparable ones count as equal.
+        _ => Ok(py_cmp(a, b, "<")?.unwrap_or(Ordering::Equal)),
+    }
+}
+
+/// A stable merge sort of `idx` by `keys`, `descending` or not: never panics whatever the
+/// comparisons say, and stops at the first comparison error.
+fn merge_sort(idx: &mut [usize], keys: &[PyVal], descending: bool) -> EResult<()> {
+    // Whether the element at position `j` (later) goes before the one at `i` (earlier): the
+    // later one is compared first, as Python's sort does.
+    let before = |j: usize, i: usize| -> EResult<bool> {
+        let o = sort_cmp(&keys[j], &keys[i])?;
+        Ok(if descending { o == std::cmp::Ordering::Greater } else { o == std::cmp::Ordering::Less })
+    };
+    let n = idx.len();
+    let mut buf = idx.to_vec();
+    let mut width = 1;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (lo, mid, lo);
+            while i < mid && j < hi {
+                if before(idx[j], idx[i])? {
+                    buf[k] = idx[j];
+                    j += 1;
+                } else {
+                    buf[k] = idx[i];
+                    i += 1;
+                }
+                k += 1;
+            }
+            buf[k..k + (mid - i)].copy_from_slice(&idx[i..mid]);
+            k += mid - i;
+            buf[k..k + (hi - j)].copy_from_slice(&idx[j..hi]);
+            lo = hi;
+        }
+        idx.copy_from_slice(&buf);
+        width *= 2;
+    }
+    Ok(())
+}
+
 fn sort_values(ctx: &mut Ctx, items: Vec<PyVal>, key: Option<PyVal>, reverse: bool) -> EResult<Vec<PyVal>> {
+    let n = items.len();
+    // n * ceil(log2 n) comparisons at most, charged before sorting.
+    let levels = usize::BITS - n.saturating_sub(1).leading_zeros();
+    ctx.tick_n(n as u64 * levels as u64)?;
+    ctx.charge_items(n)?;
     let keys = match &key {
         Some(PyVal::None) | None => items.clone(),
         Some(f) => {
@@ -273,34 +361,8 @@ fn sort_values(ctx: &mut Ctx, items: Vec<PyVal>, key: Option<PyVal>, reverse: bo
             ks
         }
     };
-    let mut idx: Vec<usize> = (0..items.len()).collect();
-    let mut failure = None;
-    idx.sort_by(|&i, &j| {
-        if failure.is_some() {
-            return std::cmp::Ordering::Equal;
-        }
-        let (a, b) = if reverse { (&keys[j], &keys[i]) } else { (&keys[i], &keys[j]) };
-        // Python's sort only uses `<`.
-        match py_cmp(a, b, "<") {
-            Ok(Some(std::cmp::Ordering::Less)) => std::cmp::Ordering::Less,
-            Ok(_) => match py_cmp(b, a, "<") {
-                Ok(Some(std::cmp::Ordering::Less)) => std::cmp::Ordering::Greater,
-                Ok(_) => std::cmp::Ordering::Equal,
-                Err(e) => {
-                    failure = Some(e);
-                    std::cmp::Ordering::Equal
-                }
-            },
-            Err(e) => {
-                failure = Some(e);
-                std::cmp::Ordering::Equal
-            }
-        }
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    ctx.charge_items(items.len())?;
+    let mut idx: Vec<usize> = (0..n).collect();
+    merge_sort(&mut idx, &keys, reverse)?;
     Ok(idx.into_iter().map(|i| items[i].clone()).collect())
 }
 
@@ -364,12 +426,20 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
         "len" => {
             a.check(1, 1, &[])?;
             let n = match &a.pos[0] {
-                PyVal::Str(s) => s.chars().count(),
+                PyVal::Str(s) => {
+                    ctx.tick_text(s.len())?;
+                    s.chars().count()
+                }
                 PyVal::List(v) | PyVal::Tuple(v) => v.len(),
                 PyVal::Iter(n, v) if n.starts_with("dict_") => v.len(),
                 PyVal::Dict(d) => d.len(),
                 PyVal::Set(s) => s.len(),
-                PyVal::Range(x, y, z) => range_len(*x, *y, *z) as usize,
+                PyVal::Range(x, y, z) => {
+                    let n = range_len(*x, *y, *z);
+                    return i64::try_from(n)
+                        .map(PyVal::Int)
+                        .map_err(|_| err("OverflowError: Python int too large to convert to C ssize_t"));
+                }
                 other => return Err(err(format!("object of type '{}' has no len()", other.type_name()))),
             };
             Ok(PyVal::Int(n as i64))
@@ -379,12 +449,16 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
             match a.pos.first() {
                 None => Ok(PyVal::str("")),
                 Some(PyVal::Str(s)) => Ok(PyVal::Str(s.clone())),
-                Some(v) => ctx.new_str(to_str(v)),
+                Some(v) => {
+                    let s = ctx.to_str_str(v)?;
+                    ctx.new_str(s)
+                }
             }
         }
         "repr" => {
             a.check(1, 1, &[])?;
-            ctx.new_str(repr(&a.pos[0]))
+            let s = ctx.repr_str(&a.pos[0])?;
+            ctx.new_str(s)
         }
         "format" => {
             a.check(1, 2, &[])?;
@@ -393,7 +467,8 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
                 None => String::new(),
                 Some(v) => return Err(err(format!("format() argument 2 must be str, not {}", v.type_name()))),
             };
-            ctx.new_str(format_value(&a.pos[0], &spec)?)
+            let s = format_value(&a.pos[0], &spec, ctx.bytes_left())?;
+            ctx.new_str(s)
         }
         "int" => {
             a.check(0, 2, &["base"])?;
@@ -408,9 +483,10 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
                     if !(2..=36).contains(&base) {
                         return Err(err("int() base must be >= 2 and <= 36, or 0"));
                     }
-                    parse_int_str(s, base as u32).map(PyVal::Int).ok_or_else(|| {
-                        err(format!("invalid literal for int() with base {base}: {}", repr(&v)))
-                    })
+                    match parse_int_str(s, base as u32) {
+                        Some(r) => r.map(PyVal::Int),
+                        None => Err(err(format!("invalid literal for int() with base {base}: {}", repr(&v)))),
+                    }
                 }
                 (_, Some(_)) => Err(err("int() can't convert non-string with explicit base")),
                 (PyVal::Int(i), None) => Ok(PyVal::Int(*i)),
@@ -509,9 +585,15 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
             a.check(1, 2, &["start"])?;
             let start = a.int_or(1, "start", 0)?;
             let items = ctx.to_vec(&a.req(0, "iterable")?)?;
-            ctx.charge_items(items.len() * 3)?;
-            let out =
-                items.into_iter().enumerate().map(|(i, x)| PyVal::tuple(vec![PyVal::Int(start + i as i64), x])).collect();
+            ctx.charge_items(items.len().saturating_mul(3))?;
+            let mut out = Vec::with_capacity(items.len());
+            for (i, x) in items.into_iter().enumerate() {
+                let k = i64::try_from(i)
+                    .ok()
+                    .and_then(|i| start.checked_add(i))
+                    .ok_or_else(|| super::eval::out_of_range("an enumerate() count"))?;
+                out.push(PyVal::tuple(vec![PyVal::Int(k), x]));
+            }
             Ok(PyVal::Iter("enumerate", Rc::new(out)))
         }
         "reversed" => {
@@ -576,10 +658,13 @@ pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc
                     if n >= 0 {
                         Ok(PyVal::Int(i))
                     } else {
-                        let p = 10i64.checked_pow((-n) as u32).unwrap_or(i64::MAX);
-                        let (q, r) = super::eval::int_divmod(i, p)?;
+                        // In i128, with 10^30 standing for any larger power (beyond twice any i64,
+                        // it rounds every i64 to 0 as the larger ones do).
+                        let p = 10i128.pow(n.unsigned_abs().min(30) as u32);
+                        let (i, r) = (i as i128, (i as i128).rem_euclid(p));
+                        let q = (i - r) / p;
                         let q = if 2 * r > p || (2 * r == p && q % 2 != 0) { q + 1 } else { q };
-                        Ok(PyVal::Int(q.saturating_mul(p)))
+                        i64::try_from(q * p).map(PyVal::Int).map_err(|_| super::eval::out_of_range("the result of round()"))
                     }
                 }
                 _ => Err(err(format!("type {} doesn't define __round__ method", x.type_name()))),
@@ -843,6 +928,8 @@ fn fill_char(a: &Args) -> EResult<char> {
 }
 
 fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal> {
+    // Every method reads the text at most a few times.
+    ctx.tick_text(s.len())?;
     match name {
         "lower" | "upper" | "casefold" | "swapcase" | "title" | "capitalize" => {
             a.check(0, 0, &[])?;
@@ -912,7 +999,16 @@ fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal>
         "join" => {
             a.check(1, 1, &[])?;
             let items = ctx.to_vec(&a.pos[0])?;
-            let mut out = String::new();
+            // The length is known before anything is copied: charged up front.
+            let mut total = s.len().saturating_mul(items.len().saturating_sub(1));
+            for x in &items {
+                if let PyVal::Str(t) = x {
+                    total = total.saturating_add(t.len());
+                }
+            }
+            ctx.tick_text(total)?;
+            ctx.charge(total.saturating_add(16))?;
+            let mut out = String::with_capacity(total);
             for (i, x) in items.iter().enumerate() {
                 match x {
                     PyVal::Str(t) => {
@@ -928,11 +1024,8 @@ fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal>
                         )))
                     }
                 }
-                if out.len() > super::eval::MAX_BYTES {
-                    ctx.charge(out.len())?;
-                }
             }
-            ctx.new_str(out)
+            Ok(PyVal::str(out))
         }
         "replace" => {
             a.check(2, 3, &["count"])?;
@@ -987,8 +1080,8 @@ fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal>
             }
         }
         "format" => {
-            let out = str_format(s, &a.pos, &a.kw)?;
-            ctx.new_str(out)
+            let out = str_format(ctx, s, &a.pos, &a.kw)?;
+            Ok(PyVal::str(out))
         }
         "isdigit" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             a.check(0, 0, &[])?;
@@ -1078,10 +1171,12 @@ pub fn call_method(
         PyVal::List(v) | PyVal::Tuple(v) => match name {
             "count" => {
                 a.check(1, 1, &[])?;
+                ctx.tick_n(v.len() as u64)?;
                 Ok(PyVal::Int(v.iter().filter(|x| py_eq(x, &a.pos[0])).count() as i64))
             }
             "index" => {
                 a.check(1, 3, &[])?;
+                ctx.tick_n(v.len() as u64)?;
                 let n = v.len() as i64;
                 let norm = |k: i64| if k < 0 { (k + n).max(0) } else { k.min(n) };
                 let st = norm(a.int_or(1, "start", 0)?) as usize;
@@ -1174,8 +1269,7 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
                 "match" => Mode::Match,
                 _ => Mode::Full,
             };
-            ctx.tick()?;
-            Ok(match p.run(mode, &text)? {
+            Ok(match p.run(ctx, mode, &text)? {
                 Some(m) => PyVal::Match(Rc::new(m)),
                 None => PyVal::None,
             })
@@ -1184,17 +1278,14 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
             a.check(2, 3, &["flags", "string"])?;
             let p = pattern_arg(&a, 2)?;
             let text = pyre::text_arg(&a.req(1, "string")?, name)?;
-            let out = pyre::findall(&p, &text)?;
-            ctx.charge_items(out.len())?;
-            ctx.charge(text.len())?;
-            Ok(PyVal::list(out))
+            Ok(PyVal::list(pyre::findall(ctx, &p, &text)?))
         }
         "finditer" => {
             a.check(2, 3, &["flags", "string"])?;
             let p = pattern_arg(&a, 2)?;
             let text = pyre::text_arg(&a.req(1, "string")?, name)?;
-            let out: Vec<PyVal> = p.all(&text, 0)?.into_iter().map(|m| PyVal::Match(Rc::new(m))).collect();
-            ctx.charge_items(out.len() * 4)?;
+            let out: Vec<PyVal> = p.all(ctx, &text, 0, false)?.into_iter().map(|m| PyVal::Match(Rc::new(m))).collect();
+            ctx.charge_items(out.len())?;
             Ok(PyVal::Iter("callable_iterator", Rc::new(out)))
         }
         "split" => {
@@ -1202,10 +1293,7 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
             let p = pattern_arg(&a, 3)?;
             let text = pyre::text_arg(&a.req(1, "string")?, name)?;
             let maxsplit = a.int_or(2, "maxsplit", 0)?.max(0) as usize;
-            let out = pyre::split(&p, &text, maxsplit)?;
-            ctx.charge_items(out.len())?;
-            ctx.charge(text.len())?;
-            Ok(PyVal::list(out))
+            Ok(PyVal::list(pyre::split(ctx, &p, &text, maxsplit)?))
         }
         "sub" => {
             a.check(3, 5, &["count", "flags", "string", "repl"])?;
@@ -1214,13 +1302,13 @@ fn re_call(ctx: &mut Ctx, name: &str, a: Args, _compiled: bool) -> EResult<PyVal
             let text = pyre::text_arg(&a.req(2, "string")?, name)?;
             let count = a.int_or(3, "count", 0)?.max(0) as usize;
             let out = match repl {
-                PyVal::Str(t) => pyre::sub(&p, &text, count, |m| m.expand(&t))?,
-                f => pyre::sub(&p, &text, count, |m| match ctx.call(&f, vec![PyVal::Match(m)], vec![])? {
+                PyVal::Str(t) => pyre::sub(ctx, &p, &text, count, &mut |ctx, m| m.expand(&t, ctx.bytes_left()))?,
+                f => pyre::sub(ctx, &p, &text, count, &mut |ctx, m| match ctx.call(&f, vec![PyVal::Match(m)], vec![])? {
                     PyVal::Str(s) => Ok(s.to_string()),
                     o => Err(err(format!("expected str instance, {} found", o.type_name()))),
                 })?,
             };
-            ctx.new_str(out)
+            Ok(PyVal::str(out))
         }
         other => Err(err(format!("re.{other} is not allowed"))),
     }
@@ -1268,12 +1356,21 @@ pub fn call_module(
             "loads" => {
                 a.check(1, 1, &[])?;
                 let s = a.str_arg(0, "s")?;
+                ctx.tick_text(s.len())?;
+                ctx.charge(s.len().saturating_mul(2))?;
                 let v: Value = serde_json::from_str(&s).map_err(|e| err(format!("json.decoder.JSONDecodeError: {e}")))?;
-                ctx.charge(s.len() * 2)?;
                 from_value(&v)
             }
             "dumps" => {
                 a.check(1, 1, &["ensure_ascii", "sort_keys", "indent"])?;
+                // The tree is built in full (shared values as often as they appear): charged
+                // before it is, and so is the indentation (each slot on its own line, indented
+                // up to the nesting depth), which can outgrow the tree.
+                let (size, height) = ctx.charge_materialized(&a.pos[0])?;
+                if let Some(PyVal::Int(k)) = a.kw("indent") {
+                    let lines = size / 24 + 1;
+                    ctx.charge_wide(lines.saturating_mul(1 + k.max(0) as u128 * height as u128))?;
+                }
                 let v = json_value(&a.pos[0])?;
                 let mut o = DumpOptions::default();
                 if let Some(x) = a.kw("ensure_ascii") {
@@ -1293,27 +1390,40 @@ pub fn call_module(
         "math" => math_call(&a, name),
         "itertools" => {
             a.check(0, usize::MAX, &["repeat"])?;
-            let repeat = a.int_or(usize::MAX, "repeat", 1)?.max(0) as usize;
-            let mut pools = Vec::new();
+            let repeat = a.int_or(usize::MAX, "repeat", 1)?;
+            let repeat = usize::try_from(repeat).map_err(|_| err("repeat argument cannot be negative"))?;
+            let mut pools = Vec::with_capacity(a.pos.len());
             for x in &a.pos {
                 pools.push(ctx.to_vec(x)?);
             }
-            let pools: Vec<Vec<PyVal>> = (0..repeat).flat_map(|_| pools.iter().cloned()).collect();
-            let mut out: Vec<Vec<PyVal>> = vec![vec![]];
-            for pool in &pools {
-                let mut next = Vec::with_capacity(out.len() * pool.len());
-                for prefix in &out {
-                    for y in pool {
-                        ctx.tick()?;
-                        let mut t = prefix.clone();
-                        t.push(y.clone());
-                        next.push(t);
+            // Python lists every pool (`repeat` times over) first: that list is charged, then
+            // the number of tuples and their size, all before any tuple is built.
+            let npools = pools.len().checked_mul(repeat).ok_or_else(|| err("MemoryError: itertools.product() needs too many pools"))?;
+            ctx.charge_items(npools)?;
+            let base = pools.iter().fold(1u128, |acc, p| acc.saturating_mul(p.len() as u128));
+            let count: u128 = match base {
+                0 if npools > 0 => 0,
+                0 | 1 => 1,
+                b => b.checked_pow(u32::try_from(repeat).unwrap_or(u32::MAX)).unwrap_or(u128::MAX),
+            };
+            let per_tuple = 16 + 24 + 24 * npools as u128;
+            ctx.charge_wide(count.saturating_mul(per_tuple))?;
+            ctx.tick_n(u64::try_from(count.saturating_mul(npools as u128 + 1)).unwrap_or(u64::MAX))?;
+            let pool = |k: usize| &pools[k % pools.len()];
+            let mut out = Vec::with_capacity(count as usize);
+            let mut digits = vec![0usize; npools];
+            for _ in 0..count {
+                out.push(PyVal::tuple((0..npools).map(|k| pool(k)[digits[k]].clone()).collect()));
+                // The next combination: the rightmost position advances fastest.
+                for k in (0..npools).rev() {
+                    digits[k] += 1;
+                    if digits[k] < pool(k).len() {
+                        break;
                     }
+                    digits[k] = 0;
                 }
-                ctx.charge_items(next.len() * (pools.len() + 1))?;
-                out = next;
             }
-            Ok(PyVal::Iter("itertools.product", Rc::new(out.into_iter().map(PyVal::tuple).collect())))
+            Ok(PyVal::Iter("itertools.product", Rc::new(out)))
         }
         _ => Err(err(format!("module '{module}' is not allowed"))),
     }
@@ -1414,11 +1524,29 @@ fn math_call(a: &Args, name: &str) -> EResult<PyVal> {
 }
 
 /// `str.format(*args, **kwargs)`: `{}`, `{0}`, `{name}`, `{0[key]}`, `{x.attr}` are not
-/// supported beyond indexing; conversions `!r`/`!s` and format specs are.
-pub fn str_format(fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> EResult<String> {
+/// supported beyond indexing; conversions `!r`/`!s` and format specs are. A spec may itself
+/// hold replacement fields, nested at most two levels as in Python ("Max string recursion
+/// exceeded"); fields are numbered automatically across the levels, as Python numbers them.
+/// Each replacement is charged to `ctx` before it is appended.
+pub fn str_format(ctx: &mut Ctx, fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> EResult<String> {
+    let mut auto = 0usize;
+    format_level(ctx, fmt, args, kwargs, 2, &mut auto)
+}
+
+fn format_level(
+    ctx: &mut Ctx,
+    fmt: &str,
+    args: &[PyVal],
+    kwargs: &[(Rc<str>, PyVal)],
+    levels: usize,
+    auto: &mut usize,
+) -> EResult<String> {
+    if levels == 0 {
+        return Err(err("Max string recursion exceeded"));
+    }
+    ctx.tick_text(fmt.len())?;
     let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
-    let mut auto = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -1451,12 +1579,14 @@ pub fn str_format(fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> ERe
                 Some(p) => (head[..p].to_string(), head[p + 1..].chars().next()),
                 None => (head, None),
             };
-            let spec = if spec.contains('{') { str_format(&spec, args, kwargs)? } else { spec };
             let name_end = head.find(['[', '.']).unwrap_or(head.len());
             let (name, rest) = head.split_at(name_end);
+            // The field's value first, then its spec's fields (Python's order for numbering).
             let mut v = if name.is_empty() {
-                let v = args.get(auto).cloned().ok_or_else(|| err("Replacement index out of range for positional args tuple"))?;
-                auto += 1;
+                let v = args.get(*auto).cloned().ok_or_else(|| {
+                    err(format!("Replacement index {} out of range for positional args tuple", *auto))
+                })?;
+                *auto += 1;
                 v
             } else if let Ok(k) = name.parse::<usize>() {
                 args.get(k).cloned().ok_or_else(|| err(format!("Replacement index {k} out of range")))?
@@ -1484,14 +1614,18 @@ pub fn str_format(fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> ERe
             if !rest.is_empty() {
                 return Err(err("attribute access in format fields is not allowed"));
             }
+            let spec = if spec.contains('{') { format_level(ctx, &spec, args, kwargs, levels - 1, auto)? } else { spec };
             let v = match conv {
-                Some('r') => PyVal::str(repr(&v)),
-                Some('s') => PyVal::str(to_str(&v)),
-                Some('a') => PyVal::str(super::eval::ascii(&repr(&v))),
+                Some('r') => PyVal::str(ctx.repr_str(&v)?),
+                Some('s') => PyVal::str(ctx.to_str_str(&v)?),
+                Some('a') => PyVal::str(super::eval::ascii(&ctx.repr_str(&v)?)),
                 None => v,
                 Some(o) => return Err(err(format!("Unknown conversion specifier {o}"))),
             };
-            out.push_str(&format_value(&v, &spec)?);
+            let piece = format_value(&v, &spec, ctx.bytes_left())?;
+            ctx.tick_text(piece.len())?;
+            ctx.charge(piece.len())?;
+            out.push_str(&piece);
             i = j;
         } else if c == '}' {
             if chars.get(i + 1) == Some(&'}') {
@@ -1510,7 +1644,10 @@ pub fn str_format(fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> ERe
 
 /// printf-style `fmt % args` for `%s %r %d %i %f %e %g %x %o %c %%` with flags, width and
 /// precision, and `%(name)s` with a dict.
-pub fn percent_format(fmt: &str, args: &PyVal) -> EResult<String> {
+///
+/// Each conversion is charged to `ctx` before it is appended.
+pub fn percent_format(ctx: &mut Ctx, fmt: &str, args: &PyVal) -> EResult<String> {
+    ctx.tick_text(fmt.len())?;
     let (items, mapping): (Vec<PyVal>, Option<&Dict>) = match args {
         PyVal::Tuple(t) => (t.to_vec(), None),
         PyVal::Dict(d) => (vec![args.clone()], Some(&**d)),
@@ -1598,9 +1735,9 @@ pub fn percent_format(fmt: &str, args: &PyVal) -> EResult<String> {
         let rendered = match ty {
             's' | 'r' | 'a' => {
                 let s = match ty {
-                    's' => to_str(&v),
-                    'r' => repr(&v),
-                    _ => super::eval::ascii(&repr(&v)),
+                    's' => ctx.to_str_str(&v)?,
+                    'r' => ctx.repr_str(&v)?,
+                    _ => super::eval::ascii(&ctx.repr_str(&v)?),
                 };
                 let s = match &prec {
                     Some(p) => s.chars().take(p.parse().unwrap_or(usize::MAX)).collect(),
@@ -1609,7 +1746,7 @@ pub fn percent_format(fmt: &str, args: &PyVal) -> EResult<String> {
                 if !flags.contains('-') {
                     spec = format!(">{width}");
                 }
-                format_value(&PyVal::str(s), &spec)?
+                format_value(&PyVal::str(s), &spec, usize::MAX)?
             }
             'd' | 'i' | 'u' => {
                 let n = match v.num() {
@@ -1617,29 +1754,31 @@ pub fn percent_format(fmt: &str, args: &PyVal) -> EResult<String> {
                     Some(Err(f)) => float_to_int(f)?,
                     None => return Err(err(format!("%{ty} format: a real number is required, not {}", v.type_name()))),
                 };
-                format_value(&PyVal::Int(n), &spec)?
+                format_value(&PyVal::Int(n), &spec, usize::MAX)?
             }
             'f' | 'F' | 'e' | 'E' | 'g' | 'G' => {
                 let f = v.as_f64().ok_or_else(|| err(format!("must be real number, not {}", v.type_name())))?;
                 spec.push('.');
                 spec.push_str(prec.as_deref().unwrap_or("6"));
                 spec.push(ty);
-                format_value(&PyVal::Float(f), &spec)?
+                format_value(&PyVal::Float(f), &spec, usize::MAX)?
             }
             'x' | 'X' | 'o' => {
                 let n = v.as_int().ok_or_else(|| err(format!("%{ty} format: an integer is required")))?;
                 spec.push(ty);
-                format_value(&PyVal::Int(n), &spec)?
+                format_value(&PyVal::Int(n), &spec, usize::MAX)?
             }
             'c' => match &v {
                 PyVal::Str(s) if s.chars().count() == 1 => s.to_string(),
                 o => {
                     let n = o.as_int().ok_or_else(|| err("%c requires int or char"))?;
-                    format_value(&PyVal::Int(n), "c")?
+                    format_value(&PyVal::Int(n), "c", usize::MAX)?
                 }
             },
             o => return Err(err(format!("unsupported format character '{o}'"))),
         };
+        ctx.tick_text(rendered.len())?;
+        ctx.charge(rendered.len())?;
         out.push_str(&rendered);
     }
     if mapping.is_none() && next < items.len() {

@@ -9,17 +9,86 @@ use std::sync::Arc;
 use super::ast::{BinOp, CmpOp, Comp, Const, DictItem, Elt, FPart, Node, Target, UnOp};
 use super::builtins;
 use super::format::format_value;
-use super::value::{py_cmp, py_eq, range_len, repr, to_str, Dict, Func, Generator, Lambda, PyVal, Set};
+use super::value::{py_cmp, py_eq, range_item, range_len, range_position, repr, Dict, Func, Generator, Lambda, PyVal, Set};
 use super::{err, EResult};
 use crate::value::Instance;
 
-/// Maximum number of evaluation steps (nodes evaluated plus loop iterations).
+/// Default of the step budget ([`Limits::steps`]).
 pub const MAX_STEPS: u64 = 10_000_000;
-/// Maximum bytes of strings and containers created during one evaluation.
+/// Default of the memory budget ([`Limits::bytes`]).
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
-
-/// Maximum nesting of lambda calls.
+/// Default of the depth budget ([`Limits::depth`]).
 pub const MAX_CALL_DEPTH: usize = 50;
+/// The deepest nesting of containers that the walks over a whole value (`repr`, `str`,
+/// `json.dumps`, turning the result into an instance value) accept; deeper values are an
+/// error, as Python's own recursion limit makes them one.
+pub const MAX_NESTING: usize = 1000;
+/// Bytes of text that cost one step when a builtin scans or builds text.
+pub const BYTES_PER_STEP: usize = 64;
+
+/// The budgets of one evaluation. Every evaluation starts with the full budgets; what an
+/// operation will cost is charged before the operation runs (when its size is known up front)
+/// and an operation that would go over a budget is an error of kind `Expression` instead.
+///
+/// - `steps` (`UNITXT_RS_EXPR_STEPS`, default [`MAX_STEPS`]): one step per node evaluated,
+///   per loop iteration, per element a builtin visits or creates, per regex search, and per
+///   [`BYTES_PER_STEP`] bytes of text scanned or built (a regex search is charged for the text
+///   it examined, which one search bounds: the `regex` engine is linear in the text, and the
+///   backtracking one stops at its backtrack limit).
+/// - `bytes` (`UNITXT_RS_EXPR_BYTES`, default [`MAX_BYTES`]): bytes of strings and containers
+///   created, 24 per container slot and the length of each string; a value shared several
+///   times (`[s] * n`) counts its full size each time it is materialized (into the result,
+///   `json.dumps`, `repr`/`str`).
+/// - `depth` (`UNITXT_RS_EXPR_DEPTH`, default [`MAX_CALL_DEPTH`]): nesting of lambda calls.
+///   Other recursion is bounded by fixed limits: the expression's own nesting
+///   ([`super::ast::MAX_DEPTH`]), format specs nested in format specs (2, as in Python), and
+///   nested containers ([`MAX_NESTING`]).
+///
+/// The environment variables are read once per process; a value that is not a positive
+/// integer makes every evaluation fail with an error naming the variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The step budget.
+    pub steps: u64,
+    /// The memory budget in bytes.
+    pub bytes: usize,
+    /// The depth budget (nested lambda calls).
+    pub depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { steps: MAX_STEPS, bytes: MAX_BYTES, depth: MAX_CALL_DEPTH }
+    }
+}
+
+impl Limits {
+    /// The budgets from the environment (`UNITXT_RS_EXPR_STEPS`, `UNITXT_RS_EXPR_BYTES`,
+    /// `UNITXT_RS_EXPR_DEPTH`), read on the first call; unset variables keep the defaults.
+    pub fn from_env() -> EResult<Limits> {
+        static LIMITS: std::sync::OnceLock<Result<Limits, String>> = std::sync::OnceLock::new();
+        LIMITS
+            .get_or_init(|| {
+                let var = |name: &str, default: u64| -> Result<u64, String> {
+                    match std::env::var(name) {
+                        Err(_) => Ok(default),
+                        Ok(v) => match v.trim().parse::<u64>() {
+                            Ok(n) if n > 0 => Ok(n),
+                            _ => Err(format!("{name} must be a positive integer, not {v:?}")),
+                        },
+                    }
+                };
+                let d = Limits::default();
+                Ok(Limits {
+                    steps: var("UNITXT_RS_EXPR_STEPS", d.steps)?,
+                    bytes: usize::try_from(var("UNITXT_RS_EXPR_BYTES", d.bytes as u64)?).unwrap_or(usize::MAX),
+                    depth: usize::try_from(var("UNITXT_RS_EXPR_DEPTH", d.depth as u64)?).unwrap_or(usize::MAX),
+                })
+            })
+            .clone()
+            .map_err(err)
+    }
+}
 
 /// State of one evaluation.
 pub struct Ctx<'a> {
@@ -27,6 +96,7 @@ pub struct Ctx<'a> {
     converted: HashMap<String, PyVal>,
     /// Local bindings (comprehension variables, lambda parameters), innermost last.
     pub locals: Vec<(Arc<str>, PyVal)>,
+    limits: Limits,
     steps: u64,
     bytes: usize,
     calls: usize,
@@ -44,38 +114,169 @@ pub fn global_name(name: &str) -> Option<PyVal> {
 }
 
 impl<'a> Ctx<'a> {
-    /// A fresh evaluation state over `globals` (an instance's fields), if any.
-    pub fn new(globals: Option<&'a Instance>) -> Self {
-        Ctx { globals, converted: HashMap::new(), locals: Vec::new(), steps: 0, bytes: 0, calls: 0 }
+    /// A fresh evaluation state over `globals` (an instance's fields), if any, with the
+    /// budgets of [`Limits::from_env`].
+    pub fn new(globals: Option<&'a Instance>) -> EResult<Self> {
+        Ok(Self::with_limits(globals, Limits::from_env()?))
     }
 
-    /// Counts one step; errors when the bound is exceeded.
+    /// A fresh evaluation state with explicit budgets.
+    pub fn with_limits(globals: Option<&'a Instance>, limits: Limits) -> Self {
+        Ctx { globals, converted: HashMap::new(), locals: Vec::new(), limits, steps: 0, bytes: 0, calls: 0 }
+    }
+
+    /// Counts one step; errors when the step budget is exceeded.
     pub fn tick(&mut self) -> EResult<()> {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return Err(err(format!("evaluation exceeded the limit of {MAX_STEPS} steps")));
+        self.tick_n(1)
+    }
+
+    /// Counts `n` steps; errors when the step budget is exceeded.
+    pub fn tick_n(&mut self, n: u64) -> EResult<()> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.limits.steps {
+            return Err(err(format!("evaluation exceeded the limit of {} steps", self.limits.steps)));
         }
         Ok(())
     }
 
-    /// Charges `n` bytes of created data; errors when the budget is exceeded.
+    /// Counts the steps of scanning or building `bytes` bytes of text.
+    pub fn tick_text(&mut self, bytes: usize) -> EResult<()> {
+        self.tick_n((bytes / BYTES_PER_STEP) as u64 + 1)
+    }
+
+    /// Charges `n` bytes of created data; errors when the memory budget is exceeded.
     pub fn charge(&mut self, n: usize) -> EResult<()> {
         self.bytes = self.bytes.saturating_add(n);
-        if self.bytes > MAX_BYTES {
-            return Err(err(format!("evaluation exceeded the memory limit of {} MB", MAX_BYTES >> 20)));
+        if self.bytes > self.limits.bytes {
+            return Err(self.memory_error());
         }
         Ok(())
+    }
+
+    /// Charges `n` bytes given as a wide (possibly huge) count.
+    pub fn charge_wide(&mut self, n: u128) -> EResult<()> {
+        self.charge(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn memory_error(&self) -> super::Error {
+        let b = self.limits.bytes;
+        if b >= 1 << 20 {
+            err(format!("evaluation exceeded the memory limit of {} MB", b >> 20))
+        } else {
+            err(format!("evaluation exceeded the memory limit of {b} bytes"))
+        }
+    }
+
+    /// Bytes of the memory budget not yet used.
+    pub fn bytes_left(&self) -> usize {
+        self.limits.bytes.saturating_sub(self.bytes)
+    }
+
+    /// Charges the memory of materializing `v` in full (building the instance value of a
+    /// result, or the tree `json.dumps` writes): every container slot and string counted each
+    /// time it appears, however often it is shared. Errors before anything is built when that
+    /// is over the memory budget, or when `v` is nested deeper than [`MAX_NESTING`]. Returns
+    /// the size charged and how deep containers nest in `v` (0 for a scalar).
+    pub fn charge_materialized(&mut self, v: &PyVal) -> EResult<(u128, usize)> {
+        let mut memo = HashMap::new();
+        let (n, height) = self.materialized_size(v, &mut memo, 0)?;
+        self.charge_wide(n)?;
+        Ok((n, height))
+    }
+
+    /// The full size of `v` in bytes and its container height (see
+    /// [`Ctx::charge_materialized`]); each distinct container is walked once (`memo`, by
+    /// address), costing a step per slot.
+    fn materialized_size(
+        &mut self,
+        v: &PyVal,
+        memo: &mut HashMap<usize, (u128, usize)>,
+        depth: usize,
+    ) -> EResult<(u128, usize)> {
+        if depth > MAX_NESTING {
+            return Err(err(format!("the value is nested more than {MAX_NESTING} levels deep")));
+        }
+        let key = match v {
+            PyVal::List(x) | PyVal::Tuple(x) | PyVal::Iter(_, x) => Rc::as_ptr(x) as *const () as usize,
+            PyVal::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+            PyVal::Set(x) => Rc::as_ptr(x) as *const () as usize,
+            PyVal::Str(t) => return Ok((16 + t.len() as u128, 0)),
+            PyVal::Range(a, b, st) => return Ok((16 + 24 * range_len(*a, *b, *st) as u128, 1)),
+            _ => return Ok((16, 0)),
+        };
+        if let Some(n) = memo.get(&key) {
+            return Ok(*n);
+        }
+        let (mut total, mut height): (u128, usize) = (16, 0);
+        let mut add = |ctx: &mut Self, x: &PyVal, memo: &mut HashMap<usize, (u128, usize)>| -> EResult<()> {
+            ctx.tick()?;
+            let (n, h) = stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || {
+                ctx.materialized_size(x, memo, depth + 1)
+            })?;
+            total = total.saturating_add(24 + n);
+            height = height.max(h);
+            Ok(())
+        };
+        match v {
+            PyVal::List(x) | PyVal::Tuple(x) | PyVal::Iter(_, x) => {
+                for item in x.iter() {
+                    add(self, item, memo)?;
+                }
+            }
+            PyVal::Dict(d) => {
+                for (k, item) in d.values() {
+                    add(self, k, memo)?;
+                    add(self, item, memo)?;
+                }
+            }
+            PyVal::Set(x) => {
+                for item in x.values() {
+                    add(self, item, memo)?;
+                }
+            }
+            _ => {}
+        }
+        memo.insert(key, (total, height + 1));
+        Ok((total, height + 1))
+    }
+
+    /// `repr(v)` as a new string, charged; errors instead of building a text over the
+    /// memory budget (a shared value repeated many times stops at the limit).
+    pub fn repr_str(&mut self, v: &PyVal) -> EResult<String> {
+        let limit = self.bytes_left();
+        let s = super::value::repr_limited(v, limit).map_err(|e| self.repr_error(e))?;
+        self.tick_text(s.len())?;
+        Ok(s)
+    }
+
+    /// `str(v)` with the bounds of [`Ctx::repr_str`].
+    pub fn to_str_str(&mut self, v: &PyVal) -> EResult<String> {
+        let limit = self.bytes_left();
+        let s = super::value::to_str_limited(v, limit).map_err(|e| self.repr_error(e))?;
+        self.tick_text(s.len())?;
+        Ok(s)
+    }
+
+    fn repr_error(&self, e: super::value::ReprStop) -> super::Error {
+        match e {
+            super::value::ReprStop::TooLong => self.memory_error(),
+            super::value::ReprStop::TooDeep => {
+                err(format!("the value is nested more than {MAX_NESTING} levels deep"))
+            }
+        }
     }
 
     /// Charges for a new string.
     pub fn new_str(&mut self, s: String) -> EResult<PyVal> {
+        self.tick_text(s.len())?;
         self.charge(s.len() + 16)?;
         Ok(PyVal::str(s))
     }
 
-    /// Charges for a new sequence of `n` elements.
+    /// Charges for a new sequence of `n` elements (memory, and one step per element).
     pub fn charge_items(&mut self, n: usize) -> EResult<()> {
-        self.charge(n.saturating_mul(24) + 16)
+        self.charge(n.saturating_mul(24).saturating_add(16))?;
+        self.tick_n(n as u64)
     }
 
     fn lookup(&mut self, name: &str) -> EResult<PyVal> {
@@ -292,8 +493,9 @@ impl<'a> Ctx<'a> {
                 Ok(PyVal::Lambda(Rc::new(Lambda { params: params.clone(), body: body.clone(), captured })))
             }
             Node::FString(parts) => {
+                // Each replacement field was charged as it was formatted.
                 let s = self.fstring(parts)?;
-                self.new_str(s)
+                Ok(PyVal::str(s))
             }
         }
     }
@@ -335,16 +537,18 @@ impl<'a> Ctx<'a> {
                         (c, _) => *c,
                     };
                     let v = match conv {
-                        Some('r') => PyVal::str(repr(&v)),
-                        Some('a') => PyVal::str(ascii(&repr(&v))),
-                        Some(_) => PyVal::str(to_str(&v)),
+                        Some('r') => PyVal::str(self.repr_str(&v)?),
+                        Some('a') => PyVal::str(ascii(&self.repr_str(&v)?)),
+                        Some(_) => PyVal::str(self.to_str_str(&v)?),
                         None => v,
                     };
                     let spec = self.fstring(spec)?;
-                    out.push_str(&format_value(&v, &spec)?);
+                    let piece = format_value(&v, &spec, self.bytes_left())?;
+                    self.tick_text(piece.len())?;
+                    self.charge(piece.len())?;
+                    out.push_str(&piece);
                 }
             }
-            self.charge(0)?;
         }
         Ok(out)
     }
@@ -426,6 +630,7 @@ impl<'a> Ctx<'a> {
         match v {
             PyVal::List(x) | PyVal::Tuple(x) | PyVal::Iter(_, x) => {
                 for item in x.iter() {
+                    self.tick()?;
                     if !f(self, item.clone())? {
                         break;
                     }
@@ -433,6 +638,7 @@ impl<'a> Ctx<'a> {
             }
             PyVal::Str(s) => {
                 for c in s.chars() {
+                    self.tick()?;
                     self.charge(20)?;
                     if !f(self, PyVal::str(c.to_string()))? {
                         break;
@@ -441,6 +647,7 @@ impl<'a> Ctx<'a> {
             }
             PyVal::Dict(d) => {
                 for (k, _) in d.values() {
+                    self.tick()?;
                     if !f(self, k.clone())? {
                         break;
                     }
@@ -448,6 +655,7 @@ impl<'a> Ctx<'a> {
             }
             PyVal::Set(s) => {
                 for k in s.values() {
+                    self.tick()?;
                     if !f(self, k.clone())? {
                         break;
                     }
@@ -457,7 +665,7 @@ impl<'a> Ctx<'a> {
                 let n = range_len(*a, *b, *st);
                 for i in 0..n {
                     self.tick()?;
-                    if !f(self, PyVal::Int(a + i * st))? {
+                    if !f(self, PyVal::Int(range_item(*a, *st, i)))? {
                         break;
                     }
                 }
@@ -484,7 +692,24 @@ impl<'a> Ctx<'a> {
     /// Collects an iterable into a vector.
     pub fn to_vec(&mut self, v: &PyVal) -> EResult<Vec<PyVal>> {
         if let PyVal::List(x) | PyVal::Tuple(x) | PyVal::Iter(_, x) = v {
+            self.tick_n(x.len() as u64)?;
             return Ok(x.to_vec());
+        }
+        let known = match v {
+            PyVal::Range(a, b, st) => Some(range_len(*a, *b, *st)),
+            PyVal::Dict(d) => Some(d.len() as u64),
+            PyVal::Set(x) => Some(x.len() as u64),
+            _ => None,
+        };
+        if let Some(n) = known {
+            // The size is known: charged before anything is built.
+            self.charge_wide(n as u128 * 24)?;
+            let mut out = Vec::with_capacity(n as usize);
+            self.iterate(v, &mut |_, x| {
+                out.push(x);
+                Ok(true)
+            })?;
+            return Ok(out);
         }
         let mut out = Vec::new();
         self.iterate(v, &mut |ctx, x| {
@@ -550,7 +775,7 @@ impl<'a> Ctx<'a> {
             };
             frame.push((name.clone(), v));
         }
-        if self.calls >= MAX_CALL_DEPTH {
+        if self.calls >= self.limits.depth {
             return Err(err("maximum recursion depth exceeded in the expression sandbox"));
         }
         self.calls += 1;
@@ -587,14 +812,12 @@ impl<'a> Ctx<'a> {
             PyVal::Dict(d) => Ok(d.contains_key(&item.hkey()?)),
             PyVal::Set(s) => Ok(s.contains_key(&item.hkey()?)),
             PyVal::Range(a, b, st) => Ok(match item.as_int() {
-                Some(i) => {
-                    let n = range_len(*a, *b, *st);
-                    n > 0 && (i - a) % st == 0 && {
-                        let k = (i - a) / st;
-                        k >= 0 && k < n
-                    }
-                }
-                None => false,
+                Some(i) => range_position(*a, *b, *st, i).is_some(),
+                // A float equal to an element is in the range too.
+                None => match item.as_f64() {
+                    Some(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => range_position(*a, *b, *st, f as i64).is_some(),
+                    _ => false,
+                },
             }),
             other => {
                 let mut found = false;
@@ -612,22 +835,23 @@ impl<'a> Ctx<'a> {
 
     /// `o[i]`.
     pub fn index(&mut self, o: &PyVal, i: &PyVal) -> EResult<PyVal> {
-        let idx = |len: usize, what: &str| -> EResult<usize> {
+        let idx = |len: u64, what: &str| -> EResult<u64> {
             let k = i.as_int().ok_or_else(|| {
                 err(format!("{what} indices must be integers or slices, not {}", i.type_name()))
             })?;
-            let j = if k < 0 { k + len as i64 } else { k };
-            if j < 0 || j >= len as i64 {
+            let j = if k < 0 { k as i128 + len as i128 } else { k as i128 };
+            if j < 0 || j >= len as i128 {
                 return Err(err(format!("{what} index out of range")));
             }
-            Ok(j as usize)
+            Ok(j as u64)
         };
         match o {
-            PyVal::List(v) => Ok(v[idx(v.len(), "list")?].clone()),
-            PyVal::Tuple(v) => Ok(v[idx(v.len(), "tuple")?].clone()),
+            PyVal::List(v) => Ok(v[idx(v.len() as u64, "list")? as usize].clone()),
+            PyVal::Tuple(v) => Ok(v[idx(v.len() as u64, "tuple")? as usize].clone()),
             PyVal::Str(s) => {
+                self.tick_text(s.len())?;
                 let n = s.chars().count();
-                let j = idx(n, "string")?;
+                let j = idx(n as u64, "string")? as usize;
                 Ok(PyVal::str(s.chars().nth(j).map(String::from).unwrap_or_default()))
             }
             PyVal::Dict(d) => match d.get(&i.hkey()?) {
@@ -635,9 +859,8 @@ impl<'a> Ctx<'a> {
                 None => Err(err(format!("KeyError: {}", repr(i)))),
             },
             PyVal::Range(a, b, st) => {
-                let n = range_len(*a, *b, *st);
-                let j = idx(n as usize, "range object")?;
-                Ok(PyVal::Int(a + j as i64 * st))
+                let j = idx(range_len(*a, *b, *st), "range object")?;
+                Ok(PyVal::Int(range_item(*a, *st, j)))
             }
             PyVal::Match(m) => m.group(std::slice::from_ref(i)),
             other => Err(err(format!("'{}' object is not subscriptable", other.type_name()))),
@@ -655,28 +878,30 @@ impl<'a> Ctx<'a> {
             }
         };
         let (lo, hi, st) = (get(lo)?, get(hi)?, get(st)?);
-        let pick = |len: usize| -> EResult<Vec<usize>> { slice_indices(len, lo, hi, st) };
         match o {
-            PyVal::List(v) => {
-                let ix = pick(v.len())?;
-                self.charge_items(ix.len())?;
-                Ok(PyVal::list(ix.into_iter().map(|i| v[i].clone()).collect()))
-            }
-            PyVal::Tuple(v) => {
-                let ix = pick(v.len())?;
-                self.charge_items(ix.len())?;
-                Ok(PyVal::tuple(ix.into_iter().map(|i| v[i].clone()).collect()))
+            PyVal::List(v) | PyVal::Tuple(v) => {
+                let sl = SliceIdx::new(v.len() as u64, lo, hi, st)?;
+                self.charge_items(sl.count as usize)?;
+                let out: Vec<PyVal> = sl.iter().map(|i| v[i as usize].clone()).collect();
+                Ok(if matches!(o, PyVal::List(_)) { PyVal::list(out) } else { PyVal::tuple(out) })
             }
             PyVal::Str(s) => {
+                self.tick_text(s.len())?;
                 let chars: Vec<char> = s.chars().collect();
-                let ix = pick(chars.len())?;
-                let out: String = ix.into_iter().map(|i| chars[i]).collect();
+                self.charge(chars.len().saturating_mul(4))?;
+                let sl = SliceIdx::new(chars.len() as u64, lo, hi, st)?;
+                let out: String = sl.iter().map(|i| chars[i as usize]).collect();
                 self.new_str(out)
             }
-            PyVal::Range(..) => {
-                let items = self.to_vec(o)?;
-                let ix = pick(items.len())?;
-                Ok(PyVal::list(ix.into_iter().map(|i| items[i].clone()).collect()))
+            PyVal::Range(a, b, rs) => {
+                // As Python: a range of the selected elements, no list built.
+                let sl = SliceIdx::new(range_len(*a, *b, *rs), lo, hi, st)?;
+                let at = |k: i128| -> EResult<i64> {
+                    i64::try_from(*a as i128 + k * *rs as i128)
+                        .map_err(|_| out_of_range("a bound of the sliced range"))
+                };
+                let step = i64::try_from(sl.step * *rs as i128).map_err(|_| out_of_range("the step of the sliced range"))?;
+                Ok(PyVal::Range(at(sl.start)?, at(sl.stop)?, step))
             }
             other => Err(err(format!("'{}' object is not subscriptable", other.type_name()))),
         }
@@ -706,10 +931,12 @@ impl<'a> Ctx<'a> {
         };
         match (op, a, b) {
             (BinOp::Add, Str(x), Str(y)) => {
+                self.tick_text(x.len() + y.len())?;
+                self.charge(x.len() + y.len() + 16)?;
                 let mut s = String::with_capacity(x.len() + y.len());
                 s.push_str(x);
                 s.push_str(y);
-                self.new_str(s)
+                Ok(PyVal::str(s))
             }
             (BinOp::Add, List(x), List(y)) => {
                 self.charge_items(x.len() + y.len())?;
@@ -722,8 +949,8 @@ impl<'a> Ctx<'a> {
             (BinOp::Mul, Str(_) | List(_) | Tuple(_), _) if b.as_int().is_some() => self.repeat(a, b.as_int().unwrap_or(0)),
             (BinOp::Mul, _, Str(_) | List(_) | Tuple(_)) if a.as_int().is_some() => self.repeat(b, a.as_int().unwrap_or(0)),
             (BinOp::Mod, Str(fmt), _) => {
-                let s = builtins::percent_format(fmt, b)?;
-                self.new_str(s)
+                let s = builtins::percent_format(self, fmt, b)?;
+                Ok(PyVal::str(s))
             }
             (BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor, Set(x), Set(y)) => {
                 let mut out = super::value::Set::new();
@@ -756,17 +983,25 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// `seq * n`: the size of the result is charged before it is built, and repeating an
+    /// empty sequence costs nothing however large `n` is.
     fn repeat(&mut self, seq: &PyVal, n: i64) -> EResult<PyVal> {
-        let n = n.max(0) as usize;
+        let n = usize::try_from(n).unwrap_or(0);
         match seq {
             PyVal::Str(s) => {
-                self.charge(s.len().saturating_mul(n))?;
+                if s.is_empty() || n == 0 {
+                    return Ok(PyVal::str(""));
+                }
+                let total = s.len().checked_mul(n).ok_or_else(|| self.memory_error())?;
+                self.charge(total.saturating_add(16))?;
+                self.tick_text(total)?;
                 Ok(PyVal::str(s.repeat(n)))
             }
             PyVal::List(v) | PyVal::Tuple(v) => {
-                self.charge_items(v.len().saturating_mul(n))?;
-                let mut out = Vec::with_capacity(v.len() * n);
-                for _ in 0..n {
+                let total = if v.is_empty() { 0 } else { v.len().checked_mul(n).ok_or_else(|| self.memory_error())? };
+                self.charge_items(total)?;
+                let mut out = Vec::with_capacity(total);
+                for _ in 0..if total == 0 { 0 } else { n } {
                     out.extend(v.iter().cloned());
                 }
                 Ok(if matches!(seq, PyVal::List(_)) { PyVal::list(out) } else { PyVal::tuple(out) })
@@ -806,39 +1041,68 @@ pub fn dict_insert(d: &mut Dict, k: PyVal, v: PyVal) -> EResult<()> {
     Ok(())
 }
 
-/// The indices selected by `[lo:hi:st]` on a sequence of `len` elements.
-pub fn slice_indices(len: usize, lo: Option<i64>, hi: Option<i64>, st: Option<i64>) -> EResult<Vec<usize>> {
-    let n = len as i64;
-    let st = st.unwrap_or(1);
-    if st == 0 {
-        return Err(err("slice step cannot be zero"));
-    }
-    let adjust = |v: i64, lower: i64, upper: i64| -> i64 {
-        if v < 0 {
-            (v + n).max(lower)
+/// The elements `[lo:hi:st]` selects from a sequence of `len` elements, clamped as Python
+/// clamps them (any i64 bound or step, no overflow): `count` positions from `start`, `step`
+/// apart; `stop` is the adjusted end bound (what a sliced `range` keeps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceIdx {
+    /// The first position.
+    pub start: i128,
+    /// The adjusted end bound (exclusive).
+    pub stop: i128,
+    /// The distance between positions (never zero).
+    pub step: i128,
+    /// How many positions are selected (at most `len`).
+    pub count: u64,
+}
+
+impl SliceIdx {
+    /// Resolves `[lo:hi:st]` over `len` elements; errors on a zero step.
+    pub fn new(len: u64, lo: Option<i64>, hi: Option<i64>, st: Option<i64>) -> EResult<SliceIdx> {
+        let step = st.unwrap_or(1) as i128;
+        if step == 0 {
+            return Err(err("slice step cannot be zero"));
+        }
+        let n = len as i128;
+        let adjust = |v: i64| -> i128 {
+            let v = v as i128;
+            if v < 0 {
+                let v = v + n;
+                if v < 0 {
+                    if step < 0 {
+                        -1
+                    } else {
+                        0
+                    }
+                } else {
+                    v
+                }
+            } else if v >= n {
+                if step < 0 {
+                    n - 1
+                } else {
+                    n
+                }
+            } else {
+                v
+            }
+        };
+        let start = lo.map(adjust).unwrap_or(if step < 0 { n - 1 } else { 0 });
+        let stop = hi.map(adjust).unwrap_or(if step < 0 { -1 } else { n });
+        let count = if step > 0 && start < stop {
+            (stop - start - 1) / step + 1
+        } else if step < 0 && stop < start {
+            (start - stop - 1) / (-step) + 1
         } else {
-            v.min(upper)
-        }
-    };
-    let mut out = Vec::new();
-    if st > 0 {
-        let a = lo.map(|v| adjust(v, 0, n)).unwrap_or(0);
-        let b = hi.map(|v| adjust(v, 0, n)).unwrap_or(n);
-        let mut i = a;
-        while i < b {
-            out.push(i as usize);
-            i += st;
-        }
-    } else {
-        let a = lo.map(|v| adjust(v, -1, n - 1)).unwrap_or(n - 1);
-        let b = hi.map(|v| adjust(v, -1, n - 1)).unwrap_or(-1);
-        let mut i = a;
-        while i > b {
-            out.push(i as usize);
-            i += st;
-        }
+            0
+        };
+        Ok(SliceIdx { start, stop, step, count: count as u64 })
     }
-    Ok(out)
+
+    /// The selected positions, in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.count).map(move |k| (self.start + k as i128 * self.step) as u64)
+    }
 }
 
 fn is_same(a: &PyVal, b: &PyVal) -> bool {
@@ -873,7 +1137,13 @@ fn op_symbol(op: BinOp) -> &'static str {
 }
 
 fn overflow() -> super::Error {
-    err("integer overflow: the result is too large for the expression sandbox")
+    err("integer overflow: the result is out of the range of the expression sandbox's 64-bit ints")
+}
+
+/// An error for an integer `what` that Python would compute but that is out of the range of
+/// the sandbox's 64-bit ints.
+pub fn out_of_range(what: &str) -> super::Error {
+    err(format!("{what} is out of the range of the expression sandbox's 64-bit ints"))
 }
 
 /// Python float floor division and modulo (CPython's `float_divmod`).

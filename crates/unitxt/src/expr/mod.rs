@@ -7,11 +7,16 @@
 //! insertion order, truthiness, floor division and modulo signs). Only allow-listed builtins,
 //! methods and the modules `re`, `json`, `math`, `itertools` are reachable ([`builtins`]);
 //! there is no import, attribute access to `_` names, I/O or environment access. Each
-//! evaluation is bounded in steps and in bytes created.
+//! evaluation is bounded in steps, bytes created and lambda nesting ([`eval::Limits`],
+//! configurable with `UNITXT_RS_EXPR_STEPS`, `UNITXT_RS_EXPR_BYTES`, `UNITXT_RS_EXPR_DEPTH`):
+//! what an operation will cost is charged before it runs, and going over a budget is an error,
+//! never a hang, a panic or an abort.
 //!
 //! Differences from CPython kept on purpose: sets iterate in insertion order; ints are 64-bit
-//! (overflow is an error); `map`/`zip`/`filter` are computed eagerly (generator expressions
-//! stay lazy); module names such as `re` are visible without `imports_list`.
+//! (a result out of their range is an error, never a wrapped number); `map`/`zip`/`filter` are
+//! computed eagerly (generator expressions stay lazy); module names such as `re` are visible
+//! without `imports_list`; `sorted` orders NaN after every number (CPython's order with NaN
+//! depends on its sort's internals).
 
 pub mod ast;
 pub mod builtins;
@@ -98,12 +103,23 @@ impl Expression {
         (!other_use).then_some(keys)
     }
 
-    /// Evaluates with `vars` as the local names (an instance's fields). Errors (kind
-    /// `Expression`) on failures or when the time or memory bound is exceeded.
+    /// Evaluates with `vars` as the local names (an instance's fields), within the budgets of
+    /// [`eval::Limits::from_env`]. Errors (kind `Expression`) on failures or when a budget
+    /// would be exceeded.
     pub fn eval(&self, vars: &Instance) -> Result<Value> {
-        let mut ctx = eval::Ctx::new(Some(vars));
-        ctx.eval(&self.tree)
-            .and_then(|v| value::to_value(&v))
+        let limits = eval::Limits::from_env().map_err(|e| e.context(format!("in expression {:?}", self.source)))?;
+        self.eval_with_limits(vars, limits)
+    }
+
+    /// [`Expression::eval`] within explicit budgets.
+    pub fn eval_with_limits(&self, vars: &Instance, limits: eval::Limits) -> Result<Value> {
+        let run = || -> EResult<Value> {
+            let mut ctx = eval::Ctx::with_limits(Some(vars), limits);
+            let v = ctx.eval(&self.tree)?;
+            ctx.charge_materialized(&v)?;
+            value::to_value(&v)
+        };
+        run()
             .map_err(|e| e.context(format!("in expression {:?}", self.source)))
     }
 }
@@ -125,8 +141,9 @@ pub fn call_function(dotted_name: &str, args: Vec<Value>) -> Result<Value> {
             f = builtins::get_attr(&f, p)?;
         }
         let args = args.iter().map(value::from_value).collect::<EResult<Vec<_>>>()?;
-        let mut ctx = eval::Ctx::new(None);
+        let mut ctx = eval::Ctx::new(None)?;
         let r = ctx.call(&f, args, vec![])?;
+        ctx.charge_materialized(&r)?;
         value::to_value(&r)
     };
     run().map_err(|e| e.context(format!("in function {dotted_name:?}")))

@@ -9,8 +9,13 @@ use std::rc::Rc;
 
 use fancy_regex::{Regex, RegexBuilder};
 
-use super::value::{PyVal, to_str};
+use super::eval::Ctx;
+use super::value::{to_str, PyVal};
 use super::{err, EResult};
+
+/// Bytes of text a regex search examines per step charged (searching costs more per byte
+/// than the plain scans of [`super::eval::BYTES_PER_STEP`]).
+pub const REGEX_BYTES_PER_STEP: usize = 16;
 
 /// `re.IGNORECASE`.
 pub const IGNORECASE: i64 = 2;
@@ -124,15 +129,48 @@ impl LazyAhead {
     }
 
     /// The span of the leftmost match at or after byte `pos`.
+    ///
+    /// Linear in the text: where `B` next starts and where the next newline is are found
+    /// once and reused while the candidate start moves up to them (whether `B` matches at a
+    /// position does not depend on where its search began, so the leftmost start at or after
+    /// `e` is the one found from an earlier `e0 <= e`, as long as it is at or after `e`).
     fn search(&self, text: &str, mut pos: usize) -> EResult<Option<(usize, usize)>> {
+        // (searched from, leftmost start of B at or after it).
+        let mut ahead_cache: Option<(usize, Option<usize>)> = None;
+        // (searched from, next newline at or after it).
+        let mut newline_cache: Option<(usize, Option<usize>)> = None;
         while let Some(i) = text[pos..].find(self.literal.as_str()) {
             let s = pos + i;
             let e = s + self.literal.len();
-            let limit = if self.dotall { text.len() } else { text[e..].find('\n').map_or(text.len(), |k| e + k) };
-            match self.ahead.find_from_pos(text, e).map_err(|x| err(format!("regex failed: {x}")))? {
-                Some(m) if m.start() <= limit => return Ok(Some((s, m.start()))),
-                // With DOTALL every later start ends its search inside this one: no match.
-                None if self.dotall => return Ok(None),
+            let limit = if self.dotall {
+                text.len()
+            } else {
+                let nl = match newline_cache {
+                    Some((from, found)) if from <= e && found.is_none_or(|k| k >= e) => found,
+                    _ => {
+                        let found = text[e..].find('\n').map(|k| e + k);
+                        newline_cache = Some((e, found));
+                        found
+                    }
+                };
+                nl.unwrap_or(text.len())
+            };
+            let next = match ahead_cache {
+                Some((from, found)) if from <= e && found.is_none_or(|k| k >= e) => found,
+                _ => {
+                    let found = self
+                        .ahead
+                        .find_from_pos(text, e)
+                        .map_err(|x| err(format!("regex failed: {x}")))?
+                        .map(|m| m.start());
+                    ahead_cache = Some((e, found));
+                    found
+                }
+            };
+            match next {
+                Some(p) if p <= limit => return Ok(Some((s, p))),
+                // No later start can find B either.
+                None => return Ok(None),
                 _ => pos = s + text[s..].chars().next().map_or(1, char::len_utf8),
             }
         }
@@ -410,24 +448,74 @@ impl Pattern {
         }))
     }
 
-    /// `search`/`match`/`fullmatch` on the whole text.
-    pub fn run(&self, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
-        let re = match mode {
-            Mode::Search => return self.search_from(text, 0),
-            Mode::Match => self.anchored_form(&self.anchored, "")?,
-            Mode::Full => self.anchored_form(&self.full, "\\z")?,
+    /// `search`/`match`/`fullmatch` on the whole text, charged to `ctx` (see
+    /// [`Pattern::charged_search`]).
+    pub fn run(&self, ctx: &mut Ctx, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
+        ctx.tick()?;
+        let m = match mode {
+            Mode::Search => self.search_from(text, 0)?,
+            Mode::Match => self.captures(self.anchored_form(&self.anchored, "")?, text, 0)?,
+            Mode::Full => self.captures(self.anchored_form(&self.full, "\\z")?, text, 0)?,
         };
-        self.captures(re, text, 0)
+        self.charge_result(ctx, text, 0, &m)?;
+        Ok(m)
+    }
+
+    /// Charges a search from byte `pos` for the text it examined: up to the furthest end of
+    /// the match's groups (a lookahead reads past the match), or to the end of the text when
+    /// nothing matched; and the memory of the match object.
+    fn charge_result(&self, ctx: &mut Ctx, text: &str, pos: usize, m: &Option<MatchObj>) -> EResult<()> {
+        let reached = match m {
+            Some(m) => m.spans.iter().flatten().map(|&(_, e)| e).max().unwrap_or(pos),
+            None => text.len(),
+        };
+        ctx.tick_n((reached.saturating_sub(pos) / REGEX_BYTES_PER_STEP) as u64)?;
+        if let Some(m) = m {
+            ctx.charge(64 + 16 * m.spans.len())?;
+        }
+        Ok(())
+    }
+
+    /// One search from byte `pos`, charged to `ctx`: a step before it runs, then the text it
+    /// examined. One search is bounded on its own: linear in the text where the pattern
+    /// needs no backtracking (fancy-regex hands it to the `regex` engine whole) and stopped by
+    /// the backtrack limit otherwise.
+    fn charged_search(&self, ctx: &mut Ctx, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+        ctx.tick()?;
+        let m = self.search_from(text, pos)?;
+        self.charge_result(ctx, text, pos, &m)?;
+        Ok(m)
     }
 
     /// All non-overlapping matches, Python style (an empty match right after a previous
-    /// match is allowed only when that match was not empty).
-    pub fn all(&self, text: &Rc<str>, limit: usize) -> EResult<Vec<MatchObj>> {
+    /// match is allowed only when that match was not empty); at most `limit` unless it is 0.
+    /// Each search is charged to `ctx`, and with `groups_as_strings` the text of each match's
+    /// groups too, as it is found (for callers that build those strings: the groups of
+    /// overlapping lookahead matches can add up to far more than the text).
+    pub fn all(&self, ctx: &mut Ctx, text: &Rc<str>, limit: usize, groups_as_strings: bool) -> EResult<Vec<MatchObj>> {
         let mut out = Vec::new();
+        self.each(ctx, text, limit, groups_as_strings, &mut |_, m| {
+            out.push(m);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Pattern::all`], handing each match to `f` as it is found (so that a caller that
+    /// fails part way stops searching too).
+    pub fn each(
+        &self,
+        ctx: &mut Ctx,
+        text: &Rc<str>,
+        limit: usize,
+        groups_as_strings: bool,
+        f: &mut dyn FnMut(&mut Ctx, MatchObj) -> EResult<()>,
+    ) -> EResult<()> {
+        let mut found = 0;
         let mut pos = 0;
         let mut forbid_empty_at: Option<usize> = None;
-        while pos <= text.len() && (limit == 0 || out.len() < limit) {
-            let Some(m) = self.search_from(text, pos)? else { break };
+        while pos <= text.len() && (limit == 0 || found < limit) {
+            let Some(m) = self.charged_search(ctx, text, pos)? else { break };
             let (s, e) = m.spans[0].unwrap_or((pos, pos));
             if s == e && forbid_empty_at == Some(s) {
                 match text[s..].chars().next() {
@@ -441,9 +529,13 @@ impl Pattern {
             }
             pos = e;
             forbid_empty_at = if s == e { Some(e) } else { None };
-            out.push(m);
+            if groups_as_strings {
+                ctx.charge(m.groups_len().saturating_add(16 * m.spans.len()))?;
+            }
+            found += 1;
+            f(ctx, m)?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -521,65 +613,99 @@ impl MatchObj {
         })
     }
 
-    /// Expands a Python replacement template (`\1`, `\g<name>`, `\n`).
-    pub fn expand(&self, template: &str) -> EResult<String> {
-        let chars: Vec<char> = template.chars().collect();
+    /// Expands a Python replacement template (`\1`, `\g<name>`, `\n`); errors when the
+    /// expansion would be longer than `limit` bytes (checked before each group is copied).
+    pub fn expand(&self, template: &str, limit: usize) -> EResult<String> {
+        let too_long = || err(format!("re.sub: the replacement is longer than the {limit} bytes left in the memory budget"));
         let mut out = String::new();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c != '\\' || i + 1 == chars.len() {
-                out.push(c);
-                i += 1;
-                continue;
+        let push = |out: &mut String, piece: &str| -> EResult<()> {
+            if out.len() + piece.len() > limit {
+                return Err(too_long());
             }
-            let n = chars[i + 1];
-            i += 2;
+            out.push_str(piece);
+            Ok(())
+        };
+        let mut rest = template;
+        while !rest.is_empty() {
+            // Text up to the next backslash is copied as it is.
+            let k = rest.find('\\').unwrap_or(rest.len());
+            push(&mut out, &rest[..k])?;
+            rest = &rest[k..];
+            let mut chars = rest.chars();
+            if chars.next().is_none() {
+                break;
+            }
+            let Some(n) = chars.next() else {
+                // A trailing backslash stays.
+                push(&mut out, "\\")?;
+                break;
+            };
+            rest = chars.as_str();
             match n {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                'f' => out.push('\x0c'),
-                'v' => out.push('\x0b'),
-                'a' => out.push('\x07'),
-                '\\' => out.push('\\'),
+                'n' => push(&mut out, "\n")?,
+                't' => push(&mut out, "\t")?,
+                'r' => push(&mut out, "\r")?,
+                'f' => push(&mut out, "\x0c")?,
+                'v' => push(&mut out, "\x0b")?,
+                'a' => push(&mut out, "\x07")?,
+                '\\' => push(&mut out, "\\")?,
                 'g' => {
-                    let rest: String = chars[i..].iter().collect();
                     let end = rest.find('>').filter(|_| rest.starts_with('<')).ok_or_else(|| err("bad group name"))?;
                     let name = &rest[1..end];
                     let idx = match name.parse::<i64>() {
                         Ok(k) => self.index_of(&PyVal::Int(k))?,
                         Err(_) => self.index_of(&PyVal::str(name))?,
                     };
-                    out.push_str(&self.group_str(idx).unwrap_or_default());
-                    i += name.chars().count() + 2;
+                    push(&mut out, self.group_text(idx))?;
+                    rest = &rest[end + 1..];
                 }
                 d if d.is_ascii_digit() => {
                     let mut num = d.to_digit(10).unwrap_or(0) as usize;
-                    if i < chars.len() && chars[i].is_ascii_digit() && num * 10 < self.spans.len() {
-                        num = num * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
-                        i += 1;
+                    if let Some(d2) = rest.chars().next().filter(|c| c.is_ascii_digit()) {
+                        if num * 10 < self.spans.len() {
+                            num = num * 10 + d2.to_digit(10).unwrap_or(0) as usize;
+                            rest = &rest[1..];
+                        }
                     }
                     if num >= self.spans.len() {
                         return Err(err(format!("invalid group reference {num}")));
                     }
-                    out.push_str(&self.group_str(num).unwrap_or_default());
+                    push(&mut out, self.group_text(num))?;
                 }
                 c if c.is_ascii_alphabetic() => return Err(err(format!("bad escape \\{c}"))),
                 c => {
-                    out.push('\\');
-                    out.push(c);
+                    push(&mut out, "\\")?;
+                    push(&mut out, c.encode_utf8(&mut [0; 4]))?;
                 }
             }
         }
         Ok(out)
     }
+
+    /// The text of a group, empty when it did not participate.
+    fn group_text(&self, i: usize) -> &str {
+        self.spans.get(i).copied().flatten().map_or("", |(s, e)| &self.text[s..e])
+    }
+
+    /// Length in bytes of a group's text (0 when it did not participate).
+    pub fn group_len(&self, i: usize) -> usize {
+        self.spans.get(i).copied().flatten().map_or(0, |(s, e)| e - s)
+    }
+
+    /// Length in bytes of the text of every group and of the whole match.
+    fn groups_len(&self) -> usize {
+        (0..self.spans.len()).map(|i| self.group_len(i)).fold(0, usize::saturating_add)
+    }
 }
 
-/// `findall`: whole matches, the single group, or tuples of groups.
-pub fn findall(p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
+/// `findall`: whole matches, the single group, or tuples of groups. The strings are
+/// charged to `ctx` before any is built (groups of overlapping matches, as in `(?=(a+))`, can
+/// add up to much more than the text).
+pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
+    let matches = p.all(ctx, text, 0, true)?;
+    ctx.charge_items(matches.len().saturating_mul(p.groups().max(1)))?;
     let empty = PyVal::str("");
-    Ok(p.all(text, 0)?
+    Ok(matches
         .into_iter()
         .map(|m| match p.groups() {
             0 => m.group_val(0, &empty),
@@ -589,11 +715,15 @@ pub fn findall(p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
         .collect())
 }
 
-/// `split`: pieces between matches, with the groups interleaved.
-pub fn split(p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>> {
+/// `split`: pieces between matches, with the groups interleaved; charged to `ctx` before the
+/// strings are built.
+pub fn split(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>> {
+    let matches = p.all(ctx, text, maxsplit, true)?;
+    ctx.charge(text.len())?;
+    ctx.charge_items(matches.len().saturating_mul(p.groups() + 1) + 1)?;
     let mut out = Vec::new();
     let mut last = 0;
-    for m in p.all(text, maxsplit)? {
+    for m in matches {
         let (s, e) = m.spans[0].unwrap_or((0, 0));
         out.push(PyVal::str(&text[last..s]));
         for g in 1..m.spans.len() {
@@ -605,21 +735,29 @@ pub fn split(p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>
     Ok(out)
 }
 
-/// `sub` with a template string or a per-match function (`repl_fn`).
+/// `sub` with a per-match replacement (`repl`: a template expansion or a function): each
+/// piece is charged to `ctx` before it is appended, so the result never grows past the
+/// memory budget.
 pub fn sub(
+    ctx: &mut Ctx,
     p: &Pattern,
     text: &Rc<str>,
     count: usize,
-    mut repl: impl FnMut(Rc<MatchObj>) -> EResult<String>,
+    repl: &mut dyn FnMut(&mut Ctx, Rc<MatchObj>) -> EResult<String>,
 ) -> EResult<String> {
     let mut out = String::new();
     let mut last = 0;
-    for m in p.all(text, count)? {
+    p.each(ctx, text, count, false, &mut |ctx, m| {
         let (s, e) = m.spans[0].unwrap_or((0, 0));
+        let r = repl(ctx, Rc::new(m))?;
+        ctx.charge(s - last + r.len())?;
+        ctx.tick_text(s - last + r.len())?;
         out.push_str(&text[last..s]);
-        out.push_str(&repl(Rc::new(m))?);
+        out.push_str(&r);
         last = e;
-    }
+        Ok(())
+    })?;
+    ctx.charge(text.len() - last + 16)?;
     out.push_str(&text[last..]);
     Ok(out)
 }
@@ -635,6 +773,10 @@ pub fn text_arg(v: &PyVal, what: &str) -> EResult<Rc<str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn test_ctx() -> Ctx<'static> {
+        Ctx::with_limits(None, crate::expr::eval::Limits::default())
+    }
 
     #[test]
     fn literal_prefix_only_when_every_match_starts_with_it() {
@@ -666,7 +808,7 @@ mod tests {
             names: Vec::new(),
             groups: 0,
         };
-        slow.all(text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect()
+        slow.all(&mut test_ctx(), text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect()
     }
 
     #[test]
@@ -694,7 +836,7 @@ mod tests {
             assert!(matches!(compile(src, flags).unwrap().search, Searcher::LazyAhead(_)), "{src}");
             for t in texts {
                 let text: Rc<str> = t.into();
-                let fast: Vec<_> = compile(src, flags).unwrap().all(&text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+                let fast: Vec<_> = compile(src, flags).unwrap().all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
                 assert_eq!(fast, general_spans(src, flags, &text), "{src} on {t:?}");
             }
         }
@@ -707,12 +849,12 @@ mod tests {
     fn findall_with_a_prefix_matches_the_plain_scan() {
         let text: Rc<str> = "x assert a == 1\n  assert b\nassertion".into();
         let p = compile(r"assert.*?(?=\n\s*assert|$)", DOTALL).unwrap();
-        let spans: Vec<_> = p.all(&text, 0).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
+        let spans: Vec<_> = p.all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
         assert_eq!(spans, vec![(2, 15), (18, 26), (27, 36)]);
         let none: Rc<str> = "no match here".into();
-        assert!(p.run(Mode::Search, &none).unwrap().is_none());
+        assert!(p.run(&mut test_ctx(), Mode::Search, &none).unwrap().is_none());
         let m = compile("ab", 0).unwrap();
-        assert!(m.run(Mode::Match, &"xab".into()).unwrap().is_none());
-        assert!(m.run(Mode::Full, &"ab".into()).unwrap().is_some());
+        assert!(m.run(&mut test_ctx(), Mode::Match, &"xab".into()).unwrap().is_none());
+        assert!(m.run(&mut test_ctx(), Mode::Full, &"ab".into()).unwrap().is_some());
     }
 }

@@ -216,15 +216,36 @@ impl PyVal {
     }
 }
 
-/// Number of elements of `range(a, b, s)`.
-pub fn range_len(a: i64, b: i64, s: i64) -> i64 {
-    if s > 0 && a < b {
-        ((b as i128 - a as i128 - 1) / s as i128 + 1) as i64
+/// Number of elements of `range(a, b, s)` (`s` not zero). Up to 2^64 - 1, more than an `int`
+/// of the sandbox holds: `len()` of such a range is an error, as in Python.
+pub fn range_len(a: i64, b: i64, s: i64) -> u64 {
+    let (a, b, s) = (a as i128, b as i128, s as i128);
+    let n = if s > 0 && a < b {
+        (b - a - 1) / s + 1
     } else if s < 0 && a > b {
-        ((a as i128 - b as i128 - 1) / (-(s as i128)) + 1) as i64
+        (a - b - 1) / (-s) + 1
     } else {
         0
+    };
+    // 0 <= n <= 2^64 - 1: the span of two i64 is below 2^64.
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// The `i`-th element of `range(a, b, s)`, for `i` below its length (always an i64 then).
+pub fn range_item(a: i64, s: i64, i: u64) -> i64 {
+    let v = a as i128 + i as i128 * s as i128;
+    i64::try_from(v).unwrap_or(if s > 0 { i64::MAX } else { i64::MIN })
+}
+
+/// The position of `x` in `range(a, b, s)`, if it is an element.
+pub fn range_position(a: i64, b: i64, s: i64, x: i64) -> Option<u64> {
+    let d = x as i128 - a as i128;
+    let s = s as i128;
+    if d % s != 0 {
+        return Option::None;
     }
+    let k = d / s;
+    (k >= 0 && k < range_len(a, b, s as i64) as i128).then_some(k as u64)
 }
 
 /// Python `==`.
@@ -265,10 +286,11 @@ pub fn int_float_cmp(i: i64, f: f64) -> Option<Ordering> {
     if f.is_nan() {
         return Option::None;
     }
-    if f >= 9.3e18 {
+    // Every float in [-2^63, 2^63) truncates to an i64 exactly; the others are beyond all i64.
+    if f >= 9_223_372_036_854_775_808.0 {
         return Some(Ordering::Less);
     }
-    if f <= -9.3e18 {
+    if f < -9_223_372_036_854_775_808.0 {
         return Some(Ordering::Greater);
     }
     let t = f.trunc();
@@ -318,14 +340,24 @@ pub fn py_cmp(a: &PyVal, b: &PyVal, op: &str) -> EResult<Option<Ordering>> {
     }
 }
 
-/// Python `repr(x)`.
+/// The longest `repr` that error messages quote; longer ones end with `...`.
+pub const MESSAGE_REPR_LIMIT: usize = 4096;
+
+/// Python `repr(x)` for messages: at most about [`MESSAGE_REPR_LIMIT`] bytes (cut with `...`).
 pub fn repr(v: &PyVal) -> String {
     let mut out = String::new();
-    write_repr(v, &mut out);
+    if write_repr(v, &mut out, MESSAGE_REPR_LIMIT, 0).is_err() {
+        let mut cut = MESSAGE_REPR_LIMIT.min(out.len());
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("...");
+    }
     out
 }
 
-/// Python `str(x)`.
+/// Python `str(x)` for messages (see [`repr`]).
 pub fn to_str(v: &PyVal) -> String {
     match v {
         PyVal::Str(s) => s.to_string(),
@@ -333,33 +365,128 @@ pub fn to_str(v: &PyVal) -> String {
     }
 }
 
-fn write_seq(items: &[PyVal], open: &str, close: &str, out: &mut String) {
+/// Why a bounded `repr` stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReprStop {
+    /// The text would be longer than the limit.
+    TooLong,
+    /// The value is nested deeper than [`super::eval::MAX_NESTING`].
+    TooDeep,
+}
+
+/// Python `repr(x)`, or an error when it would be longer than `limit` bytes or nested deeper
+/// than [`super::eval::MAX_NESTING`]. The text is never built past the limit (a shared value
+/// repeated many times stops as soon as the limit is reached).
+pub fn repr_limited(v: &PyVal, limit: usize) -> Result<String, ReprStop> {
+    precheck(v, limit)?;
+    let mut out = String::new();
+    write_repr(v, &mut out, limit, 0)?;
+    Ok(out)
+}
+
+/// Python `str(x)` with the bounds of [`repr_limited`].
+pub fn to_str_limited(v: &PyVal, limit: usize) -> Result<String, ReprStop> {
+    match v {
+        PyVal::Str(s) if s.len() <= limit => Ok(s.to_string()),
+        PyVal::Str(_) => Err(ReprStop::TooLong),
+        other => repr_limited(other, limit),
+    }
+}
+
+/// A length that `repr(v)` is at least (in bytes), found without writing it: each distinct
+/// container is walked once (`memo`, by address), so a shared value repeated many times costs
+/// one visit per slot. `None` when `v` is nested deeper than [`super::eval::MAX_NESTING`].
+pub fn repr_len_at_least(v: &PyVal, memo: &mut std::collections::HashMap<usize, u128>, depth: usize) -> Option<u128> {
+    if depth > super::eval::MAX_NESTING {
+        return Option::None;
+    }
+    let seq = |items: &mut dyn Iterator<Item = &PyVal>, memo: &mut std::collections::HashMap<usize, u128>| -> Option<u128> {
+        let mut n: u128 = 2;
+        for (i, x) in items.enumerate() {
+            let sep = if i > 0 { 2 } else { 0 };
+            let inner = stacker::maybe_grow(super::ast::STACK_RED_ZONE, super::ast::STACK_GROW, || {
+                repr_len_at_least(x, memo, depth + 1)
+            })?;
+            n = n.saturating_add(sep + inner);
+        }
+        Some(n)
+    };
+    let key = match v {
+        PyVal::Str(s) => return Some(s.len() as u128 + 2),
+        PyVal::List(x) | PyVal::Tuple(x) => Rc::as_ptr(x) as *const () as usize,
+        PyVal::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+        PyVal::Set(x) => Rc::as_ptr(x) as *const () as usize,
+        _ => return Some(1),
+    };
+    if let Some(n) = memo.get(&key) {
+        return Some(*n);
+    }
+    let n = match v {
+        PyVal::List(x) | PyVal::Tuple(x) => seq(&mut x.iter(), memo)?,
+        PyVal::Dict(d) => seq(&mut d.values().flat_map(|(k, v)| [k, v]), memo)?,
+        PyVal::Set(x) => seq(&mut x.values(), memo)?,
+        _ => 1,
+    };
+    memo.insert(key, n);
+    Some(n)
+}
+
+/// Errors when `repr(v)` is surely longer than `limit` or too deep, before writing anything.
+fn precheck(v: &PyVal, limit: usize) -> Result<(), ReprStop> {
+    if !matches!(v, PyVal::List(_) | PyVal::Tuple(_) | PyVal::Dict(_) | PyVal::Set(_)) {
+        return Ok(());
+    }
+    match repr_len_at_least(v, &mut std::collections::HashMap::new(), 0) {
+        Option::None => Err(ReprStop::TooDeep),
+        Some(n) if n > limit as u128 => Err(ReprStop::TooLong),
+        Some(_) => Ok(()),
+    }
+}
+
+fn write_seq(items: &[PyVal], open: &str, close: &str, out: &mut String, limit: usize, depth: usize) -> Result<(), ReprStop> {
     out.push_str(open);
     for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_repr(x, out);
+        write_repr(x, out, limit, depth + 1)?;
     }
     out.push_str(close);
+    check_len(out, limit)
 }
 
-fn write_repr(v: &PyVal, out: &mut String) {
+fn check_len(out: &str, limit: usize) -> Result<(), ReprStop> {
+    if out.len() > limit {
+        Err(ReprStop::TooLong)
+    } else {
+        Ok(())
+    }
+}
+
+fn write_repr(v: &PyVal, out: &mut String, limit: usize, depth: usize) -> Result<(), ReprStop> {
+    if depth > super::eval::MAX_NESTING {
+        return Err(ReprStop::TooDeep);
+    }
+    check_len(out, limit)?;
     match v {
         PyVal::None => out.push_str("None"),
         PyVal::Bool(true) => out.push_str("True"),
         PyVal::Bool(false) => out.push_str("False"),
         PyVal::Int(i) => out.push_str(&i.to_string()),
         PyVal::Float(f) => out.push_str(&float_repr(*f)),
-        PyVal::Str(s) => out.push_str(&str_repr(s)),
-        PyVal::List(v) => write_seq(v, "[", "]", out),
+        PyVal::Str(s) => {
+            // The repr is at least as long as the text.
+            check_len(out, limit.saturating_sub(s.len()))?;
+            out.push_str(&str_repr(s))
+        }
+        PyVal::List(v) => write_seq(v, "[", "]", out, limit, depth)?,
         PyVal::Tuple(v) => {
             if v.len() == 1 {
                 out.push('(');
-                write_repr(&v[0], out);
+                write_repr(&v[0], out, limit, depth + 1)?;
                 out.push_str(",)");
             } else {
-                write_seq(v, "(", ")", out)
+                write_seq(v, "(", ")", out, limit, depth)?
             }
         }
         PyVal::Dict(d) => {
@@ -368,9 +495,9 @@ fn write_repr(v: &PyVal, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_repr(k, out);
+                write_repr(k, out, limit, depth + 1)?;
                 out.push_str(": ");
-                write_repr(v, out);
+                write_repr(v, out, limit, depth + 1)?;
             }
             out.push('}');
         }
@@ -378,8 +505,14 @@ fn write_repr(v: &PyVal, out: &mut String) {
             if s.is_empty() {
                 out.push_str("set()");
             } else {
-                let items: Vec<PyVal> = s.values().cloned().collect();
-                write_seq(&items, "{", "}", out);
+                out.push('{');
+                for (i, x) in s.values().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_repr(x, out, limit, depth + 1)?;
+                }
+                out.push('}');
             }
         }
         PyVal::Range(a, b, s) => {
@@ -400,13 +533,18 @@ fn write_repr(v: &PyVal, out: &mut String) {
         PyVal::Lambda(_) => out.push_str("<function <lambda>>"),
         PyVal::Module(m) => out.push_str(&format!("<module '{m}'>")),
         PyVal::Type(t) => out.push_str(&format!("<class '{t}'>")),
-        PyVal::Pattern(p) => out.push_str(&format!("re.compile({})", str_repr(&p.source))),
+        PyVal::Pattern(p) => {
+            check_len(out, limit.saturating_sub(p.source.len()))?;
+            out.push_str(&format!("re.compile({})", str_repr(&p.source)))
+        }
         PyVal::Match(m) => {
             let (s, e) = m.span(0).unwrap_or((0, 0));
             let g = m.group_str(0).unwrap_or_default();
+            check_len(out, limit.saturating_sub(g.len()))?;
             out.push_str(&format!("<re.Match object; span=({s}, {e}), match={}>", str_repr(&g)))
         }
     }
+    check_len(out, limit)
 }
 
 /// Python `repr` of a str: single quotes unless the text has `'` and no `"`.
@@ -504,7 +642,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
         PyVal::Set(s) => Value::Array(s.values().map(to_value).collect::<EResult<_>>()?),
         PyVal::Range(a, b, s) => {
             let n = range_len(*a, *b, *s);
-            Value::Array((0..n).map(|i| Value::from(a + i * s)).collect())
+            Value::Array((0..n).map(|i| Value::from(range_item(*a, *s, i))).collect())
         }
         PyVal::Dict(d) => {
             let mut m = crate::value::Map::with_capacity(d.len());

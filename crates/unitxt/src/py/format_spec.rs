@@ -14,11 +14,16 @@
 //!   switches to exponent notation at `exp >= precision - 1`; with neither it is `repr`;
 //! - error texts are CPython's `ValueError` messages.
 //!
-//! One limit of our own: a width above [`MAX_WIDTH`] is an error (a catalog's format string
-//! cannot make us allocate without bound).
+//! Limits of our own: a width above [`MAX_WIDTH`] is an error, and so is a float precision
+//! above [`MAX_PRECISION`] (a catalog's format string cannot make us allocate without bound).
+//! A float precision above 2^31 - 1 is CPython's own "precision too big" error.
 
 /// The widest field a spec may ask for, in characters.
 pub const MAX_WIDTH: usize = 10_000_000;
+
+/// The largest precision a spec may give a float (digits after the point or significant
+/// digits). A string's precision only truncates it and has no limit.
+pub const MAX_PRECISION: usize = 10_000_000;
 
 /// A value that a format spec applies to.
 #[derive(Debug, Clone, Copy)]
@@ -322,6 +327,13 @@ fn general(f: f64, prec: usize, alternate: bool, upper: bool, repr_like: bool) -
 }
 
 fn format_float(f: f64, s: &Spec) -> Result<String, String> {
+    match s.precision {
+        Some(p) if p > i32::MAX as usize => return Err("precision too big".into()),
+        Some(p) if p > MAX_PRECISION => {
+            return Err(format!("format precision {p} is above the limit of {MAX_PRECISION}"))
+        }
+        _ => {}
+    }
     let upper = matches!(s.ty, Some('E' | 'F' | 'G'));
     let a = f.abs();
     let mut neg = f.is_sign_negative() && !f.is_nan();
@@ -442,6 +454,18 @@ mod tests {
         for (v, spec, want) in cases {
             assert_eq!(f(*v, spec), *want, "format({v:?}, {spec:?})");
         }
+    }
+
+    #[test]
+    fn float_precision_is_bounded() {
+        // CPython: "precision too big" past 2^31 - 1; ours below that, past MAX_PRECISION.
+        assert_eq!(f(Float(1.5), ".100000000000f"), "ERR precision too big");
+        assert_eq!(f(Int(3), ".100000000000e"), "ERR precision too big");
+        assert_eq!(f(Float(1.5), ".10000001f"), "ERR format precision 10000001 is above the limit of 10000000");
+        assert_eq!(f(Float(1.5), ".2f"), "1.50");
+        // A string's precision truncates: no limit needed (CPython gives 'ab' too).
+        assert_eq!(f(Str("ab"), ".100000000000"), "ab");
+        assert_eq!(f(Int(3), ".100000000000"), "ERR Precision not allowed in integer format specifier");
     }
 
     #[test]
