@@ -247,6 +247,19 @@ def test_bad_recipe_argument_is_a_value_error():
         unitxt_rs.load_dataset(EXAMPLE, split="test", num_demos=object())
 
 
+def test_errors_carry_their_location():
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"q": "a", "a": "b"}, {"q": "c"}]}},
+        "task": {"__type__": "task", "input_fields": ["q"], "reference_fields": ["a"], "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{q}", "output_format": "{a}"}],
+    }
+    with pytest.raises(unitxt_rs.UnitxtRsError) as e:
+        unitxt_rs.load_dataset(card=card, split="test")
+    assert (e.value.split, e.value.instance, e.value.artifact) == ("test", 1, None)
+    assert 'split "test", instance 1' in str(e.value)
+
+
 def test_missing_data_file_is_a_file_not_found_error():
     card = {
         "__type__": "task_card",

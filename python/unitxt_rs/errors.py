@@ -8,7 +8,17 @@ split and instance index), one line each.
 
 
 class UnitxtRsError(Exception):
-    """Base class of the errors of unitxt_rs."""
+    """Base class of the errors of unitxt_rs.
+
+    Errors raised by the engine also say where they happened as attributes, each ``None``
+    when unknown: ``artifact`` (the catalog name of the innermost artifact being built),
+    ``field``, ``split`` and ``instance`` (the 0-based position in the split's stream).
+    """
+
+    artifact = None
+    field = None
+    split = None
+    instance = None
 
     def __str__(self) -> str:  # KeyError would print the message with quotes
         return str(self.args[0]) if self.args else ""

@@ -5,7 +5,8 @@
 //! The Python package (`python/unitxt_rs/__init__.py`) turns them into `datasets` objects.
 //!
 //! Engine errors become the exception classes of `unitxt_rs.errors`, chosen by their kind, with
-//! the engine's message (context lines included).
+//! the engine's message (context lines included) and its location as the attributes
+//! `artifact`, `field`, `split` and `instance`.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -36,7 +37,16 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
         ErrorKind::Invalid | ErrorKind::Expression => "InvalidInputError",
     };
     let msg = e.to_string();
-    match py.import("unitxt_rs.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg.clone(),))) {
+    let made = py.import("unitxt_rs.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg.clone(),))).and_then(|exc| {
+        // The location as attributes (None when unknown), as `Error::location` has it.
+        let l = &e.location;
+        exc.setattr("artifact", l.artifact.clone())?;
+        exc.setattr("field", l.field.clone())?;
+        exc.setattr("split", l.split.clone())?;
+        exc.setattr("instance", l.instance)?;
+        Ok(exc)
+    });
+    match made {
         Ok(exc) => PyErr::from_value(exc),
         Err(_) => PyRuntimeError::new_err(msg),
     }
@@ -104,12 +114,7 @@ impl SplitStream {
                     Some(Ok(inst)) => rows.push(inst),
                     Some(Err(e)) => {
                         *guard = None;
-                        let e = if e.context.iter().any(|c| c.starts_with("split ")) {
-                            e
-                        } else {
-                            e.context(format!("split {:?}, instance {}", self.name, *count + rows.len()))
-                        };
-                        return Err(e);
+                        return Err(e.at_instance(&self.name, *count + rows.len()));
                     }
                     None => {
                         *guard = None;

@@ -1,11 +1,14 @@
 //! Errors of the engine.
 //!
 //! Every failure is an [`Error`]: a kind (used to pick the Python exception class and the CLI exit
-//! code), a message, and a chain of context lines added on the way up ("in artifact
-//! `cards.wnli`", "field `label`", "split `test`, instance 3"). Display prints the message
-//! followed by the context, innermost first, so a user sees what failed and where.
+//! code), a message, a chain of context lines added on the way up ("in artifact
+//! `cards.wnli`", "field `label`", "split `test`, instance 3"), the same location as data
+//! ([`Location`]: artifact, field, split, instance index) for callers to match on, and the
+//! error it came from ([`std::error::Error::source`]). Display prints the message followed by
+//! the context, innermost first, so a user sees what failed and where.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What kind of failure this is. Mirrors the Python exception classes the bindings raise:
 /// `NotFound` → `KeyError`, `FileNotFound` → `FileNotFoundError`, `Io` → `OSError`, everything
@@ -26,7 +29,22 @@ pub enum ErrorKind {
     Unsupported,
 }
 
-/// The engine's error: a kind, a message and the context it was raised in.
+/// Where an error happened, as far as the engine knows: each part is set once, by the
+/// innermost code that knows it (an error inside a nested artifact names that artifact).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    /// The catalog name of the artifact being built (`cards.wnli`, `templates.x[k=v]`).
+    pub artifact: Option<String>,
+    /// The field (or field path) being read or written.
+    pub field: Option<String>,
+    /// The split of the instance.
+    pub split: Option<String>,
+    /// The 0-based position of the instance in its split's stream, where it failed.
+    pub instance: Option<usize>,
+}
+
+/// The engine's error: a kind, a message, the context it was raised in, where (as data) and
+/// the error it came from.
 #[derive(Debug, Clone)]
 pub struct Error {
     /// What went wrong, as a category (decides the exit code and the Python exception class).
@@ -35,6 +53,10 @@ pub struct Error {
     pub message: String,
     /// Context lines, innermost first.
     pub context: Vec<String>,
+    /// Where it happened (see [`Location`]); the context lines say the same in words.
+    pub location: Location,
+    /// The lower-level error this one was made from (an I/O or JSON error), if any.
+    pub source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 /// Result type used throughout the engine.
@@ -43,7 +65,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with `message` and no context.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), context: Vec::new() }
+        Error { kind, message: message.into(), context: Vec::new(), location: Location::default(), source: None }
     }
     /// Shorthand for an [`ErrorKind::Invalid`] error.
     pub fn invalid(message: impl Into<String>) -> Self {
@@ -70,6 +92,33 @@ impl Error {
         self.context.push(line.into());
         self
     }
+    /// Locates the error at instance `index` of split `split` (context line `split "test",
+    /// instance 3`), unless it already names an instance: the innermost location wins.
+    pub fn at_instance(mut self, split: &str, index: usize) -> Self {
+        if self.location.split.is_some() {
+            return self;
+        }
+        self.location.split = Some(split.to_string());
+        self.location.instance = Some(index);
+        self.context(format!("split {split:?}, instance {index}"))
+    }
+    /// Locates the error in artifact `name` (context line ``in artifact `name` ``); the
+    /// innermost artifact stays the located one.
+    pub fn in_artifact(mut self, name: &str) -> Self {
+        self.location.artifact.get_or_insert_with(|| name.to_string());
+        self.context(format!("in artifact `{name}`"))
+    }
+    /// Records `field` as the field the error is about, unless one is recorded already (no
+    /// context line: the message names it).
+    pub fn in_field(mut self, field: &str) -> Self {
+        self.location.field.get_or_insert_with(|| field.to_string());
+        self
+    }
+    /// Keeps `source` as the error this one came from.
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
 }
 
 impl fmt::Display for Error {
@@ -82,18 +131,22 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::FileNotFound } else { ErrorKind::Io };
-        Error::new(kind, e.to_string())
+        Error::new(kind, e.to_string()).with_source(e)
     }
 }
 
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
-        Error::invalid(e.to_string())
+        Error::invalid(e.to_string()).with_source(e)
     }
 }
 
@@ -111,5 +164,30 @@ impl<T, E: Into<Error>> ResultExt<T> for std::result::Result<T, E> {
     }
     fn with_ctx<F: FnOnce() -> String>(self, f: F) -> Result<T> {
         self.map_err(|e| e.into().context(f()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_is_data_and_innermost_wins() {
+        let e = Error::invalid("bad value").in_field("label").in_artifact("templates.inner").in_artifact("cards.outer");
+        let e = e.at_instance("test", 3).at_instance("train", 9);
+        assert_eq!(
+            e.location,
+            Location { artifact: Some("templates.inner".into()), field: Some("label".into()), split: Some("test".into()), instance: Some(3) }
+        );
+        assert_eq!(e.to_string(), "bad value\n  in artifact `templates.inner`\n  in artifact `cards.outer`\n  split \"test\", instance 3");
+    }
+
+    #[test]
+    fn keeps_its_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e: Error = io.into();
+        assert_eq!(e.kind, ErrorKind::Io);
+        let src = std::error::Error::source(&e).expect("a source");
+        assert_eq!(src.to_string(), "denied");
     }
 }

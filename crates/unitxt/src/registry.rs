@@ -32,6 +32,10 @@ use crate::value::Value;
 thread_local! {
     /// The catalogs of the [`build`] calls running on this thread, innermost last.
     static BUILDING: RefCell<Vec<Arc<Catalog>>> = const { RefCell::new(Vec::new()) };
+    /// Where the last named artifact that failed to build was, for the enclosing artifact's
+    /// error to be located there too: serde carries a nested failure as text only. Cleared
+    /// when a named artifact builds and when the outermost build ends.
+    static NESTED_FAILURE: RefCell<Option<crate::error::Location>> = const { RefCell::new(None) };
 }
 
 /// Builds the artifact `v` names (see [`resolve_value`] for the forms it takes) with `catalog`
@@ -50,7 +54,11 @@ pub fn building_in<R>(catalog: &Arc<Catalog>, f: impl FnOnce() -> Result<R>) -> 
     impl Drop for Pop {
         fn drop(&mut self) {
             BUILDING.with(|c| {
-                c.borrow_mut().pop();
+                let mut c = c.borrow_mut();
+                c.pop();
+                if c.is_empty() {
+                    NESTED_FAILURE.with(|n| n.borrow_mut().take());
+                }
             });
         }
     }
@@ -94,6 +102,19 @@ pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Option<String
         .collect()
 }
 
+/// `e` located where the nested artifact whose failure it reports was, when serde carried that
+/// failure as text (see [`NESTED_FAILURE`]); parts of its own location stay.
+fn with_nested_location(mut e: Error) -> Error {
+    if let Some(inner) = NESTED_FAILURE.with(|n| n.borrow_mut().take()) {
+        let l = &mut e.location;
+        l.artifact = l.artifact.take().or(inner.artifact);
+        l.field = l.field.take().or(inner.field);
+        l.split = l.split.take().or(inner.split);
+        l.instance = l.instance.take().or(inner.instance);
+    }
+    e
+}
+
 /// The catalog of the innermost [`build`] running on this thread.
 fn building() -> Result<Arc<Catalog>> {
     BUILDING.with(|c| c.borrow().last().cloned()).ok_or_else(|| {
@@ -122,7 +143,17 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
                         m.insert(k.into(), val);
                     }
                 }
-                let mut a = build_object(&json).with_ctx(|| format!("in artifact `{name}`"))?;
+                let mut a = match build_object(&json) {
+                    Ok(a) => {
+                        NESTED_FAILURE.with(|n| n.borrow_mut().take());
+                        a
+                    }
+                    Err(e) => {
+                        let e = with_nested_location(e).in_artifact(&name);
+                        NESTED_FAILURE.with(|n| *n.borrow_mut() = Some(e.location.clone()));
+                        return Err(e);
+                    }
+                };
                 a.set_id(&name);
                 return Ok(a);
             }
@@ -131,7 +162,7 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
             })?;
             build_object(&parsed)
         }
-        Value::Object(_) => build_object(v),
+        Value::Object(_) => build_object(v).map_err(with_nested_location),
         other => Err(Error::invalid(format!("expected an artifact (a catalog name or an object with __type__), got {}", short(other)))),
     }
 }
@@ -694,4 +725,33 @@ pub fn field_op<T: FieldOperator + DeserializeOwned + 'static>(t: &str, v: &Valu
     let spec: FieldSpec = from_value(t, v)?;
     let inner = FieldOp::new(spec, Arc::new(from_value::<T>(t, v)?)).map_err(|e| e.context(format!("in `{t}`")))?;
     wrap_instance_op(t, v, inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broken artifact met through a nested name is located in that artifact, as data, and
+    /// nested names are an error outside a build.
+    #[test]
+    fn errors_name_the_innermost_artifact() {
+        let dir = std::env::temp_dir().join(format!("unitxt-rs-registry-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("templates")).unwrap();
+        std::fs::create_dir_all(dir.join("cards")).unwrap();
+        std::fs::write(dir.join("templates/bad.json"), r#"{"__type__": "input_output_template", "input_format": 5, "output_format": "{a}"}"#).unwrap();
+        std::fs::write(
+            dir.join("cards/c.json"),
+            r#"{"__type__": "task_card", "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"q": "x", "a": "y"}]}},
+                "task": {"__type__": "task", "input_fields": ["q"], "reference_fields": ["a"], "metrics": ["metrics.accuracy"]},
+                "templates": ["templates.bad"]}"#,
+        )
+        .unwrap();
+        let cat = Arc::new(Catalog::new(vec![dir.clone()]));
+        let e = fetch(&cat, "cards.c").err().expect("the template is broken");
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(e.location.artifact.as_deref(), Some("templates.bad"), "{e}");
+        assert!(e.to_string().contains("in artifact `templates.bad`\n  in artifact `cards.c`"), "{e}");
+        let outside = resolve_value(&Value::String("templates.bad".into())).err().expect("no build runs");
+        assert!(outside.message.contains("outside of a build"), "{outside}");
+    }
 }

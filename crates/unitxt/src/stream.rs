@@ -92,13 +92,7 @@ pub fn collect(stream: Stream) -> Result<Vec<Instance>> {
 pub fn locate_errors<T: 'static>(split: &str, stream: StreamOf<T>) -> StreamOf<T> {
     let split = split.to_string();
     Box::new(stream.enumerate().map(move |(i, r)| {
-        r.map_err(|e| {
-            if e.context.iter().any(|c| c.starts_with("split ")) {
-                e
-            } else {
-                e.context(format!("split {split:?}, instance {i}"))
-            }
-        })
+        r.map_err(|e| e.at_instance(&split, i))
     }))
 }
 

@@ -161,7 +161,7 @@ impl InstanceOp {
     /// an error names the operator, the split and the position.
     pub fn apply(&self, inst: Instance, split: &str, i: usize) -> Result<Instance> {
         self.op.process_instance(inst, split).map_err(|e| {
-            e.context(format!("in operator `{}`", self.name)).context(format!("split {split:?}, instance {i}"))
+            e.context(format!("in operator `{}`", self.name)).at_instance(split, i)
         })
     }
 }
@@ -349,10 +349,10 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
                         .into_iter()
                         .map(|v| self.op.process_value(v, &instance))
                         .collect::<Result<_>>()
-                        .with_ctx(|| format!("field {from:?}"))?,
+                        .map_err(|e| e.in_field(from).context(format!("field {from:?}")))?,
                 )
             } else {
-                self.op.process_value(old, &instance).with_ctx(|| format!("field {from:?}"))?
+                self.op.process_value(old, &instance).map_err(|e| e.in_field(from).context(format!("field {from:?}")))?
             };
             dict_set(&mut instance, to, new)?;
         }

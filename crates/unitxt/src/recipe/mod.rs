@@ -491,7 +491,7 @@ impl Recipe {
                 let inst = steps.apply(inst, &split, i)?;
                 let out = me
                     .verbalize_and_finalize(inst, &split, pool.as_deref())
-                    .map_err(|e| e.context(format!("split {split:?}, instance {i}")))?;
+                    .map_err(|e| e.at_instance(&split, i))?;
                 finish(out)
             })
         });
@@ -705,7 +705,7 @@ impl Steps {
 /// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
     /// gives it.
     fn locate(e: Error, name: &str, split: &str, i: usize) -> Error {
-        e.context(format!("in {name}")).context(format!("split {split:?}, instance {i}"))
+        e.context(format!("in {name}")).at_instance(split, i)
     }
 }
 
