@@ -8,15 +8,15 @@ use super::pyformat::format_kwargs;
 use super::{apply_capital_new_line_notation, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::StreamScope;
-use crate::py::str_format::{plain_pieces, PlainPiece};
+use crate::py::str_format::{plain_pieces, FormatString, PlainPiece};
 use crate::value::{Instance, Value};
 
-fn default_demo_format() -> String {
-    "{source}\\N{target_prefix}{target}\n\n".to_string()
+fn default_demo_format() -> FormatString {
+    "{source}\\N{target_prefix}{target}\n\n".into()
 }
 
-fn default_model_input_format() -> String {
-    "{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}".to_string()
+fn default_model_input_format() -> FormatString {
+    "{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}".into()
 }
 
 /// Unitxt's `SystemFormat`. Each demo is rendered with `demo_format` (fields `source`,
@@ -37,12 +37,12 @@ pub struct SystemFormat {
     /// `target_prefix`, the instance's `instruction` and `format_args` (default
     /// `{source}\N{target_prefix}{target}` and two new lines).
     #[serde(default = "default_demo_format")]
-    pub demo_format: String,
+    pub demo_format: FormatString,
     /// `model_input_format`: the whole model input, a format string over `system_prompt`,
     /// `instruction`, `demos`, `source`, `target_prefix` and `format_args` (default
     /// `{system_prompt}\N{instruction}\N{demos}{source}\N{target_prefix}`).
     #[serde(default = "default_model_input_format")]
-    pub model_input_format: String,
+    pub model_input_format: FormatString,
     /// Extra named values for both format strings.
     #[serde(default)]
     pub format_args: IndexMap<String, Value>,

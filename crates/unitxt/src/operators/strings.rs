@@ -148,7 +148,7 @@ pub struct FormatText {
     /// `to_field`: the top-level field that receives the text.
     pub to_field: String,
     /// `text`: the format string, over the instance's fields.
-    pub text: String,
+    pub text: crate::py::str_format::FormatString,
 }
 
 impl InstanceOperator for FormatText {
@@ -163,9 +163,9 @@ impl InstanceOperator for FormatText {
 /// is a not-found error (`KeyError`), a malformed string or spec an invalid-input error.
 ///
 /// [`py_format`]: crate::py::str_format::py_format
-pub fn python_format(template: &str, fields: &Instance) -> Result<String> {
-    use crate::py::str_format::{py_format, FormatError};
-    py_format(template, fields).map_err(|e| match e {
+pub fn python_format(template: &crate::py::str_format::FormatString, fields: &Instance) -> Result<String> {
+    use crate::py::str_format::FormatError;
+    template.format(fields).map_err(|e| match e {
         FormatError::Key(k) => Error::not_found(format!("KeyError: {k:?}")),
         FormatError::Other(m) => Error::invalid(m),
     })
@@ -201,10 +201,10 @@ mod tests {
         let inst = json!({"capability": "math", "task": "add", "d": {"k": "v"}, "l": ["p", "q"]});
         let inst = inst.as_object().unwrap();
         // Python: "{capability}-{task} {{x}} {d[k]} {l[1]}".format(**inst) == "math-add {x} v q"
-        assert_eq!(python_format("{capability}-{task} {{x}} {d[k]} {l[1]}", inst).unwrap(), "math-add {x} v q");
-        assert!(python_format("{missing}", inst).is_err());
-        assert!(python_format("{capability", inst).is_err());
+        assert_eq!(python_format(&"{capability}-{task} {{x}} {d[k]} {l[1]}".into(), inst).unwrap(), "math-add {x} v q");
+        assert!(python_format(&"{missing}".into(), inst).is_err());
+        assert!(python_format(&"{capability".into(), inst).is_err());
         // Format specs, as in CPython: "{task:>5}|{capability!r:^8}".format(**inst) == "  add| 'math' "
-        assert_eq!(python_format("{task:>5}|{capability!r:^8}", inst).unwrap(), "  add| 'math' ");
+        assert_eq!(python_format(&"{task:>5}|{capability!r:^8}".into(), inst).unwrap(), "  add| 'math' ");
     }
 }

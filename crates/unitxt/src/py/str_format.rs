@@ -1,5 +1,5 @@
-//! Python's `str.format(**fields)` ([`py_format`]), with the memo of compiled format strings
-//! templates use, `str.title()` ([`py_title`]), and the equality and indexing of values as
+//! Python's `str.format(**fields)` ([`py_format`]; [`FormatString`] for the format strings
+//! of artifacts, parsed when the artifact is built), `str.title()` ([`py_title`]), and the equality and indexing of values as
 //! Python compares and indexes them ([`py_eq`], [`py_index`]).
 
 use std::borrow::Cow;
@@ -24,9 +24,9 @@ fn other<T>(m: impl Into<String>) -> std::result::Result<T, FormatError> {
 pub trait FormatArgs {
     /// The value of argument `name`, if given.
     fn arg(&self, name: &str) -> Option<&Value>;
-    /// [`FormatArgs::arg`], trying position `hint` first where the arguments have positions
-    /// (see [`crate::value::Map::get_hinted`]).
-    fn arg_hinted(&self, name: &str, _hint: &std::cell::Cell<u32>) -> Option<&Value> {
+    /// [`FormatArgs::arg`] for `name`, also given as a [`crate::value::FieldName`] (whose
+    /// position hint a dict of fields uses).
+    fn arg_named(&self, name: &str, _field: &crate::value::FieldName) -> Option<&Value> {
         self.arg(name)
     }
 }
@@ -35,8 +35,8 @@ impl FormatArgs for Fields {
     fn arg(&self, name: &str) -> Option<&Value> {
         self.get(name)
     }
-    fn arg_hinted(&self, name: &str, hint: &std::cell::Cell<u32>) -> Option<&Value> {
-        self.get_hinted(name, hint)
+    fn arg_named(&self, _name: &str, field: &crate::value::FieldName) -> Option<&Value> {
+        self.get_name(field)
     }
 }
 
@@ -48,53 +48,134 @@ impl FormatArgs for [(&str, &Value)] {
 
 /// Python's `fmt.format(**data)`: `{name}`, `{name[0]}`, `{name[key]}`, conversions `!s`,
 /// `!r`, `!a`, format specs (nested `{}` allowed) and `{{` / `}}` escapes. Positional fields
-/// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given.
+/// (`{}`, `{0}`) fail as in Python, since only keyword arguments are given. Parses `fmt` on
+/// every call: a string formatted again and again (an artifact's) is a [`FormatString`].
 pub fn py_format<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
-    match compiled(fmt) {
-        Some(c) => match c.memo.recall(&c.pieces, fmt, data) {
-            Some(out) => Ok(out.as_str().to_owned()),
-            None => format_compiled(&c, fmt, data),
-        },
+    match compile(fmt) {
+        Some(pieces) => format_pieces(&pieces, fmt, 0, data),
         None => format_full(fmt, data),
     }
 }
 
-/// [`py_format`] as a [`Str`](crate::value::Str), for texts that become string values: a
-/// text recalled from the string's memo, kept for the process once it has kept repeating
-/// past the memo's trial (at most eight texts per format string), is shared rather than
-/// copied, and a string that is one `{name}` of a string argument gives that argument's text
-/// without a `String` in between. Same texts and errors as [`py_format`].
-pub fn py_format_str<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Result<crate::value::Str, FormatError> {
-    match compiled(fmt) {
-        Some(c) => {
-            if let Some(out) = c.memo.recall(&c.pieces, fmt, data) {
-                return Ok(out);
+/// A format string of an artifact (a template's `input_format`, a format's
+/// `model_input_format`), parsed once when the artifact is built and then formatted for
+/// every instance with Python's `str.format(**data)` ([`py_format`]'s texts and errors).
+/// Deserializes from a JSON string; dereferences to its text.
+pub struct FormatString {
+    text: String,
+    /// The parse; `None` for a string that needs the full parse (malformed, or a spec with
+    /// nested fields), whose error or text [`py_format`]'s slow path gives.
+    pieces: Option<Vec<Piece>>,
+    /// The longest text formatted so far (a capacity hint; formatting reads it from any
+    /// thread, any value is correct).
+    longest: std::sync::atomic::AtomicUsize,
+}
+
+impl FormatString {
+    /// Parses `text`.
+    pub fn new(text: impl Into<String>) -> FormatString {
+        let text = text.into();
+        let pieces = compile(&text);
+        FormatString { text, pieces, longest: std::sync::atomic::AtomicUsize::new(0) }
+    }
+
+    /// The format string's text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// `self.format(**data)`, as [`py_format`].
+    pub fn format<A: FormatArgs + ?Sized>(&self, data: &A) -> std::result::Result<String, FormatError> {
+        match &self.pieces {
+            Some(p) => {
+                let longest = self.longest.load(std::sync::atomic::Ordering::Relaxed);
+                let out = format_pieces(p, &self.text, longest, data)?;
+                if out.len() > longest {
+                    self.longest.store(out.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok(out)
             }
-            if let [Piece::Field { name, conversion: None, spec, plain: true, hint }] = &c.pieces[..] {
-                if spec.is_empty() {
-                    if let Some(Value::String(text)) = data.arg_hinted(&fmt[name.clone()], hint) {
-                        return Ok(text.clone());
-                    }
+            None => format_full(&self.text, data),
+        }
+    }
+
+    /// [`FormatString::format`] as a [`Str`](crate::value::Str), for texts that become string
+    /// values: a string that is one `{name}` of a string argument gives that argument's text
+    /// without a `String` in between.
+    pub fn format_str<A: FormatArgs + ?Sized>(&self, data: &A) -> std::result::Result<crate::value::Str, FormatError> {
+        if let Some([Piece::Field { name, conversion: None, spec, plain: Some(field) }]) = self.pieces.as_deref() {
+            if spec.is_empty() {
+                if let Some(Value::String(text)) = data.arg_named(&self.text[name.clone()], field) {
+                    return Ok(text.clone());
                 }
             }
-            format_compiled(&c, fmt, data).map(crate::value::Str::from)
         }
-        None => format_full(fmt, data).map(crate::value::Str::from),
+        self.format(data).map(crate::value::Str::from)
     }
 }
 
-/// [`py_format`] of a well-formed string, its parse `c`, past its memo.
-fn format_compiled<A: FormatArgs + ?Sized>(c: &Compiled, fmt: &str, data: &A) -> std::result::Result<String, FormatError> {
+impl Clone for FormatString {
+    fn clone(&self) -> Self {
+        FormatString::new(self.text.clone())
+    }
+}
+
+impl std::fmt::Debug for FormatString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.text)
+    }
+}
+
+impl PartialEq for FormatString {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl std::ops::Deref for FormatString {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Default for FormatString {
+    /// The empty format string.
+    fn default() -> Self {
+        FormatString::new(String::new())
+    }
+}
+
+impl From<&str> for FormatString {
+    fn from(s: &str) -> Self {
+        FormatString::new(s)
+    }
+}
+
+impl From<String> for FormatString {
+    fn from(s: String) -> Self {
+        FormatString::new(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FormatString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        String::deserialize(d).map(FormatString::new)
+    }
+}
+
+/// Formats the parsed `pieces` of `fmt`, into a buffer of at least `capacity` bytes.
+fn format_pieces<A: FormatArgs + ?Sized>(pieces: &[Piece], fmt: &str, capacity: usize, data: &A) -> std::result::Result<String, FormatError> {
     // Sized for the longest text this string gave so far (fields such as a question
     // with its choices are much longer than the format string itself).
-    let mut out = String::with_capacity(c.longest.get().max(fmt.len() + 64));
-    for p in c.pieces.iter() {
+    let mut out = String::with_capacity(capacity.max(fmt.len() + 64));
+    for p in pieces {
         match p {
             Piece::Lit(r) => out.push_str(&fmt[r.clone()]),
             // `{name}` of a string argument: its text.
-            Piece::Field { name, conversion: None, spec, plain: true, hint } if spec.is_empty() => {
+            Piece::Field { name, conversion: None, spec, plain: Some(field) } if spec.is_empty() => {
                 let name = &fmt[name.clone()];
-                match data.arg_hinted(name, hint) {
+                match data.arg_named(name, field) {
                     Some(Value::String(text)) => out.push_str(text),
                     Some(value) => emit_value(value, None, "", &mut out)?,
                     None => return Err(FormatError::Key(name.to_string())),
@@ -106,8 +187,6 @@ fn format_compiled<A: FormatArgs + ?Sized>(c: &Compiled, fmt: &str, data: &A) ->
             }
         }
     }
-    c.longest.set(c.longest.get().max(out.len()));
-    c.memo.learn(&c.pieces, fmt, data, &out);
     Ok(out)
 }
 
@@ -119,196 +198,14 @@ fn format_full<A: FormatArgs + ?Sized>(fmt: &str, data: &A) -> std::result::Resu
     Ok(out)
 }
 
-/// A parsed format string and the length of the longest text formatted with it so far.
-struct Compiled {
-    pieces: Vec<Piece>,
-    longest: std::cell::Cell<usize>,
-    memo: Memo,
-}
-
-/// The last text of a format string whose fields are all `{name}`s (no conversion, no spec),
-/// with the field texts it was made from. Many such strings get the same field texts for
-/// every instance (an instruction naming the task's classes, a target prefix), and then the
-/// text is copied instead of formatted again. A string whose fields keep changing (the input
-/// format with the instance's text) stops being memoized after [`Memo::TRIAL`] calls.
-///
-/// A text that is still recalled past the trial is kept for the process
-/// ([`crate::value::intern::intern`]), so that recalling it copies no text; at most
-/// [`Memo::KEPT_MAX`] texts per string are kept, later ones are copied as before.
-struct Memo {
-    /// `Some` while memoizing: the field texts, in the order of the fields, the text, and
-    /// whether that text is kept for the process.
-    last: std::cell::RefCell<Option<(Vec<crate::value::Str>, crate::value::Str, bool)>>,
-    /// Texts of this string kept for the process so far.
-    kept: std::cell::Cell<u8>,
-    /// False for a string that is not memoized (another kind of field, or too few repeats).
-    on: std::cell::Cell<bool>,
-    /// Calls and repeats so far, counted up to [`Memo::TRIAL`] calls.
-    calls: std::cell::Cell<u32>,
-    repeats: std::cell::Cell<u32>,
-}
-
-impl Memo {
-    /// Calls after which a string is kept memoized only if at least three in four repeated
-    /// their previous field texts.
-    const TRIAL: u32 = 32;
-    /// Texts of one format string kept for the process at most.
-    const KEPT_MAX: u8 = 8;
-
-    fn new(pieces: &[Piece]) -> Self {
-        let plain = |p: &Piece| match p {
-            Piece::Lit(_) => true,
-            Piece::Field {
-                conversion,
-                spec,
-                plain,
-                ..
-            } => conversion.is_none() && spec.is_empty() && *plain,
-        };
-        let fields = pieces
-            .iter()
-            .filter(|p| matches!(p, Piece::Field { .. }))
-            .count();
-        Memo {
-            last: std::cell::RefCell::new(None),
-            kept: std::cell::Cell::new(0),
-            on: std::cell::Cell::new(fields > 0 && pieces.iter().all(plain)),
-            calls: std::cell::Cell::new(0),
-            repeats: std::cell::Cell::new(0),
-        }
-    }
-
-    /// The string fields of `pieces` in `data`, in order, handed to `f` until it returns
-    /// false; false when a field is missing or not a string (the full path then formats it,
-    /// or reports the error).
-    fn each_field<A: FormatArgs + ?Sized>(
-        pieces: &[Piece],
-        fmt: &str,
-        data: &A,
-        mut f: impl FnMut(usize, &crate::value::Str) -> bool,
-    ) -> bool {
-        let mut k = 0;
-        for p in pieces {
-            if let Piece::Field { name, hint, .. } = p {
-                match data.arg_hinted(&fmt[name.clone()], hint) {
-                    Some(Value::String(text)) if f(k, text) => k += 1,
-                    _ => return false,
-                }
-            }
-        }
-        true
-    }
-
-    /// The last text, when `data` has the same field texts as last time. Past the trial, the
-    /// text is kept for the process on its first recall (while this string has kept fewer
-    /// than [`Memo::KEPT_MAX`]).
-    fn recall<A: FormatArgs + ?Sized>(
-        &self,
-        pieces: &[Piece],
-        fmt: &str,
-        data: &A,
-    ) -> Option<crate::value::Str> {
-        if !self.on.get() {
-            return None;
-        }
-        let mut last = self.last.borrow_mut();
-        let (texts, out, kept) = last.as_mut()?;
-        if !Self::each_field(pieces, fmt, data, |k, t| crate::value::json::same_str(&texts[k], t)) {
-            return None;
-        }
-        if self.calls.get() < Self::TRIAL {
-            self.calls.set(self.calls.get() + 1);
-            self.repeats.set(self.repeats.get() + 1);
-        } else if !*kept && self.kept.get() < Self::KEPT_MAX {
-            *out = crate::value::intern::intern(out);
-            *kept = true;
-            self.kept.set(self.kept.get() + 1);
-        }
-        Some(out.clone())
-    }
-
-    /// Records `out`, just formatted from `data`, while on trial or memoizing.
-    fn learn<A: FormatArgs + ?Sized>(&self, pieces: &[Piece], fmt: &str, data: &A, out: &str) {
-        if !self.on.get() {
-            return;
-        }
-        let calls = self.calls.get();
-        if calls < Self::TRIAL {
-            self.calls.set(calls + 1);
-        } else if self.repeats.get() * 4 < Self::TRIAL * 3 {
-            self.on.set(false);
-            *self.last.borrow_mut() = None;
-            return;
-        }
-        let mut texts = Vec::new();
-        if Self::each_field(pieces, fmt, data, |_, t| {
-            texts.push(t.clone());
-            true
-        }) {
-            *self.last.borrow_mut() = Some((texts, out.into(), false));
-        }
-    }
-}
-
 /// A piece of a parsed format string, as byte ranges into it.
 enum Piece {
     /// Literal text (a `{{` or `}}` escape is a one-byte literal).
     Lit(std::ops::Range<usize>),
-    /// A replacement field without nested fields in its spec; `plain` when the name is one
-    /// keyword argument (no `.`, `[`, not a position), which needs no [`lookup`].
-    /// `hint`: where the argument was found last time (see [`crate::value::Map::get_hinted`]).
-    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize>, plain: bool, hint: std::cell::Cell<u32> },
-}
-
-/// Format strings parsed so far on this thread (template and format strings repeat for every
-/// instance); `None` for strings that need the full parse. Bounded: cleared when full.
-type FormatCache = std::collections::HashMap<Box<str>, Option<std::rc::Rc<Compiled>>, foldhash::fast::FixedState>;
-
-thread_local! {
-    static FORMATS: std::cell::RefCell<FormatCache> = std::cell::RefCell::new(FormatCache::default());
-    /// The last few strings looked up, checked before [`FORMATS`] (a comparison instead of
-    /// hashing: an instance formats the same few strings).
-    static RECENT: std::cell::RefCell<Recent> = std::cell::RefCell::new(Recent::default());
-}
-
-const FORMAT_CACHE_MAX: usize = 256;
-const RECENT_MAX: usize = 8;
-
-#[derive(Default)]
-struct Recent {
-    entries: Vec<(Box<str>, Option<std::rc::Rc<Compiled>>)>,
-    /// The entry replaced next when full.
-    next: usize,
-}
-
-fn compiled(fmt: &str) -> Option<std::rc::Rc<Compiled>> {
-    if let Some(hit) = RECENT.with(|r| r.borrow().entries.iter().find(|(k, _)| **k == *fmt).map(|(_, p)| p.clone())) {
-        return hit;
-    }
-    let p = FORMATS.with(|c| {
-        if let Some(p) = c.borrow().get(fmt) {
-            return p.clone();
-        }
-        let p = compile(fmt).map(|pieces| std::rc::Rc::new(Compiled { memo: Memo::new(&pieces), pieces, longest: std::cell::Cell::new(0) }));
-        let mut c = c.borrow_mut();
-        if c.len() >= FORMAT_CACHE_MAX {
-            c.clear();
-        }
-        c.insert(fmt.into(), p.clone());
-        p
-    });
-    RECENT.with(|r| {
-        let mut r = r.borrow_mut();
-        let entry = (fmt.into(), p.clone());
-        if r.entries.len() < RECENT_MAX {
-            r.entries.push(entry);
-        } else {
-            let at = r.next;
-            r.entries[at] = entry;
-            r.next = (at + 1) % RECENT_MAX;
-        }
-    });
-    p
+    /// A replacement field without nested fields in its spec; `plain` (the name, ready for
+    /// hinted lookups, see [`crate::value::FieldName`]) when the name is one keyword argument
+    /// (no `.`, `[`, not a position), which needs no [`lookup`].
+    Field { name: std::ops::Range<usize>, conversion: Option<char>, spec: std::ops::Range<usize>, plain: Option<crate::value::FieldName> },
 }
 
 /// A piece of a format string made of literal text and `{name}` fields only (see
@@ -333,7 +230,7 @@ pub fn plain_pieces(fmt: &str) -> Option<Vec<PlainPiece>> {
                 Some(PlainPiece::Text(t)) => t.push_str(&fmt[r]),
                 _ => out.push(PlainPiece::Text(fmt[r].to_string())),
             },
-            Piece::Field { name, conversion: None, spec, plain: true, .. } if spec.is_empty() => out.push(PlainPiece::Field(fmt[name].to_string())),
+            Piece::Field { name, conversion: None, spec, plain: Some(_) } if spec.is_empty() => out.push(PlainPiece::Field(fmt[name].to_string())),
             Piece::Field { .. } => return None,
         }
     }
@@ -378,8 +275,8 @@ fn compile(fmt: &str) -> Option<Vec<Piece>> {
                     return None;
                 }
                 let n = &fmt[name.clone()];
-                let plain = !n.is_empty() && !n.contains(['.', '[']) && !n.bytes().all(|c| c.is_ascii_digit());
-                pieces.push(Piece::Field { name, conversion, spec, plain, hint: std::cell::Cell::new(0) });
+                let plain = (!n.is_empty() && !n.contains(['.', '[']) && !n.bytes().all(|c| c.is_ascii_digit())).then(|| crate::value::FieldName::new(n));
+                pieces.push(Piece::Field { name, conversion, spec, plain });
                 i = end + 1;
                 lit = i;
             }
@@ -754,92 +651,28 @@ mod tests {
         }
     }
 
-    /// A format string whose field texts repeat gives its memoized text, which follows any
-    /// change of a field; one whose fields keep changing stops being memoized after the trial;
-    /// one with a conversion or a spec is never memoized.
+    /// A [`FormatString`] gives [`py_format`]'s texts and errors, whatever the fields (plain
+    /// names of strings, other values, missing ones), as a `String` or a `Str`.
     #[test]
-    fn memoized_texts_follow_their_fields() {
-        let fmt = "Classify the {kind} into {classes}.";
-        let args =
-            |kind: &str, classes: &str| d(json!({"kind": kind, "classes": classes, "other": 1}));
-        let a = args("sentiment", "negative, positive");
-        for _ in 0..2 * Memo::TRIAL {
-            assert_eq!(
-                py_format(fmt, &a).unwrap(),
-                "Classify the sentiment into negative, positive."
-            );
+    fn format_strings_format_as_py_format() {
+        let fs = FormatString::new("Classify the {kind} into {classes}.");
+        for (args, want) in [
+            (json!({"kind": "sentiment", "classes": "negative, positive", "other": 1}), Ok("Classify the sentiment into negative, positive.".to_string())),
+            (json!({"classes": "a, b", "kind": "topic"}), Ok("Classify the topic into a, b.".to_string())),
+            (json!({"kind": 3, "classes": "x"}), Ok("Classify the 3 into x.".to_string())),
+            (json!({"kind": "k"}), Err(FormatError::Key("classes".into()))),
+        ] {
+            assert_eq!(fs.format(&d(args.clone())), want, "{args}");
+            assert_eq!(fs.format(&d(args.clone())), py_format(&fs, &d(args.clone())));
+            assert_eq!(fs.format_str(&d(args.clone())).map(|s| s.to_string()), want, "{args}");
         }
-        let c = compiled(fmt).unwrap();
-        assert!(c.memo.on.get());
-        assert_eq!(c.memo.repeats.get(), Memo::TRIAL - 1);
-        assert_eq!(
-            py_format(fmt, &args("topic", "negative, positive")).unwrap(),
-            "Classify the topic into negative, positive."
-        );
-        assert_eq!(
-            py_format(fmt, &args("topic", "a, b")).unwrap(),
-            "Classify the topic into a, b."
-        );
-        assert_eq!(
-            py_format(fmt, &a).unwrap(),
-            "Classify the sentiment into negative, positive."
-        );
-        // A field that is not a string, or missing: the full path, with its text or error.
-        assert_eq!(
-            py_format(fmt, &d(json!({"kind": 3, "classes": "x"}))).unwrap(),
-            "Classify the 3 into x."
-        );
-        assert_eq!(
-            py_format(fmt, &d(json!({"kind": "k"}))),
-            Err(FormatError::Key("classes".into()))
-        );
-        assert_eq!(
-            py_format(fmt, &a).unwrap(),
-            "Classify the sentiment into negative, positive."
-        );
-
-        let varying = "{kind}: {text}";
-        for i in 0..2 * Memo::TRIAL {
-            let text = format!("sentence number {i}");
-            assert_eq!(
-                py_format(varying, &d(json!({"kind": "k", "text": text}))).unwrap(),
-                format!("k: {text}")
-            );
-        }
-        let v = compiled(varying).unwrap();
-        assert!(!v.memo.on.get());
-        assert!(v.memo.last.borrow().is_none());
-
-        for never in ["{kind!r}", "{kind:>12}", "{0}", "{kind.x}", "no fields"] {
-            assert!(!compiled(never).unwrap().memo.on.get(), "{never}");
-        }
-    }
-
-    /// Texts asked for as `Str`s: a text recalled past the trial is kept for the process, at
-    /// most [`Memo::KEPT_MAX`] per string, and every text stays right; one `{name}` gives its
-    /// argument's text (or `str()` of another value, or the missing key's error).
-    #[test]
-    fn texts_as_str_are_kept_past_the_trial_and_bounded() {
-        let fmt = "Pick one of {classes} for the {kind}.";
-        let args = |classes: &str| d(json!({"kind": "review", "classes": classes}));
-        for _ in 0..Memo::TRIAL + 2 {
-            assert_eq!(py_format_str(fmt, &args("a, b")).unwrap(), "Pick one of a, b for the review.");
-        }
-        let c = compiled(fmt).unwrap();
-        assert_eq!(c.memo.kept.get(), 1);
-        assert!(c.memo.last.borrow().as_ref().is_some_and(|(_, _, kept)| *kept));
-        for i in 0..Memo::KEPT_MAX as usize + 4 {
-            let classes = format!("c{i}, d{i}");
-            for _ in 0..3 {
-                assert_eq!(py_format_str(fmt, &args(&classes)).unwrap(), format!("Pick one of {classes} for the review."));
-                assert_eq!(py_format(fmt, &args(&classes)).unwrap(), format!("Pick one of {classes} for the review."));
-            }
-        }
-        assert!(c.memo.on.get());
-        assert_eq!(c.memo.kept.get(), Memo::KEPT_MAX);
-        assert_eq!(py_format_str("{label}", &d(json!({"label": "negative"}))).unwrap(), "negative");
-        assert_eq!(py_format_str("{label}", &d(json!({"label": 3}))).unwrap(), "3");
-        assert_eq!(py_format_str("{label}", &d(json!({}))), Err(FormatError::Key("label".into())));
+        let one = FormatString::new("{label}");
+        assert_eq!(one.format_str(&d(json!({"label": "negative"}))).unwrap(), "negative");
+        assert_eq!(one.format_str(&d(json!({"label": 3}))).unwrap(), "3");
+        assert_eq!(one.format_str(&d(json!({}))), Err(FormatError::Key("label".into())));
+        let bad = FormatString::new("{a");
+        assert_eq!(bad.format(&d(json!({"a": 1}))), py_format("{a", &d(json!({"a": 1}))));
+        assert!(bad.format(&d(json!({"a": 1}))).is_err());
     }
 
     // Expected strings obtained by running the same `str.format` calls in CPython 3.11.
@@ -866,8 +699,8 @@ mod tests {
         assert!(matches!(py_format("{s:=5}", &data), Err(FormatError::Other(m)) if m.contains("'=' alignment")));
     }
 
-    /// The parsed (cached) path and the full parse agree, results and errors, on well-formed
-    /// and malformed strings; a string is parsed once and reused.
+    /// The parsed path (of [`py_format`] and of a [`FormatString`]) and the full parse agree,
+    /// results and errors, on well-formed and malformed strings.
     #[test]
     fn parsed_formats_match_the_full_parse() {
         let data = d(json!({"a": "xyz", "b": "q", "w": 4, "m": {"x:y": "1", "k": "v"}, "l": ["p", "q"]}));
@@ -880,9 +713,9 @@ mod tests {
             let mut slow = String::new();
             let slow = format_depth(f, &data, 2, &mut slow).map(|_| slow);
             assert_eq!(py_format(f, &data), slow, "format {f:?}");
-            assert_eq!(py_format(f, &data), slow, "format {f:?}, cached");
+            assert_eq!(FormatString::new(f).format(&data), slow, "format {f:?}, parsed once");
         }
-        assert!(compiled("x{a}y").is_some() && compiled("{b:{w}}").is_none() && compiled("a}").is_none());
+        assert!(compile("x{a}y").is_some() && compile("{b:{w}}").is_none() && compile("a}").is_none());
     }
 
     #[test]

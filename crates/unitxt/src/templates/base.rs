@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::artifact::Art;
 use crate::error::{Error, Result};
-use crate::py::str_format::{py_format, py_format_str, py_title, FormatError};
+use crate::py::str_format::{py_title, FormatError, FormatString};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
 use crate::templates::{Rendered, Serializer, Template};
 use crate::value::{Constant, Instance, Shared, Value};
@@ -54,10 +54,10 @@ pub struct TemplateBase {
     postprocessors_constant: std::sync::OnceLock<Constant>,
     /// Format string over the serialized input fields; an instance's own `instruction` wins.
     #[serde(default)]
-    pub instruction: String,
+    pub instruction: FormatString,
     /// Format string over the serialized input fields.
     #[serde(default)]
-    pub target_prefix: String,
+    pub target_prefix: FormatString,
     /// Input fields whose (string) value is title-cased before serialization.
     #[serde(default)]
     pub title_fields: Vec<String>,
@@ -150,15 +150,15 @@ pub trait TemplateKind: Send + Sync {
         Ok(())
     }
     /// Python's `format_str.format(**data)` with Unitxt's error for a missing field.
-    fn format(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<String> {
+    fn format(&self, data: &Fields, data_type: &str, format_str: Option<&FormatString>, format_name: &str) -> Result<String> {
         apply_formatting(self.class_name(), data, data_type, format_str, format_name)
     }
-    /// [`TemplateKind::format`] as a [`Str`](crate::value::Str) (see [`py_format_str`]):
+    /// [`TemplateKind::format`] as a [`Str`](crate::value::Str) (see [`FormatString::format_str`]):
     /// `render` formats the instruction and the target prefix with this one, and
     /// `input_output_template` its target. A template that overrides `format` must override
     /// this too, with the same texts and errors (none overrides either).
-    fn format_str(&self, data: &Fields, data_type: &str, format_str: Option<&str>, format_name: &str) -> Result<crate::value::Str> {
-        apply_formatting_with(self.class_name(), data, data_type, format_str, format_name, py_format_str)
+    fn format_str(&self, data: &Fields, data_type: &str, format_str: Option<&FormatString>, format_name: &str) -> Result<crate::value::Str> {
+        apply_formatting_with(self.class_name(), data, data_type, format_str, format_name, FormatString::format_str)
     }
 }
 
@@ -260,9 +260,13 @@ pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, s
     let source = t.input_fields_to_source(serialized_inputs)?;
     // An instance's own instruction is the format string (after serializing: serializers may
     // add fields, but none adds this one).
+    let own;
     let instruction_fmt = match instance.get("instruction") {
-        None => Some(b.instruction.as_str()),
-        Some(Value::String(s)) => Some(s.as_str()),
+        None => Some(&b.instruction),
+        Some(Value::String(s)) => {
+            own = FormatString::new(s.as_str());
+            Some(&own)
+        }
         Some(_) => None,
     };
     let instruction = t.format_str(serialized_inputs, "input field", instruction_fmt, "instruction")?;
@@ -312,20 +316,21 @@ pub fn apply_formatting(
     class: &str,
     data: &Fields,
     data_type: &str,
-    format_str: Option<&str>,
+    format_str: Option<&FormatString>,
     format_name: &str,
 ) -> Result<String> {
-    apply_formatting_with(class, data, data_type, format_str, format_name, py_format)
+    apply_formatting_with(class, data, data_type, format_str, format_name, FormatString::format)
 }
 
-/// [`apply_formatting`] through `format` ([`py_format`] or [`py_format_str`]).
+/// [`apply_formatting`] through `format` ([`FormatString::format`] or
+/// [`FormatString::format_str`]).
 fn apply_formatting_with<S>(
     class: &str,
     data: &Fields,
     data_type: &str,
-    format_str: Option<&str>,
+    format_str: Option<&FormatString>,
     format_name: &str,
-    format: fn(&str, &Fields) -> std::result::Result<S, FormatError>,
+    format: fn(&FormatString, &Fields) -> std::result::Result<S, FormatError>,
 ) -> Result<S> {
     let f = format_str.ok_or_else(|| {
         Error::invalid(format!("required field '{format_name}' of class {class} is not set"))
@@ -361,7 +366,7 @@ mod tests {
     #[test]
     fn missing_field_error_names_fields() {
         let data = d(json!({"question": "q"}));
-        let e = apply_formatting("InputOutputTemplate", &data, "input field", Some("{text}"), "input_format")
+        let e = apply_formatting("InputOutputTemplate", &data, "input field", Some(&"{text}".into()), "input_format")
             .unwrap_err()
             .to_string();
         assert!(e.contains("[question]") && e.contains("input_format"), "{e}");

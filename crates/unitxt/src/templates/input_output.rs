@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
 use crate::py::random::new_random_generator;
-use crate::py::str_format::{py_format, FormatError};
+use crate::py::str_format::{FormatError, FormatString};
 use crate::templates::base::{get_field, serialize_in_place, Fields, Replaced, TemplateBase, TemplateKind};
 use crate::templates::serializers::{
     default_multi_type_serializers, serialize_with, MultiTypeSerializer, NumberQuantizingSerializer, QuantizingFirst,
@@ -32,11 +32,11 @@ pub struct InputOutputTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_format`: the target, a format string over the serialized reference fields; the
     /// template fails on an instance if it is absent.
     #[serde(default)]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
 }
 
 impl TemplateKind for InputOutputTemplate {
@@ -50,11 +50,11 @@ impl TemplateKind for InputOutputTemplate {
         self.format(input, "input field", Some(&self.input_format), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
-        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
         Ok((t.clone(), vec![t]))
     }
     fn target_and_references(&self, refs: &Fields) -> Result<(Value, Value)> {
-        let t = Value::String(self.format_str(refs, "reference field", self.output_format.as_deref(), "output_format")?);
+        let t = Value::String(self.format_str(refs, "reference field", self.output_format.as_ref(), "output_format")?);
         Ok((t.clone(), Value::Array(vec![t])))
     }
 }
@@ -69,13 +69,13 @@ pub struct InputOutputTemplateWithCustomTarget {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_format`: the target, a format string over the serialized reference fields; the
     /// template fails on an instance if it is absent.
     #[serde(default)]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
     /// `reference`: the single reference, a format string over the serialized reference fields.
-    pub reference: String,
+    pub reference: FormatString,
 }
 
 impl TemplateKind for InputOutputTemplateWithCustomTarget {
@@ -89,7 +89,7 @@ impl TemplateKind for InputOutputTemplateWithCustomTarget {
         self.format(input, "input field", Some(&self.input_format), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
-        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
         let r = self.format(refs, "reference field", Some(&self.reference), "reference")?;
         Ok((t, vec![r]))
     }
@@ -106,7 +106,7 @@ pub struct JsonOutputTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_fields`: reference field name to the key it gets in the target's JSON object, in
     /// order.
     pub output_fields: IndexMap<String, String>,
@@ -155,7 +155,7 @@ pub struct MultiReferenceTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `references_field`: the reference field holding the list of references (default
     /// `references`).
     #[serde(default = "default_references_field")]
@@ -272,7 +272,7 @@ pub struct MultiTurnTemplate {
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
     #[serde(default)]
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `references_field`: the reference field holding the list of references (default
     /// `references`).
     #[serde(default = "default_references_field")]
@@ -326,11 +326,11 @@ pub struct OutputQuantizingTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_format`: the target, a format string over the serialized reference fields; the
     /// template fails on an instance if it is absent.
     #[serde(default)]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
     /// `quantum`: numbers are rounded to the nearest multiple of it before serialization (default
     /// 0.1).
     #[serde(default = "default_quantum")]
@@ -360,7 +360,7 @@ impl TemplateKind for OutputQuantizingTemplate {
         self.format(input, "input field", Some(&self.input_format), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
-        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
         Ok((t.clone(), vec![t]))
     }
 }
@@ -371,7 +371,7 @@ fn default_labels_field() -> String {
 fn default_labels_separator() -> String {
     ", ".into()
 }
-fn default_labels_output_format() -> Option<String> {
+fn default_labels_output_format() -> Option<FormatString> {
     Some("{labels}".into())
 }
 fn default_empty_label() -> String {
@@ -390,7 +390,7 @@ pub struct LabelsSettings {
     /// `output_format`: the target, a format string in which the joined labels text stands under
     /// the `labels_field` name (default `{labels}`).
     #[serde(default = "default_labels_output_format")]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
     /// `empty_label`: the target's labels text when there are none (default `None`).
     #[serde(default = "default_empty_label")]
     pub empty_label: String,
@@ -435,15 +435,15 @@ pub struct MultiLabelTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
     /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]
     pub labels: LabelsSettings,
 }
 
-fn labels_target(t: &dyn TemplateKind, fmt: &Option<String>, refs: &Fields) -> Result<(String, Vec<String>)> {
-    let s = t.format(refs, "reference field", fmt.as_deref(), "output_format")?;
+fn labels_target(t: &dyn TemplateKind, fmt: &Option<FormatString>, refs: &Fields) -> Result<(String, Vec<String>)> {
+    let s = t.format(refs, "reference field", fmt.as_ref(), "output_format")?;
     Ok((s.clone(), vec![s]))
 }
 
@@ -569,7 +569,7 @@ impl SpanSettings {
     }
 }
 
-fn default_span_label_format() -> String {
+fn default_span_label_format() -> FormatString {
     "{span}: {label}".into()
 }
 fn default_escape_characters() -> Option<Vec<String>> {
@@ -586,7 +586,7 @@ pub struct SpanLabelingTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
     /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]
@@ -598,7 +598,7 @@ pub struct SpanLabelingTemplate {
     /// `span_label_format`: one labelled span, a format string over `{span}` and `{label}` (default
     /// `{span}: {label}`).
     #[serde(default = "default_span_label_format")]
-    pub span_label_format: String,
+    pub span_label_format: FormatString,
     /// `escape_characters`: characters backslash-escaped in a span's text (default `:` and `,`).
     #[serde(default = "default_escape_characters")]
     pub escape_characters: Option<Vec<String>>,
@@ -634,7 +634,7 @@ impl TemplateKind for SpanLabelingTemplate {
             let mut data = Fields::new();
             data.insert("span".into(), Value::String(span.into()));
             data.insert("label".into(), label);
-            targets.push(py_format(&self.span_label_format, &data).map_err(|e| match e {
+            targets.push(self.span_label_format.format(&data).map_err(|e| match e {
                 FormatError::Key(k) => Error::invalid(format!("span_label_format needs unknown field {k:?}")),
                 FormatError::Other(m) => Error::invalid(format!("span_label_format: {m}")),
             })?);
@@ -659,7 +659,7 @@ pub struct SpanLabelingJsonTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// The list-of-labels settings (`labels_field`, `labels_separator`, `output_format`,
     /// `empty_label`), flattened into the artifact.
     #[serde(flatten)]

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::py::random::new_random_generator;
-use crate::py::str_format::{as_int, py_eq, py_format, py_index, FormatError};
+use crate::py::str_format::{as_int, py_eq, py_index, FormatError, FormatString};
 use crate::templates::base::{get_field, Fields, TemplateBase, TemplateKind};
 use crate::value::{Instance, Value};
 
@@ -24,11 +24,11 @@ fn default_target_field() -> String {
 fn default_choices_separator() -> String {
     s(", ")
 }
-fn default_source_choice_format() -> String {
-    s("{choice_numeral}. {choice_text}")
+fn default_source_choice_format() -> FormatString {
+    FormatString::new("{choice_numeral}. {choice_text}")
 }
-fn default_target_choice_format() -> String {
-    s("{choice_numeral}")
+fn default_target_choice_format() -> FormatString {
+    FormatString::new("{choice_numeral}")
 }
 fn default_enumerator() -> Value {
     Value::String(s("capitals").into())
@@ -39,7 +39,7 @@ fn default_enumerator() -> Value {
 struct McJson {
     #[serde(flatten)]
     base: TemplateBase,
-    input_format: String,
+    input_format: FormatString,
     #[serde(default = "default_choices_field")]
     choices_field: String,
     #[serde(default = "default_target_field")]
@@ -47,9 +47,9 @@ struct McJson {
     #[serde(default = "default_choices_separator")]
     choices_separator: String,
     #[serde(default = "default_source_choice_format")]
-    source_choice_format: String,
+    source_choice_format: FormatString,
     #[serde(default = "default_target_choice_format")]
-    target_choice_format: String,
+    target_choice_format: FormatString,
     #[serde(default = "default_enumerator")]
     enumerator: Value,
     #[serde(default)]
@@ -77,12 +77,12 @@ struct McJson {
 /// `reference_fields` hold the new order and index.
 pub struct MultipleChoiceTemplate {
     base: TemplateBase,
-    input_format: String,
+    input_format: FormatString,
     choices_field: String,
     target_field: String,
     choices_separator: String,
-    source_choice_format: String,
-    target_choice_format: String,
+    source_choice_format: FormatString,
+    target_choice_format: FormatString,
     enumerator: Vec<Value>,
     shuffle_choices: bool,
     shuffle_choices_seed: Option<i64>,
@@ -165,7 +165,7 @@ impl MultipleChoiceTemplate {
     }
 
     /// Unitxt's `inputs_to_choices`: each choice formatted with `choice_format`.
-    fn inputs_to_choices(&self, data: &Fields, choice_format: &str) -> Result<Vec<String>> {
+    fn inputs_to_choices(&self, data: &Fields, choice_format: &FormatString) -> Result<Vec<String>> {
         let mut out = Vec::new();
         for (i, choice) in self.choices_of(data)?.into_iter().enumerate() {
             let numeral = self.enumerator.get(i).ok_or_else(|| {
@@ -175,7 +175,7 @@ impl MultipleChoiceTemplate {
                 ))
             })?;
             let args: [(&str, &Value); 2] = [("choice_text", &choice), ("choice_numeral", numeral)];
-            out.push(py_format(choice_format, &args[..]).map_err(|e| match e {
+            out.push(choice_format.format(&args[..]).map_err(|e| match e {
                 FormatError::Key(k) => Error::invalid(format!("choice format {choice_format:?} names unknown field {k:?}")),
                 FormatError::Other(msg) => Error::invalid(format!("choice format {choice_format:?}: {msg}")),
             })?);
@@ -310,7 +310,8 @@ impl TemplateKind for MultipleChoiceTemplate {
 
     fn preprocess_input_fields(&self, input: &mut Fields) -> Result<Option<Fields>> {
         let choices = self.inputs_to_choices(input, &self.source_choice_format)?;
-        let numerals = self.inputs_to_choices(input, "{choice_numeral}")?;
+        static NUMERAL: std::sync::LazyLock<FormatString> = std::sync::LazyLock::new(|| FormatString::new("{choice_numeral}"));
+        let numerals = self.inputs_to_choices(input, &NUMERAL)?;
         let mut out = Fields::with_capacity(input.len() + 2);
         out.insert("numerals".into(), Value::Array(numerals.into_iter().map(Value::from).collect()));
         for (k, v) in input.iter() {

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::py::str_format::FormatString;
 use crate::error::{Error, Result};
 use crate::py::repr::str as py_str;
 use crate::templates::base::{Fields, TemplateBase, TemplateKind};
@@ -28,7 +29,7 @@ pub struct YesNoTemplate {
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
     #[serde(default)]
-    pub input_format: Option<String>,
+    pub input_format: Option<FormatString>,
     /// `class_field`: the reference field holding the class the question asks about (required by
     /// rendering).
     #[serde(default)]
@@ -52,7 +53,7 @@ impl TemplateKind for YesNoTemplate {
         "YesNoTemplate"
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
-        self.format(input, "input field", self.input_format.as_deref(), "input_format")
+        self.format(input, "input field", self.input_format.as_ref(), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
         let keys = || refs.keys().cloned().collect::<Vec<_>>();
@@ -197,11 +198,11 @@ pub struct PairwiseChoiceTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_format`: the target, a format string over the serialized reference fields; the
     /// template fails on an instance if it is absent.
     #[serde(default)]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
     /// `choice_a_field`: the input field holding the first answer; only `shuffle` uses it.
     pub choice_a_field: String,
     /// `choice_b_field`: the input field holding the second answer; only `shuffle` uses it.
@@ -251,7 +252,7 @@ impl TemplateKind for PairwiseChoiceTemplate {
         self.format(input, "input field", Some(&self.input_format), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
-        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
         Ok((t.clone(), vec![t]))
     }
 }
@@ -267,11 +268,11 @@ pub struct PairwiseComparativeRatingTemplate {
     pub base: TemplateBase,
     /// `input_format`: the source, a format string over the serialized input fields (`{field}`
     /// placeholders).
-    pub input_format: String,
+    pub input_format: FormatString,
     /// `output_format`: the target, a format string over the serialized reference fields; the
     /// template fails on an instance if it is absent.
     #[serde(default)]
-    pub output_format: Option<String>,
+    pub output_format: Option<FormatString>,
     /// `choice_a_field`: the input field holding the first answer; only `shuffle` uses it.
     pub choice_a_field: String,
     /// `choice_b_field`: the input field holding the second answer; only `shuffle` uses it.
@@ -306,7 +307,7 @@ impl TemplateKind for PairwiseComparativeRatingTemplate {
         self.format(input, "input field", Some(&self.input_format), "input_format")
     }
     fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
-        let t = self.format(refs, "reference field", self.output_format.as_deref(), "output_format")?;
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
         Ok((t.clone(), vec![t]))
     }
 }
