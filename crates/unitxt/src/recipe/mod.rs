@@ -29,7 +29,7 @@ use crate::task::{Fixed, Task};
 use crate::templates::{Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
-pub use finalize::{finalize, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
+pub use finalize::{finalize, MetadataText, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -159,6 +159,10 @@ pub struct Recipe {
     pub group_by: Vec<Value>,
     /// The catalogs artifact names are resolved in.
     pub catalog: Arc<Catalog>,
+    /// Per template of [`Recipe::templates`] (in order), the recipe's items of every
+    /// instance's `task_data.metadata`, written once; empty when they vary per instance (a
+    /// `num_demos` drawn from a list).
+    metadata_texts: Vec<MetadataText>,
 }
 
 /// The template of each instance: always the same, or drawn per instance from a list.
@@ -370,7 +374,7 @@ impl Recipe {
                 Some(v) => Err(Error::invalid(format!("{k} must be a list, got {v}"))),
             }
         };
-        Ok(Recipe {
+        let mut recipe = Recipe {
             templates,
             system_prompt,
             format,
@@ -390,7 +394,28 @@ impl Recipe {
             group_by: list_arg("group_by")?.unwrap_or_default(),
             card,
             catalog,
-        })
+            metadata_texts: Vec::new(),
+        };
+        if let NumDemos::Fixed(n) = recipe.num_demos {
+            let all: Vec<&Art<dyn Template>> = match &recipe.templates {
+                TemplateChoice::Single(t) => vec![t],
+                TemplateChoice::Random(list) => list.iter().collect(),
+            };
+            recipe.metadata_texts = all.into_iter().map(|t| MetadataText::new(&recipe.recipe_meta(t, n))).collect();
+        }
+        Ok(recipe)
+    }
+
+    /// What `task_data.metadata` says of this recipe for an instance rendered with `template`
+    /// and given `n_demos` demos (Unitxt's `recipe_metadata`): the count, the pool size and
+    /// the template, all zero and null without demos.
+    fn recipe_meta(&self, template: &Art<dyn Template>, n_demos: usize) -> RecipeMeta<'_> {
+        let mut meta = RecipeMeta { num_demos: Value::from(0), demos_pool_size: Value::from(0), template: template.to_jsonable(), written: None };
+        if self.num_demos.max() > 0 {
+            meta.num_demos = Value::from(n_demos);
+            meta.demos_pool_size = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
+        }
+        meta
     }
 
     /// Runs the pipeline and returns the finished splits (lazy streams of output instances,
@@ -535,8 +560,8 @@ impl Recipe {
     fn verbalize_and_finalize<'p>(&'p self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance<'p>> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
-        // What `task_data.metadata` reports of the recipe, handed straight to finalization.
-        let mut meta = RecipeMeta { num_demos: Value::from(0), demos_pool_size: Value::from(0), template: Value::Null };
+        // The number of demos `task_data.metadata` reports.
+        let mut n_demos = 0;
         if use_demos {
             let pool = pool.ok_or_else(|| Error::invalid("demos requested but no demos pool"))?;
             let sampler: &dyn Sampler = match &self.sampler {
@@ -544,20 +569,16 @@ impl Recipe {
                 None => &DEFAULT_SAMPLER,
             };
             sampled = demos::sample_demos(&inst, pool, sampler, &self.num_demos, self.demos_sampling_seed, self.skip_demoed_instances)?;
-            let n_demos = match &sampled {
-                Some(d) => d.len(),
-                None => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
+            n_demos = match (&self.num_demos, &sampled) {
+                (NumDemos::Fixed(n), _) => *n,
+                (NumDemos::OneOf(_), Some(d)) => d.len(),
+                (NumDemos::OneOf(_), None) => inst.get("demos").and_then(|d| d.as_array()).map(|a| a.len()).unwrap_or(0),
             };
-            meta.num_demos = match &self.num_demos {
-                NumDemos::Fixed(n) => Value::from(*n),
-                NumDemos::OneOf(_) => Value::from(n_demos),
-            };
-            meta.demos_pool_size = self.demos_pool_size.map(|s| if s == usize::MAX { Value::from(i64::MAX) } else { Value::from(s) }).unwrap_or(Value::Null);
         }
         // Borrowed, not cloned: a clone per instance would update the template's shared
         // reference count from every worker thread.
-        let template = match &self.templates {
-            TemplateChoice::Single(t) => t,
+        let (template_index, template) = match &self.templates {
+            TemplateChoice::Single(t) => (0, t),
             TemplateChoice::Random(list) => {
                 let mut seed = inst.get("input_fields").and_then(|v| v.as_object()).cloned().unwrap_or_default();
                 if let Some(r) = inst.get("reference_fields").and_then(|v| v.as_object()) {
@@ -566,7 +587,8 @@ impl Recipe {
                     }
                 }
                 let mut rng = crate::py::random::new_random_generator(&Value::Object(seed));
-                &list[rng.choice_index(list.len())]
+                let i = rng.choice_index(list.len());
+                (i, &list[i])
             }
         };
         // The template's name, for error messages only (made when one happens).
@@ -605,7 +627,12 @@ impl Recipe {
             };
             inst.insert("demos".into(), Value::Array(out));
         }
-        meta.template = template.to_jsonable();
+        // What `task_data.metadata` reports of the recipe, handed straight to finalization
+        // (its text made once when it is the same for every instance).
+        let meta = match self.metadata_texts.get(template_index) {
+            Some(text) => RecipeMeta { written: Some(text), ..self.recipe_meta(template, n_demos) },
+            None => self.recipe_meta(template, n_demos),
+        };
         let in_template = || format!("in template `{}`", tname());
         let rendered = match template.render(&mut inst, split).with_ctx(in_template)? {
             Some(r) => r,
