@@ -97,19 +97,23 @@ impl Parts {
     /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
     /// reference field that is also an input field takes the input field's place. `own_policy`
     /// is the instance's policy, written when the parts hold none of their own.
-    fn write<O: PyJsonOut + ?Sized>(&self, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, demos: &DirectDemos, out: &mut O) {
+    fn write<O: PyJsonOut + ?Sized>(&self, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, fixed: Option<&FixedItems>, demos: &DirectDemos, out: &mut O) {
         let mut w = DictWriter::begin(out);
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
         let shared = self.refs.keys().any(|k| self.input.contains_key(k));
+        let item = |w: &mut DictWriter<'_, O>, k: &Key, v: &Value| match fixed {
+            Some(f) if !f.items.is_empty() => f.write(w, k, v),
+            _ => w.item(k, v),
+        };
         for (k, v) in &self.input {
             let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
-            w.item(k, v);
+            item(&mut w, k, v);
         }
         write_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
         for (k, v) in &self.refs {
             if !shared || !self.input.contains_key(k) {
-                w.item(k, v);
+                item(&mut w, k, v);
             }
         }
         let n = match demos {
@@ -125,7 +129,7 @@ impl Parts {
                     out.plain(", ");
                 }
                 match demos {
-                    DirectDemos::Parts(d) => d[i].write(&Value::Null, None, &DirectDemos::None, out),
+                    DirectDemos::Parts(d) => d[i].write(&Value::Null, None, None, &DirectDemos::None, out),
                     DirectDemos::Pool(d) => {
                         if let Some(j) = &d[i].task_data {
                             out.pre_written(&j.text, &j.escaped);
@@ -157,6 +161,71 @@ impl Parts {
             td.insert("demos".into(), Value::Array(demos.into_iter().map(|d| Value::Object(d.into_map(Value::Null, None, None))).collect()));
         }
         td
+    }
+}
+
+/// Whether `a` and `b` are written as the same JSON: only for `null`, booleans, numbers (of
+/// the same kind: `1` and `1.0` differ), strings and lists of these; `false` for dicts, whose
+/// equality ignores key order.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        // `serde_json::Number` equality keeps integers and floats apart.
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(x), Value::String(y)) => crate::value::json::same_str(x, y),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b)),
+        _ => false,
+    }
+}
+
+/// The `task_data` items of a split's fixed fields (a card's constants, see
+/// [`crate::task::Fixed`]), written once when the split's plan is made: an instance's item
+/// with the same key and the same value ([`same_json`]) is copied from here instead of being
+/// written (and escaped) again. Fields whose values cannot be compared so (dicts) are left out.
+#[derive(Debug, Default)]
+pub struct FixedItems {
+    items: Vec<FixedItem>,
+}
+
+#[derive(Debug)]
+struct FixedItem {
+    key: Key,
+    value: Value,
+    text: String,
+    escaped: Vec<u8>,
+}
+
+impl FixedItems {
+    /// The items of `fields`.
+    pub fn new(fields: &Instance) -> FixedItems {
+        let items = fields
+            .iter()
+            .filter(|(_, v)| same_json(v, v))
+            .map(|(k, v)| {
+                let write = |out: &mut dyn PyJsonOut| {
+                    let mut w = DictWriter::begin(out);
+                    w.item(k, v);
+                };
+                let mut text = String::new();
+                write(&mut text);
+                let mut escaped = Vec::new();
+                write(&mut InJsonString(&mut escaped));
+                // Without the `{` of the dict it was written in.
+                FixedItem { key: k.clone(), value: v.clone(), text: text[1..].to_string(), escaped: escaped[1..].to_vec() }
+            })
+            .collect();
+        FixedItems { items }
+    }
+
+    /// Writes item `k: v` into `w`, copied when it is one of these.
+    fn write<O: PyJsonOut + ?Sized>(&self, w: &mut DictWriter<'_, O>, k: &Key, v: &Value) {
+        match self.items.iter().find(|f| crate::value::json::same_str(&f.key, k) && same_json(&f.value, v)) {
+            Some(f) => {
+                w.pre_written(&f.text, &f.escaped);
+            }
+            None => w.item(k, v),
+        }
     }
 }
 
@@ -210,6 +279,7 @@ enum TaskData<'p> {
 struct Direct<'p> {
     parts: Parts,
     recipe: RecipeMeta<'p>,
+    fixed: Option<&'p FixedItems>,
     demos: DirectDemos,
 }
 
@@ -228,7 +298,7 @@ impl TaskData<'_> {
             TaskData::Text(t) => t.into(),
             TaskData::Direct(d) => {
                 let mut s = String::with_capacity(512);
-                d.parts.write(policy, Some(&d.recipe), &d.demos, &mut s);
+                d.parts.write(policy, Some(&d.recipe), d.fixed, &d.demos, &mut s);
                 s.into()
             }
         }
@@ -244,7 +314,7 @@ pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
         return None;
     }
     let mut s = String::with_capacity(256);
-    parts.write(&Value::Null, None, &DirectDemos::None, &mut s);
+    parts.write(&Value::Null, None, None, &DirectDemos::None, &mut s);
     Some(s)
 }
 
@@ -266,6 +336,9 @@ pub struct Verbalized<'p> {
     pub postprocessors: Option<Shared<'p>>,
     /// The metric names (a list of strings).
     pub metrics: Shared<'p>,
+    /// The `task_data` items of the split's fixed fields, written once (none: every item is
+    /// written per instance).
+    pub fixed_items: Option<&'p FixedItems>,
 }
 
 /// Finalizes one verbalized instance (Unitxt's `FinalizeDataset`): the output instance with
@@ -293,7 +366,7 @@ pub fn finalize<'p>(
     let in_field = inst.swap_remove("demos");
     if let Some(pool) = pool_demos {
         if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
-            let direct = Direct { parts, recipe, demos: DirectDemos::Pool(pool.to_vec()) };
+            let direct = Direct { parts, recipe, fixed: v.fixed_items, demos: DirectDemos::Pool(pool.to_vec()) };
             return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new(), v);
         }
     }
@@ -313,7 +386,7 @@ pub fn finalize<'p>(
         && demos.iter().flatten().all(|d| d.direct(None));
     if direct {
         let demos = demos.map_or(DirectDemos::None, DirectDemos::Parts);
-        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, demos })), Vec::new(), v);
+        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, fixed: v.fixed_items, demos })), Vec::new(), v);
     }
     let mut groups = Vec::new();
     let own_policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
@@ -468,7 +541,7 @@ impl OutputInstance<'_> {
             TaskData::Text(t) => write_str(t, out),
             TaskData::Direct(d) => {
                 out.push(b'"');
-                d.parts.write(&self.data_classification_policy, Some(&d.recipe), &d.demos, &mut InJsonString(out));
+                d.parts.write(&self.data_classification_policy, Some(&d.recipe), d.fixed, &d.demos, &mut InJsonString(out));
                 out.push(b'"');
             }
         }
@@ -492,7 +565,7 @@ impl OutputInstance<'_> {
     pub fn write_task_data(&self, out: &mut String) {
         match &self.task_data {
             TaskData::Text(t) => out.push_str(t),
-            TaskData::Direct(d) => d.parts.write(&self.data_classification_policy, Some(&d.recipe), &d.demos, out),
+            TaskData::Direct(d) => d.parts.write(&self.data_classification_policy, Some(&d.recipe), d.fixed, &d.demos, out),
         }
     }
 
@@ -533,10 +606,21 @@ mod tests {
     /// [`finalize`] of an instance that holds what the template made (as
     /// [`crate::templates::Rendered::write_into`] writes it) and its `metrics`.
     fn finalize_instance<'a>(
+        inst: Instance,
+        group_by: &[Value],
+        recipe: RecipeMeta<'a>,
+        pool: Option<&[std::sync::Arc<super::super::demos::RenderedDemo>]>,
+    ) -> Result<OutputInstance<'a>> {
+        finalize_with(inst, group_by, recipe, pool, None)
+    }
+
+    /// [`finalize_instance`] with the split's fixed items.
+    fn finalize_with<'a>(
         mut inst: Instance,
         group_by: &[Value],
         recipe: RecipeMeta<'a>,
         pool: Option<&[std::sync::Arc<super::super::demos::RenderedDemo>]>,
+        fixed_items: Option<&'a FixedItems>,
     ) -> Result<OutputInstance<'a>> {
         let r = crate::templates::Rendered::taken_from(&mut inst).unwrap();
         let metrics = Shared::Own(inst.swap_remove("metrics").unwrap());
@@ -548,8 +632,28 @@ mod tests {
             references: r.references,
             postprocessors: r.postprocessors,
             metrics,
+            fixed_items,
         };
         finalize(inst, v, group_by, recipe, pool)
+    }
+
+    /// Items copied from a split's [`FixedItems`] give the text written per instance, in the
+    /// JSON line as in the text; an item whose value differs in kind (`1.0` against `1`) or
+    /// content is written as it is.
+    #[test]
+    fn fixed_items_match_items_written_per_instance() {
+        let fixed = FixedItems::new(json!({"classes": ["a", "b\"q"], "n": 1, "d": {"x": 1}}).as_object().unwrap());
+        assert_eq!(fixed.items.len(), 2, "the dict is left out");
+        for input in [json!({"q": "x", "classes": ["a", "b\"q"], "n": 1}), json!({"q": "x", "classes": ["a"], "n": 1.0}), json!({"n": 1, "d": {"x": 1}})] {
+            let texts: Vec<(String, String)> = [None, Some(&fixed)]
+                .into_iter()
+                .map(|f| {
+                    let out = finalize_with(verbalized(input.clone(), json!({"a": "y"}), None), &[], meta(), None, f).unwrap();
+                    (out.task_data().into_owned(), String::from_utf8(out.json_line()).unwrap())
+                })
+                .collect();
+            assert_eq!(texts[0], texts[1], "{input}");
+        }
     }
 
     fn task_data(inst: Instance) -> String {

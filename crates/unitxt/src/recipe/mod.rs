@@ -29,7 +29,7 @@ use crate::task::{Fixed, Task};
 use crate::templates::{Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
-pub use finalize::{finalize, MetadataText, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
+pub use finalize::{finalize, FixedItems, MetadataText, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -506,16 +506,20 @@ impl Recipe {
             let me = me.clone();
             let pool = pool.clone();
             let split = split.to_string();
+            // The split's plan: its steps (none left for the split the demos pool was taken
+            // from, which ran them first), and the task_data items of its fixed fields.
+            let plan = Steps::for_split(&deferred, &split);
+            let fixed_items = FixedItems::new(&plan.fixed().fields);
             let steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps::default(),
-                _ => Steps::for_split(&deferred, &split),
+                _ => plan,
             };
             let finish = finish.clone();
             // Every artifact was built with the recipe: nothing looks up the catalog here.
             crate::stream::par_map_with(s, move |i, inst| {
                 let inst = steps.apply(inst, &split, i)?;
                 let out = me
-                    .verbalize_and_finalize(inst, &split, pool.as_deref())
+                    .verbalize_and_finalize(inst, &split, pool.as_deref(), &fixed_items)
                     .map_err(|e| e.at_instance(&split, i))?;
                 finish(out)
             })
@@ -557,7 +561,7 @@ impl Recipe {
     /// model input ([`Format::format`], on the splits of its scope), and [`finalize`] builds
     /// the output instance, with the recipe's (or the task's) metrics and the recipe's (or the
     /// template's) postprocessors lent to it. Errors name the stage.
-    fn verbalize_and_finalize<'p>(&'p self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>) -> Result<OutputInstance<'p>> {
+    fn verbalize_and_finalize<'p>(&'p self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>, fixed_items: &'p FixedItems) -> Result<OutputInstance<'p>> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
         // The number of demos `task_data.metadata` reports.
@@ -654,6 +658,7 @@ impl Recipe {
             references,
             postprocessors: self.postprocessors.as_ref().map(Shared::Lent).or(postprocessors),
             metrics: Shared::Lent(self.metrics.as_ref().unwrap_or(&self.task_metrics)),
+            fixed_items: Some(fixed_items),
         };
         finalize(inst, v, &self.group_by, meta, pool_demos.as_deref())
     }
@@ -706,6 +711,16 @@ impl Steps {
             }
         }
         Steps(plan)
+    }
+
+    /// The fields the plan's task step takes as fixed (none without a task step).
+    fn fixed(&self) -> &Fixed {
+        static NONE: std::sync::LazyLock<Fixed> = std::sync::LazyLock::new(Fixed::default);
+        self.0.iter().find_map(|s| match s {
+            Step::Task(_, f) => Some(&**f),
+            _ => None,
+        })
+        .unwrap_or(&NONE)
     }
 
     /// Runs the steps on instance `i` of `split`; errors carry the same context as when each
