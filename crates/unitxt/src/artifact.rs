@@ -17,8 +17,6 @@ use crate::value::{Str, Value};
 /// `__id__`) and the JSON it was built from (`raw`, as Unitxt's `to_dict()`).
 pub struct Art<T: ?Sized> {
     /// Catalog name (with overwrites) this artifact was fetched by; `None` when inline.
-    /// Interned ([`crate::value::intern::intern`]): instances carry a copy of it (the
-    /// template's name in `task_data.metadata`) without allocating.
     pub id: Option<Str>,
     /// The JSON object it was built from, with `__type__`.
     pub raw: Arc<Value>,

@@ -226,7 +226,7 @@ impl Artifact {
 
     /// Sets the catalog name this artifact was fetched by.
     pub fn set_id(&mut self, id: &str) {
-        let id = Some(crate::value::intern::intern(id));
+        let id = Some(crate::value::Str::from(id));
         match self {
             Artifact::Operator(a) => a.id = id,
             Artifact::Loader(a) => a.id = id,

@@ -271,14 +271,12 @@ impl Task {
         if rf.is_none() {
             return Err(Error::invalid("task: missing attribute 'reference_fields'"));
         }
-        // Interned: every instance carries a copy of the list.
-        let mut metrics = match j.metrics {
+        let metrics = match j.metrics {
             Some(Value::Array(a)) => a,
             Some(Value::String(s)) => vec![Value::String(s)],
             None => return Err(Error::invalid("task: missing attribute 'metrics'")),
             Some(other) => return Err(Error::invalid(format!("task: metrics must be a list, got {other}"))),
         };
-        metrics.iter_mut().for_each(crate::value::intern::intern_value);
         let input_fields = parse_fields(&inf)?;
         let reference_fields = parse_fields(&rf)?;
         for a in &j.augmentable_inputs {

@@ -80,8 +80,7 @@ pub fn limit_stream(stream: Stream, limit: Option<usize>) -> Stream {
 /// `Loader.add_data_classification`, a `Set` operator): an existing field is replaced in place,
 /// a new one goes last.
 pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
-    let mut value = Value::Array(policy.iter().cloned().map(Value::from).collect());
-    crate::value::intern::intern_value(&mut value);
+    let value = Value::Array(policy.iter().cloned().map(Value::from).collect());
     ms.map_streams(|_, s| {
         let value = value.clone();
         Box::new(s.map(move |r| {

@@ -17,9 +17,7 @@ use crate::value::{FieldName, Instance, Value};
 /// are never shared). Errors when a path runs through a non-container value.
 #[derive(Debug, Deserialize)]
 pub struct Set {
-    /// `fields`: path (`a/b`) to the value written there, in order; interned
-    /// ([`crate::value::intern`]), since every instance gets a copy.
-    #[serde(deserialize_with = "crate::value::intern::deserialize_interned_map")]
+    /// `fields`: path (`a/b`) to the value written there, in order.
     pub fields: Instance,
     /// `use_deepcopy`: accepted for Unitxt's sake; changes nothing (default false).
     #[serde(default)]
@@ -41,11 +39,7 @@ impl Set {
             return None;
         }
         let fields = raw.get("fields")?.as_object()?;
-        fields.keys().all(|k| plain_key(k)).then(|| {
-            let mut m = fields.clone();
-            crate::value::intern::intern_map(&mut m);
-            m
-        })
+        fields.keys().all(|k| plain_key(k)).then(|| fields.clone())
     }
 }
 
@@ -282,9 +276,7 @@ fn default_true() -> bool {
 /// field is missing.
 #[derive(Debug, Deserialize)]
 pub struct MapInstanceValues {
-    /// `mappers`: field path to its mapper, a dict from `str(value)` to the new value (interned,
-    /// [`crate::value::intern`]: instances get copies of them).
-    #[serde(deserialize_with = "interned_mappers")]
+    /// `mappers`: field path to its mapper, a dict from `str(value)` to the new value.
     pub mappers: IndexMap<String, crate::value::Map>,
     /// `strict`: a value missing from its mapper is an error (default true); otherwise it is kept.
     #[serde(default = "default_true")]
@@ -299,12 +291,6 @@ pub struct MapInstanceValues {
     plain: std::sync::OnceLock<Vec<Option<FieldName>>>,
 }
 
-/// The `mappers` of [`MapInstanceValues`], each interned ([`crate::value::intern::intern_map`]).
-fn interned_mappers<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<IndexMap<String, crate::value::Map>, D::Error> {
-    let mut mappers: IndexMap<String, crate::value::Map> = Deserialize::deserialize(d)?;
-    mappers.values_mut().for_each(crate::value::intern::intern_map);
-    Ok(mappers)
-}
 
 impl MapInstanceValues {
     fn not_in_mapper(&self, key: &str, field: &str, mapper: &crate::value::Map) -> Error {
@@ -919,19 +905,5 @@ mod tests {
         assert_eq!(order(rename(json!({"field": "a", "to_field": "c"}), json!({"a": 1, "b": 2, "c": 3}))), "b=2,c=1");
         assert_eq!(order(rename(json!({"field_to_field": [["a", "b"], ["b", "c"]]}), json!({"a": 1, "b": 2}))), "c=1");
         assert_eq!(order(rename(json!({"field": "b", "to_field": "c/d"}), json!({"b": 2, "a": 1}))), "a=1,c={\"d\":2}");
-    }
-}
-
-#[cfg(test)]
-mod interned_tests {
-    #[test]
-    fn artifacts_copy_interned_constants_into_instances() {
-        let long = "Answer with one of the options given, and nothing else.";
-        let set = crate::testutil::build(&crate::json!({"__type__": "set", "fields": {"z": 1, "instruction": long}})).expect("set builds");
-        let crate::registry::Artifact::Operator(op) = set else { panic!("an operator") };
-        let out = op.as_instance_op().expect("per instance").apply(crate::value::Map::new(), "test", 0).expect("applies");
-        // Keys keep their order; the long text is the kept copy.
-        assert_eq!(out.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["z", "instruction"]);
-        assert!(matches!(&out["instruction"], crate::value::Value::String(s) if s == long && s.as_static_str().is_some()));
     }
 }

@@ -23,9 +23,7 @@ fn set_system_prompt(own: Option<Value>, text: &Str, skip_rendered_instance: boo
 /// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
 #[derive(Debug, Clone, Deserialize)]
 pub struct TextualSystemPrompt {
-    /// `text`: the system prompt (required); interned ([`crate::value::intern`]), since every
-    /// instance gets a copy.
-    #[serde(deserialize_with = "crate::value::intern::deserialize_interned_str")]
+    /// `text`: the system prompt (required).
     pub text: Str,
     /// `skip_rendered_instance`: leave an instance that already has a `system_prompt` unchanged
     /// (default true).

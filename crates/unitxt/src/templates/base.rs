@@ -44,9 +44,8 @@ pub struct TemplateBase {
     /// Return instances that already have `source`, `target` and `references` unchanged.
     #[serde(default = "default_true")]
     pub skip_rendered_instance: bool,
-    /// Processor names (or inline operator objects) copied to the instance's `postprocessors`;
-    /// interned ([`crate::value::intern`]), so that the copy allocates only the list.
-    #[serde(default, deserialize_with = "crate::value::intern::deserialize_interned_list")]
+    /// Processor names (or inline operator objects) copied to the instance's `postprocessors`.
+    #[serde(default)]
     pub postprocessors: Option<Vec<Value>>,
     /// The postprocessors in effect (`postprocessors` or the template's default), made on
     /// first use and lent to every instance the template renders.

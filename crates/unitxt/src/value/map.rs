@@ -145,11 +145,10 @@ impl PartialEq for FieldName {
 impl Eq for FieldName {}
 
 impl FieldName {
-    /// The name `name`, with its tag. A name longer than an inline key is interned
-    /// ([`super::intern`]), so that inserting it does not allocate.
+    /// The name `name`, with its tag.
     pub fn new(name: &str) -> Self {
         FieldName {
-            key: super::intern::intern(name),
+            key: Key::from(name),
             tag: tag(name),
             hint: std::sync::atomic::AtomicU32::new(0),
         }

@@ -9,7 +9,6 @@
 //! that literally contains `/` and exists at the top level is taken as is.
 
 
-pub mod intern;
 pub mod json;
 pub mod json_lines;
 pub mod map;
