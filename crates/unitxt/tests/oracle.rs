@@ -89,6 +89,37 @@ fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> 
     Ok(())
 }
 
+/// The CoNLL-2003 card of tests/catalog turns IOB tags into spans and copies them with
+/// `spans/*/...` paths: most sentences must come out with spans and a non-empty target (a
+/// wildcard path read as missing would give every instance empty spans, on both sides of the
+/// golden comparison if the card were wrong too).
+fn conll2003_spans_are_not_empty() -> Result<(), Failed> {
+    let recipe = "card=cards.conll2003,template=templates.span_labeling.extraction.title,loader_limit=100,max_test_instances=50";
+    let rows = prepare(recipe, &PrepareOptions::default())
+        .and_then(|mut ms| ms.take("test"))
+        .and_then(unitxt::stream::collect)
+        .map_err(|e| e.to_string())?;
+    let mut with_spans = 0;
+    for row in &rows {
+        let td: Value = serde_json::from_str(row["task_data"].as_str().ok_or("task_data is not text")?).map_err(|e| e.to_string())?;
+        let starts = td["spans_starts"].as_array().ok_or("no spans_starts")?;
+        let labels = td["labels"].as_array().ok_or("no labels")?;
+        if starts.len() != labels.len() {
+            return Err(format!("{} span starts for {} labels", starts.len(), labels.len()).into());
+        }
+        if !starts.is_empty() {
+            with_spans += 1;
+            if row["target"].as_str().is_none_or(|t| t.is_empty() || t == "None") {
+                return Err(format!("an instance with spans has target {}", row["target"]).into());
+            }
+        }
+    }
+    if rows.len() != 50 || with_spans < 40 {
+        return Err(format!("{with_spans} of {} instances have spans", rows.len()).into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     if std::env::var_os("HF_HUB_CACHE").is_none() {
@@ -112,5 +143,6 @@ fn main() {
         let name = format!("line{:03}::{}::{}", n + 1, split, recipe.replace([',', '='], "_"));
         trials.push(Trial::test(name, move || run_case(&split, &recipe, &dir)));
     }
+    trials.push(Trial::test("conll2003_spans_are_not_empty", conll2003_spans_are_not_empty));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -149,7 +149,7 @@ impl LoadJsonFile {
             match &self.data_field {
                 Some(f) => {
                     let obj = data.as_object().ok_or_else(|| bad("the document is not a JSON object".into()))?;
-                    match crate::py::dict_path::dict_get(obj, f)? {
+                    match &*crate::py::dict_path::dict_get(obj, f)? {
                         Value::Array(a) if a.iter().all(|x| x.is_object()) => a.clone(),
                         _ => return Err(bad(format!("{f} is not a list of dictionaries"))),
                     }

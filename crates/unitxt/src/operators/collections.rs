@@ -65,7 +65,7 @@ impl InstanceOperator for ZipLongest {
 
 fn zip_fields(mut instance: Instance, fields: &[String], to: &str, fill: Option<&Value>) -> Result<Instance> {
     let lists =
-        fields.iter().map(|f| py_iter(dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
+        fields.iter().map(|f| py_iter(&*dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
     dict_set(&mut instance, to, zip_values(&lists, fill))?;
     Ok(instance)
 }

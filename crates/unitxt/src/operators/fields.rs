@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use crate::py::ops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
-use crate::py::dict_path::{dict_get, dict_set, path_components, plain_key};
+use crate::py::dict_path::{dict_delete, dict_delete_with, dict_get, dict_set, is_subpath, plain_key};
 use crate::value::{FieldName, Instance, Value};
 
 /// `set`: writes each `fields` entry (a `a/b` path to a value) into the instance, creating
@@ -216,7 +216,7 @@ impl InstanceOperator for ListFieldValues {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let values = self.fields.iter().map(|f| dict_get(&instance, f).cloned()).collect::<Result<Vec<_>>>()?;
+        let values = self.fields.iter().map(|f| dict_get(&instance, f).map(|v| v.into_owned())).collect::<Result<Vec<_>>>()?;
         dict_set(&mut instance, &self.to_field, Value::Array(values))?;
         Ok(instance)
     }
@@ -258,7 +258,7 @@ impl InstanceOperator for ZipFieldValues {
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         let lists =
-            self.fields.iter().map(|f| py_iter(dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
+            self.fields.iter().map(|f| py_iter(&*dict_get(&instance, f)?).ctx(format!("field {f:?}"))).collect::<Result<Vec<_>>>()?;
         let z = zip_values(&lists, self.longest.then_some(&Value::Null));
         dict_set(&mut instance, &self.to_field, z)?;
         Ok(instance)
@@ -338,7 +338,7 @@ impl InstanceOperator for MapInstanceValues {
                     continue;
                 }
             }
-            let value = dict_get(&instance, field)?.clone();
+            let value = dict_get(&instance, field)?.into_owned();
             if value.is_null() {
                 continue;
             }
@@ -393,85 +393,6 @@ impl FieldOperator for Copy {
     }
 }
 
-/// Whether path `sub` is a prefix (by components) of path `full` (Unitxt's `is_subpath`).
-pub fn is_subpath(sub: &str, full: &str) -> Result<bool> {
-    let s = path_components(sub)?;
-    let f = path_components(full)?;
-    Ok(f.len() >= s.len() && f[..s.len()] == s[..])
-}
-
-/// Deletes `path` and then every container on the way that became empty, except the instance
-/// itself (Unitxt's `dict_delete(..., remove_empty_ancestors=True)`). Errors when missing.
-pub fn delete_pruning(instance: &mut Instance, path: &str) -> Result<()> {
-    if instance.shift_remove(path.trim()).is_some() {
-        return Ok(());
-    }
-    let comps = path_components(path)?;
-    let missing = || Error::not_found(format!("cannot delete {path:?}: no such path"));
-    let first = comps[0];
-    if comps.len() == 1 {
-        return Err(missing());
-    }
-    let child = instance.get_mut(first).ok_or_else(missing)?;
-    if !delete_in(child, &comps[1..]) {
-        return Err(missing());
-    }
-    if is_empty_container(child) {
-        instance.shift_remove(first);
-    }
-    Ok(())
-}
-
-fn is_empty_container(v: &Value) -> bool {
-    matches!(v, Value::Array(a) if a.is_empty()) || matches!(v, Value::Object(m) if m.is_empty())
-}
-
-fn list_index(len: usize, c: &str) -> Option<usize> {
-    let i: i64 = c.parse().ok()?;
-    let j = if i < 0 { i + len as i64 } else { i };
-    (0..len as i64).contains(&j).then_some(j as usize)
-}
-
-fn delete_in(cur: &mut Value, comps: &[&str]) -> bool {
-    let c = comps[0];
-    if comps.len() == 1 {
-        return match cur {
-            Value::Object(m) => m.shift_remove(c).is_some(),
-            Value::Array(a) => match list_index(a.len(), c) {
-                Some(i) => {
-                    a.remove(i);
-                    true
-                }
-                None => false,
-            },
-            _ => false,
-        };
-    }
-    match cur {
-        Value::Object(m) => {
-            let Some(child) = m.get_mut(c) else { return false };
-            if !delete_in(child, &comps[1..]) {
-                return false;
-            }
-            if is_empty_container(child) {
-                m.shift_remove(c);
-            }
-            true
-        }
-        Value::Array(a) => {
-            let Some(i) = list_index(a.len(), c) else { return false };
-            if !delete_in(&mut a[i], &comps[1..]) {
-                return false;
-            }
-            if is_empty_container(&a[i]) {
-                a.remove(i);
-            }
-            true
-        }
-        _ => false,
-    }
-}
-
 /// `rename`: moves each field to its new path, then deletes the old path (and the containers
 /// it leaves empty) unless one path is a prefix of the other (Unitxt's `Rename`; also
 /// `rename_fields`). Takes the usual field selection (`field`/`to_field` or `field_to_field`).
@@ -511,7 +432,7 @@ impl InstanceOperator for Rename {
         let mut out = self.inner.process_instance(instance, split)?;
         for (from, to) in self.inner.pairs()? {
             if !is_subpath(from, to)? && !is_subpath(to, from)? {
-                delete_pruning(&mut out, from)?;
+                dict_delete_with(&mut out, from, false, true)?;
             }
         }
         Ok(out)
@@ -537,7 +458,8 @@ impl InstanceOperator for Move {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let v = crate::py::dict_path::dict_delete(&mut instance, &self.field)?;
+        let v = dict_get(&instance, &self.field)?.into_owned();
+        dict_delete(&mut instance, &self.field)?;
         dict_set(&mut instance, &self.to_field, v)?;
         Ok(instance)
     }
@@ -561,8 +483,8 @@ impl InstanceOperator for IndexOf {
     }
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let lst = dict_get(&instance, &self.search_in)?;
-        let item = dict_get(&instance, &self.index_of)?;
+        let lst = &*dict_get(&instance, &self.search_in)?;
+        let item = &*dict_get(&instance, &self.index_of)?;
         let pos = match (lst, item) {
             (Value::Array(a), _) => a.iter().position(|e| py_eq(e, item)),
             (Value::String(s), Value::String(sub)) => s.find(sub.as_str()).map(|b| s[..b].chars().count()),
@@ -604,7 +526,7 @@ pub struct TakeByField {
 
 impl InstanceOperator for TakeByField {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let v = py_getitem(dict_get(&instance, &self.field)?, dict_get(&instance, &self.index)?)?;
+        let v = py_getitem(&*dict_get(&instance, &self.field)?, &*dict_get(&instance, &self.index)?)?;
         instance.insert(self.to_field.as_deref().unwrap_or(&self.field).into(), v);
         Ok(instance)
     }
@@ -697,7 +619,7 @@ impl InstanceOperator for CastFields {
 
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         for (field, to) in &self.fields {
-            let value = dict_get(&instance, field)?;
+            let value = &*dict_get(&instance, field)?;
             let new = if self.process_every_value {
                 match value {
                     Value::Array(a) => Value::Array(a.iter().map(|v| self.cast_one(v, to, field)).collect::<Result<_>>()?),

@@ -31,7 +31,7 @@ pub mod tables;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::stream::{MultiStream, Stream};
-use crate::py::dict_path::{dict_get_opt, dict_set};
+use crate::py::dict_path::{dict_get_opt, dict_set, dict_set_with};
 use crate::value::{Instance, Value};
 
 /// The top-level fields of its instances an operator may read (or modify in place, as a write
@@ -53,9 +53,11 @@ impl FieldsRead {
         let mut out = Vec::new();
         for p in paths {
             match crate::py::dict_path::path_components(p) {
-                Ok(c) if !c.is_empty() => {
-                    out.push(c[0].to_string());
-                    if c[0] != p {
+                // A path starting with `*` reaches into every field.
+                Ok(c) if !c.is_empty() && c[0] != "*" => {
+                    let whole = c[0] != p;
+                    out.push(c.into_iter().next().unwrap_or_default());
+                    if whole {
                         out.push(p.to_string());
                     }
                 }
@@ -244,6 +246,10 @@ pub struct FieldSpec {
     /// false).
     #[serde(default)]
     pub not_exist_do_nothing: bool,
+    /// `set_every_value`: the result, a list, is spread over the items of the first `*` of the
+    /// `to` path, one item each (Unitxt's `dict_set(..., set_multiple=True)`; default false).
+    #[serde(default)]
+    pub set_every_value: bool,
 }
 
 impl FieldSpec {
@@ -326,7 +332,7 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
     fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
         for (from, to) in self.pairs()? {
             let old = match dict_get_opt(&instance, from)? {
-                Some(v) => v.clone(),
+                Some(v) => v.into_owned(),
                 None => {
                     if self.spec.not_exist_do_nothing {
                         continue;
@@ -354,7 +360,11 @@ impl<T: FieldOperator + ?Sized> InstanceOperator for FieldOp<T> {
             } else {
                 self.op.process_value(old, &instance).map_err(|e| e.in_field(from).context(format!("field {from:?}")))?
             };
-            dict_set(&mut instance, to, new)?;
+            if self.spec.set_every_value {
+                dict_set_with(&mut instance, to, new, true, true)?;
+            } else {
+                dict_set(&mut instance, to, new)?;
+            }
         }
         Ok(instance)
     }

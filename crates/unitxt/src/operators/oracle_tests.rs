@@ -30,6 +30,15 @@ fn catalog_coverage_operators_match_unitxt() {
     run_cases(include_str!("testdata/catalog_ops.jsonl"));
 }
 
+/// Same, for the operators that take field paths, run with `*` and other dict paths
+/// (`testdata/wildcard_ops.jsonl`, written by `testdata/wildcard_ops_gen.py`): `copy` as the
+/// span-labeling cards use it, `rename`, `move`, `set`, `map_instance_values`, `cast_fields`,
+/// field operators with `process_every_value` / `set_every_value`.
+#[test]
+fn wildcard_path_operators_match_unitxt() {
+    run_cases(include_str!("testdata/wildcard_ops.jsonl"));
+}
+
 fn run_cases(cases: &str) {
     let mut failures = Vec::new();
     for (n, line) in cases.lines().enumerate() {

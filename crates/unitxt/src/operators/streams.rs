@@ -137,7 +137,7 @@ fn signature_by(instance: &Instance, fields: &[String]) -> Result<String> {
     for f in fields {
         vals.push(dict_get(instance, f)?);
     }
-    Ok(tuple_str(&vals))
+    Ok(tuple_str(&vals.iter().map(|v| &**v).collect::<Vec<&Value>>()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ impl FilterByCondition {
                     "Required filter field ('{key}') in FilterByCondition is not found in instance."
                 ))
             })?;
-            if !compare(&self.condition, found, value)? {
+            if !compare(&self.condition, &found, value)? {
                 return Ok(false);
             }
         }
@@ -329,7 +329,7 @@ impl FilterByConditionBasedOnFields {
         for (key, other) in &self.values {
             let a = get(key)?;
             let b = get(other)?;
-            if !compare(&self.condition, a, b)? {
+            if !compare(&self.condition, &a, &b)? {
                 return Ok(false);
             }
         }
@@ -491,7 +491,7 @@ impl LengthBalancer {
     fn signature(&self, instance: &Instance) -> Result<String> {
         let mut total = 0usize;
         for f in &self.fields {
-            total += py_len(dict_get(instance, f)?)?;
+            total += py_len(&*dict_get(instance, f)?)?;
         }
         if self.segments_boundaries.is_empty() {
             return Err(Error::invalid("length_balancer needs at least one segment boundary"));

@@ -69,7 +69,7 @@ impl InstanceOperator for ConstructTableFromRowsCols {
             return Err(Error::invalid(format!("{who}: `fields` needs the header and rows fields")));
         }
         let literal = |path: &str| -> Result<Value> {
-            match dict_get(&instance, path)? {
+            match &*dict_get(&instance, path)? {
                 Value::String(s) => literal_eval(s).map_err(|e| e.context(format!("{who}: field {path:?}"))),
                 other => Err(Error::invalid(format!(
                     "{who}: field {path:?} must be a string holding a Python literal, got {}",

@@ -406,7 +406,7 @@ pub fn finalize<'p>(
             };
             let mut group = Instance::new();
             for a in attrs {
-                let v = dict_get(&data, &a)?.clone();
+                let v = dict_get(&data, &a)?.into_owned();
                 group.insert(a.into(), v);
             }
             groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));

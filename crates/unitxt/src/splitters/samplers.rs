@@ -183,7 +183,7 @@ impl Sampler for CloseTextSampler {
     fn sample<'a>(&'a self, n: usize, pool: &[&'a Instance], instance: &Instance, _seed: Option<i64>) -> Result<Vec<&'a Instance>> {
         let path = format!("input_fields/{}", self.field);
         let text_of = |i: &Instance| -> Result<String> {
-            match crate::py::dict_path::dict_get(i, &path)? {
+            match &*crate::py::dict_path::dict_get(i, &path)? {
                 Value::String(s) => Ok(s.as_str().to_owned()),
                 other => Err(Error::invalid(format!("close_text_sampler needs text in {path:?}, got {other}"))),
             }

@@ -305,7 +305,7 @@ impl TemplateKind for MultiTurnTemplate {
         multi_reference_target(refs, &self.references_field, self.random_reference)
     }
     fn post_process(&self, input: &mut Fields, instance: &mut Instance) -> Result<()> {
-        let turns = dict_get(input, &self.turns_field)?.clone();
+        let turns = dict_get(input, &self.turns_field)?.into_owned();
         instance.insert("__turns__".into(), turns);
         Ok(())
     }
