@@ -57,6 +57,79 @@ pub struct RecipeArgs {
     pub args: IndexMap<String, Value>,
 }
 
+/// The recipe's arguments by name, typed: one field per argument of Unitxt 1.26.10's
+/// `DatasetRecipe` (plus the artifact keys a `dataset_recipe` JSON carries), each `None` when
+/// absent or `null`. An argument that is not one of them is an error. Artifacts stay JSON
+/// values (a catalog name or an inline object) until [`Recipe::build`] builds them.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecipeFields {
+    card: Option<Value>,
+    task: Option<Value>,
+    template: Option<Value>,
+    system_prompt: Option<Value>,
+    format: Option<Value>,
+    serializer: Option<Value>,
+    template_card_index: Option<Value>,
+    metrics: Option<Value>,
+    postprocessors: Option<Value>,
+    group_by: Option<Value>,
+    loader_limit: Option<Value>,
+    max_train_instances: Option<Value>,
+    max_validation_instances: Option<Value>,
+    max_test_instances: Option<Value>,
+    train_refiner: Option<Value>,
+    validation_refiner: Option<Value>,
+    test_refiner: Option<Value>,
+    demos_pool_size: Option<Value>,
+    demos_pool: Option<Value>,
+    num_demos: Option<Value>,
+    demos_removed_from_data: Option<Value>,
+    demos_pool_field_name: Option<Value>,
+    demos_taken_from: Option<Value>,
+    demos_field: Option<Value>,
+    sampler: Option<Value>,
+    demos_sampling_seed: Option<Value>,
+    skip_demoed_instances: Option<Value>,
+    augmentor: Option<Value>,
+    #[serde(rename = "__type__")]
+    _type: Option<Value>,
+    #[serde(rename = "__description__")]
+    _description: Option<Value>,
+    #[serde(rename = "__tags__")]
+    _tags: Option<Value>,
+    #[serde(rename = "__title__")]
+    _title: Option<Value>,
+}
+
+impl RecipeFields {
+    /// The typed fields of `args` (`null` values count as absent).
+    fn of(args: &RecipeArgs) -> Result<RecipeFields> {
+        let m: crate::value::Map = args.args.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+        crate::value::from_value(Value::Object(m)).map_err(|e| Error::invalid(format!("invalid recipe arguments: {e}")))
+    }
+}
+
+/// `v`, a recipe argument `name`, as a count.
+fn usize_arg(name: &str, v: &Option<Value>) -> Result<Option<usize>> {
+    match v {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(|n| Some(n as usize))
+            .ok_or_else(|| Error::invalid(format!("recipe argument {name} must be a non-negative integer, got {v}"))),
+    }
+}
+
+/// `v`, a recipe argument `name`, as a list.
+fn list_arg(name: &str, v: &Option<Value>) -> Result<Option<Vec<Value>>> {
+    match v {
+        None => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a.clone())),
+        Some(v) => Err(Error::invalid(format!("{name} must be a list, got {v}"))),
+    }
+}
+
 const KNOWN_ARGS: &[&str] = &[
     "card", "task", "template", "system_prompt", "format", "serializer", "template_card_index", "metrics",
     "postprocessors", "group_by", "loader_limit", "max_train_instances", "max_validation_instances",
@@ -98,20 +171,6 @@ impl RecipeArgs {
             }
         }
         Ok(RecipeArgs { args })
-    }
-
-    fn get(&self, k: &str) -> Option<&Value> {
-        self.args.get(k).filter(|v| !v.is_null())
-    }
-
-    fn usize_arg(&self, k: &str) -> Result<Option<usize>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .map(|n| Some(n as usize))
-                .ok_or_else(|| Error::invalid(format!("recipe argument {k} must be a non-negative integer, got {v}"))),
-        }
     }
 }
 
@@ -199,12 +258,12 @@ impl Recipe {
     /// Builds the recipe from its arguments: resolves every artifact in `catalog` and checks
     /// the arguments as Unitxt's `DatasetRecipe.prepare` and `verify` do.
     pub fn build(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
-
-        let card_v = args.get("card").ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
+        let f = RecipeFields::of(args)?;
+        let card_v = f.card.as_ref().ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
         let card: Art<Card> = build_as::<Card>(card_v, &catalog).ctx("recipe argument `card`")?;
         let task: &Art<Task> = &card.task;
 
-        let num_demos = match args.get("num_demos") {
+        let num_demos = match f.num_demos.as_ref() {
             None => NumDemos::Fixed(0),
             Some(Value::Array(a)) => NumDemos::OneOf(
                 a.iter()
@@ -218,10 +277,10 @@ impl Recipe {
         let use_demos = num_demos.max() > 0;
 
         // Templates (DatasetRecipe.prepare).
-        if args.get("template").is_some() && args.get("template_card_index").is_some() {
+        if f.template.as_ref().is_some() && f.template_card_index.as_ref().is_some() {
             return Err(Error::invalid("specify either `template` or `template_card_index`, not both"));
         }
-        let templates = if let Some(t) = args.get("template") {
+        let templates = if let Some(t) = f.template.as_ref() {
             match crate::registry::building_in(&catalog, || Templates::from_value(t)).ctx("recipe argument `template`")? {
                 Templates::One(t) => TemplateChoice::Single(t),
                 Templates::List(l) => TemplateChoice::Random(
@@ -230,7 +289,7 @@ impl Recipe {
                 Templates::Dict(_) => return Err(Error::invalid("recipe argument `template` cannot be a dict of templates")),
             }
         } else {
-            let idx = args.get("template_card_index").cloned();
+            let idx = f.template_card_index.as_ref().cloned();
             match (&card.templates, idx) {
                 (Some(Templates::List(l)), idx) => {
                     let i = match &idx {
@@ -263,7 +322,7 @@ impl Recipe {
         // The recipe's serializers go in front of the template's (Unitxt's `DatasetRecipe`
         // calls `template.serializer.add_serializers`), on a copy of the template built for
         // this recipe; it keeps its catalog name.
-        let templates = match (args.get("serializer"), templates) {
+        let templates = match (f.serializer.as_ref(), templates) {
             (None, t) => t,
             (Some(v), TemplateChoice::Single(t)) => {
                 let extra = as_list(v)
@@ -282,18 +341,18 @@ impl Recipe {
         };
         // Arguments of Unitxt's `DatasetRecipe` this engine does not implement are refused
         // rather than ignored.
-        if args.get("task").is_some() {
+        if f.task.as_ref().is_some() {
             return Err(Error::unsupported("recipe argument `task` (a task replacing the card's) is not supported; give the task in the card"));
         }
-        for refiner in ["train_refiner", "validation_refiner", "test_refiner"] {
-            if args.get(refiner).is_some() {
+        for (refiner, given) in [("train_refiner", &f.train_refiner), ("validation_refiner", &f.validation_refiner), ("test_refiner", &f.test_refiner)] {
+            if given.is_some() {
                 return Err(Error::unsupported(format!(
                     "recipe argument `{refiner}` is not supported; use max_train_instances, max_validation_instances or max_test_instances"
                 )));
             }
         }
-        for (arg, default) in [("demos_field", "demos"), ("demos_pool_field_name", "_demos_pool_")] {
-            match args.get(arg) {
+        for (arg, default, given) in [("demos_field", "demos", &f.demos_field), ("demos_pool_field_name", "_demos_pool_", &f.demos_pool_field_name)] {
+            match given {
                 None => {}
                 Some(Value::String(s)) if s.as_str() == default => {}
                 Some(v) => {
@@ -301,17 +360,17 @@ impl Recipe {
                 }
             }
         }
-        let system_prompt = match args.get("system_prompt") {
+        let system_prompt = match f.system_prompt.as_ref() {
             Some(v) => build_as::<dyn SystemPrompt>(v, &catalog).ctx("recipe argument `system_prompt`")?,
             None => build_as::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}), &catalog)?,
         };
-        let format = match args.get("format") {
+        let format = match f.format.as_ref() {
             Some(v) => build_as::<dyn Format>(v, &catalog).ctx("recipe argument `format`")?,
             None => build_as::<dyn Format>(&crate::json!({"__type__": "system_format"}), &catalog)?,
         };
 
         let mut augmentors = Vec::new();
-        if let Some(a) = args.get("augmentor") {
+        if let Some(a) = f.augmentor.as_ref() {
             for v in as_list(a) {
                 let aug = build_as::<dyn crate::augmentors::Augmentor>(&v, &catalog).ctx("recipe argument `augmentor`")?;
                 if aug.raw.get("__type__").and_then(|t| t.as_str()) == Some("null_augmentor") {
@@ -325,17 +384,17 @@ impl Recipe {
             }
         }
 
-        let mut demos_pool_size = match args.get("demos_pool_size") {
+        let mut demos_pool_size = match f.demos_pool_size.as_ref() {
             None => None,
             Some(v) => Some(v.as_i64().ok_or_else(|| Error::invalid(format!("demos_pool_size must be an int, got {v}")))?),
         };
-        if args.get("demos_pool").is_some() {
+        if f.demos_pool.as_ref().is_some() {
             return Err(Error::unsupported("recipe argument `demos_pool` (an explicit list of demos) is not supported yet"));
         }
         if demos_pool_size == Some(-1) {
             demos_pool_size = Some(i64::MAX);
         }
-        let loader_limit = args.usize_arg("loader_limit")?;
+        let loader_limit = usize_arg("loader_limit", &f.loader_limit)?;
         if use_demos {
             let size = demos_pool_size.filter(|s| *s >= 1).ok_or_else(|| {
                 Error::invalid("when using demonstrations both num_demos and demos_pool_size should be positive integers")
@@ -353,8 +412,12 @@ impl Recipe {
             }
         }
         let mut max_instances = IndexMap::new();
-        for (arg, split) in [("max_train_instances", "train"), ("max_validation_instances", "validation"), ("max_test_instances", "test")] {
-            if let Some(n) = args.usize_arg(arg)? {
+        for (arg, split, given) in [
+            ("max_train_instances", "train", &f.max_train_instances),
+            ("max_validation_instances", "validation", &f.max_validation_instances),
+            ("max_test_instances", "test", &f.max_test_instances),
+        ] {
+            if let Some(n) = usize_arg(arg, given)? {
                 if let Some(l) = loader_limit {
                     if n > l {
                         return Err(Error::invalid(format!("{arg} should not exceed loader_limit ({l}), got {arg}={n}")));
@@ -363,16 +426,9 @@ impl Recipe {
                 max_instances.insert(split.to_string(), n);
             }
         }
-        let sampler = match args.get("sampler") {
+        let sampler = match f.sampler.as_ref() {
             Some(v) => Some(build_as::<dyn Sampler>(v, &catalog).ctx("recipe argument `sampler`")?),
             None => card.sampler.clone(),
-        };
-        let list_arg = |k: &str| -> Result<Option<Vec<Value>>> {
-            match args.get(k) {
-                None => Ok(None),
-                Some(Value::Array(a)) => Ok(Some(a.clone())),
-                Some(v) => Err(Error::invalid(format!("{k} must be a list, got {v}"))),
-            }
         };
         let mut recipe = Recipe {
             templates,
@@ -381,17 +437,17 @@ impl Recipe {
             augmentors,
             num_demos,
             demos_pool_size: demos_pool_size.map(|s| if s == i64::MAX { usize::MAX } else { s.max(0) as usize }).filter(|s| *s > 0),
-            demos_taken_from: args.get("demos_taken_from").and_then(|v| v.as_str()).unwrap_or("train").to_string(),
-            demos_removed_from_data: args.get("demos_removed_from_data").map(crate::value::truthy).unwrap_or(true),
-            demos_sampling_seed: args.get("demos_sampling_seed").and_then(|v| v.as_i64()),
-            skip_demoed_instances: args.get("skip_demoed_instances").map(crate::value::truthy).unwrap_or(false),
+            demos_taken_from: f.demos_taken_from.as_ref().and_then(|v| v.as_str()).unwrap_or("train").to_string(),
+            demos_removed_from_data: f.demos_removed_from_data.as_ref().map(crate::value::truthy).unwrap_or(true),
+            demos_sampling_seed: f.demos_sampling_seed.as_ref().and_then(|v| v.as_i64()),
+            skip_demoed_instances: f.skip_demoed_instances.as_ref().map(crate::value::truthy).unwrap_or(false),
             sampler,
             loader_limit,
             max_instances,
-            metrics: list_arg("metrics")?.map(|m| Constant::new(Value::Array(m))),
+            metrics: list_arg("metrics", &f.metrics)?.map(|m| Constant::new(Value::Array(m))),
             task_metrics: Constant::new(Value::Array(task.inner.metrics.clone())),
-            postprocessors: list_arg("postprocessors")?.map(|p| Constant::new(Value::Array(p))),
-            group_by: list_arg("group_by")?.unwrap_or_default(),
+            postprocessors: list_arg("postprocessors", &f.postprocessors)?.map(|p| Constant::new(Value::Array(p))),
+            group_by: list_arg("group_by", &f.group_by)?.unwrap_or_default(),
             card,
             catalog,
             metadata_texts: Vec::new(),
@@ -1005,5 +1061,19 @@ mod tests {
         let two = json!([template.clone(), template.clone()]);
         let e = build(&[("template", two), ("serializer", number)]).err().expect("a list of templates");
         assert!(e.to_string().contains("serializer"), "{e}");
+    }
+
+    /// The typed arguments: every argument of Unitxt's `DatasetRecipe` is a field, `null` is
+    /// absent, and a name that is not one is an error even past [`RecipeArgs::from_map`].
+    #[test]
+    fn recipe_fields_are_typed() {
+        let args = |pairs: &[(&str, Value)]| RecipeArgs { args: pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() };
+        for k in KNOWN_ARGS {
+            assert!(RecipeFields::of(&args(&[(k, json!(1))])).is_ok(), "{k}");
+        }
+        let f = RecipeFields::of(&args(&[("card", json!("cards.x")), ("num_demos", json!(null))])).unwrap();
+        assert_eq!((f.card, f.num_demos), (Some(json!("cards.x")), None));
+        let e = RecipeFields::of(&args(&[("num_demo", json!(1))])).err().expect("unknown");
+        assert!(e.message.contains("num_demo"), "{e}");
     }
 }
