@@ -250,8 +250,8 @@ def test_bad_recipe_argument_is_a_value_error():
 def test_errors_carry_their_location():
     card = {
         "__type__": "task_card",
-        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"q": "a", "a": "b"}, {"q": "c"}]}},
-        "task": {"__type__": "task", "input_fields": ["q"], "reference_fields": ["a"], "metrics": ["metrics.accuracy"]},
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"q": "a", "a": "b"}, {"q": "c", "a": 5}]}},
+        "task": {"__type__": "task", "input_fields": {"q": "str"}, "reference_fields": {"a": "str"}, "metrics": ["metrics.accuracy"]},
         "templates": [{"__type__": "input_output_template", "input_format": "{q}", "output_format": "{a}"}],
     }
     with pytest.raises(unitxt_rs.UnitxtRsError) as e:
