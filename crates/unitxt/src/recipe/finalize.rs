@@ -102,18 +102,19 @@ impl Parts {
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
         let shared = self.refs.keys().any(|k| self.input.contains_key(k));
-        let item = |w: &mut DictWriter<'_, O>, k: &Key, v: &Value| match fixed {
-            Some(f) if !f.items.is_empty() => f.write(w, k, v),
-            _ => w.item(k, v),
-        };
-        for (k, v) in &self.input {
-            let v = if shared { self.refs.get(k).unwrap_or(v) } else { v };
-            item(&mut w, k, v);
+        let fixed = fixed.filter(|f| !f.is_empty());
+        for (i, (k, v)) in self.input.iter().enumerate() {
+            // A reference field's value at an input field's place is not the planned one.
+            let (v, planned) = match self.refs.get(k).filter(|_| shared) {
+                Some(r) => (r, None),
+                None => (v, fixed.and_then(|f| f.input.get(i))),
+            };
+            write_item(&mut w, planned, k, v);
         }
         write_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
-        for (k, v) in &self.refs {
+        for (i, (k, v)) in self.refs.iter().enumerate() {
             if !shared || !self.input.contains_key(k) {
-                item(&mut w, k, v);
+                write_item(&mut w, fixed.and_then(|f| f.refs.get(i)), k, v);
             }
         }
         let n = match demos {
@@ -180,12 +181,14 @@ fn same_json(a: &Value, b: &Value) -> bool {
 }
 
 /// The `task_data` items of a split's fixed fields (a card's constants, see
-/// [`crate::task::Fixed`]), written once when the split's plan is made: an instance's item
-/// with the same key and the same value ([`same_json`]) is copied from here instead of being
-/// written (and escaped) again. Fields whose values cannot be compared so (dicts) are left out.
+/// [`crate::task::Fixed`]), written once when the split's plan is made, at the positions of
+/// the task's input and reference fields: an instance's item at that position with the same
+/// key and the same value ([`same_json`]) is copied from here instead of being written (and
+/// escaped) again. Fields whose values cannot be compared so (dicts) are left out.
 #[derive(Debug, Default)]
 pub struct FixedItems {
-    items: Vec<FixedItem>,
+    input: Vec<Option<FixedItem>>,
+    refs: Vec<Option<FixedItem>>,
 }
 
 #[derive(Debug)]
@@ -196,36 +199,56 @@ struct FixedItem {
     escaped: Vec<u8>,
 }
 
+impl FixedItem {
+    /// The item `k: v`, when `v` can be compared with [`same_json`].
+    fn new(k: &str, v: &Value) -> Option<FixedItem> {
+        if !same_json(v, v) {
+            return None;
+        }
+        let write = |out: &mut dyn PyJsonOut| {
+            let mut w = DictWriter::begin(out);
+            w.item(k, v);
+        };
+        let mut text = String::new();
+        write(&mut text);
+        let mut escaped = Vec::new();
+        write(&mut InJsonString(&mut escaped));
+        // Without the `{` of the dict it was written in.
+        Some(FixedItem { key: k.into(), value: v.clone(), text: text[1..].to_string(), escaped: escaped[1..].to_vec() })
+    }
+}
+
 impl FixedItems {
-    /// The items of `fields`.
-    pub fn new(fields: &Instance) -> FixedItems {
-        let items = fields
-            .iter()
-            .filter(|(_, v)| same_json(v, v))
-            .map(|(k, v)| {
-                let write = |out: &mut dyn PyJsonOut| {
-                    let mut w = DictWriter::begin(out);
-                    w.item(k, v);
-                };
-                let mut text = String::new();
-                write(&mut text);
-                let mut escaped = Vec::new();
-                write(&mut InJsonString(&mut escaped));
-                // Without the `{` of the dict it was written in.
-                FixedItem { key: k.clone(), value: v.clone(), text: text[1..].to_string(), escaped: escaped[1..].to_vec() }
-            })
-            .collect();
-        FixedItems { items }
+    /// The items of the fixed fields among `input` and `refs`, the task's input and
+    /// reference fields in order, each with its fixed value if it has one.
+    pub fn new<'a>(
+        input: impl Iterator<Item = (&'a str, Option<&'a Value>)>,
+        refs: impl Iterator<Item = (&'a str, Option<&'a Value>)>,
+    ) -> FixedItems {
+        let items = |fields: &mut dyn Iterator<Item = (&'a str, Option<&'a Value>)>| -> Vec<Option<FixedItem>> {
+            fields.map(|(k, v)| v.and_then(|v| FixedItem::new(k, v))).collect()
+        };
+        let (input, refs) = (items(&mut { input }), items(&mut { refs }));
+        if input.iter().chain(&refs).all(Option::is_none) {
+            return FixedItems::default();
+        }
+        FixedItems { input, refs }
     }
 
-    /// Writes item `k: v` into `w`, copied when it is one of these.
-    fn write<O: PyJsonOut + ?Sized>(&self, w: &mut DictWriter<'_, O>, k: &Key, v: &Value) {
-        match self.items.iter().find(|f| crate::value::json::same_str(&f.key, k) && same_json(&f.value, v)) {
-            Some(f) => {
-                w.pre_written(&f.text, &f.escaped);
-            }
-            None => w.item(k, v),
+    /// Whether no item is fixed.
+    fn is_empty(&self) -> bool {
+        self.input.is_empty() && self.refs.is_empty()
+    }
+}
+
+/// Writes item `k: v` into `w`, copied from `fixed` (the item planned at its position) when
+/// that has the same key and value.
+fn write_item<O: PyJsonOut + ?Sized>(w: &mut DictWriter<'_, O>, fixed: Option<&Option<FixedItem>>, k: &Key, v: &Value) {
+    match fixed.and_then(Option::as_ref) {
+        Some(f) if crate::value::json::same_str(&f.key, k) && same_json(&f.value, v) => {
+            w.pre_written(&f.text, &f.escaped);
         }
+        _ => w.item(k, v),
     }
 }
 
@@ -642,8 +665,9 @@ mod tests {
     /// content is written as it is.
     #[test]
     fn fixed_items_match_items_written_per_instance() {
-        let fixed = FixedItems::new(json!({"classes": ["a", "b\"q"], "n": 1, "d": {"x": 1}}).as_object().unwrap());
-        assert_eq!(fixed.items.len(), 2, "the dict is left out");
+        let (c, n, d) = (json!(["a", "b\"q"]), json!(1), json!({"x": 1}));
+        let fixed = FixedItems::new([("q", None), ("classes", Some(&c)), ("n", Some(&n)), ("d", Some(&d))].into_iter(), [("a", None)].into_iter());
+        assert_eq!(fixed.input.iter().flatten().count(), 2, "the dict is left out");
         for input in [json!({"q": "x", "classes": ["a", "b\"q"], "n": 1}), json!({"q": "x", "classes": ["a"], "n": 1.0}), json!({"n": 1, "d": {"x": 1}})] {
             let texts: Vec<(String, String)> = [None, Some(&fixed)]
                 .into_iter()

@@ -565,7 +565,11 @@ impl Recipe {
             // The split's plan: its steps (none left for the split the demos pool was taken
             // from, which ran them first), and the task_data items of its fixed fields.
             let plan = Steps::for_split(&deferred, &split);
-            let fixed_items = FixedItems::new(&plan.fixed().fields);
+            let (task, fixed) = (&me.card.task.inner, &plan.fixed().fields);
+            let fixed_items = FixedItems::new(
+                task.input_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
+                task.reference_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
+            );
             let steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps::default(),
                 _ => plan,
