@@ -105,7 +105,7 @@ impl Parts {
         let fixed = fixed.filter(|f| !f.is_empty());
         for (i, (k, v)) in self.input.iter().enumerate() {
             // A reference field's value at an input field's place is not the planned one.
-            let (v, planned) = match self.refs.get(k).filter(|_| shared) {
+            let (v, planned) = match if shared { self.refs.get(k) } else { None } {
                 Some(r) => (r, None),
                 None => (v, fixed.and_then(|f| f.input.get(i))),
             };
