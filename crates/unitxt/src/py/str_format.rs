@@ -84,6 +84,21 @@ impl FormatString {
         &self.text
     }
 
+    /// The names of the fields when every one is a plain `{name}` (no conversion, no spec, no
+    /// index): formatting is then the concatenation of the literal text and the fields' texts
+    /// (for string arguments). `None` for any other string.
+    pub fn plain_field_names(&self) -> Option<Vec<&str>> {
+        let mut out = Vec::new();
+        for p in self.pieces.as_deref()? {
+            match p {
+                Piece::Lit(_) => {}
+                Piece::Field { name, conversion: None, spec, plain: Some(_) } if spec.is_empty() => out.push(&self.text[name.clone()]),
+                Piece::Field { .. } => return None,
+            }
+        }
+        Some(out)
+    }
+
     /// `self.format(**data)`, as [`py_format`].
     pub fn format<A: FormatArgs + ?Sized>(&self, data: &A) -> std::result::Result<String, FormatError> {
         match &self.pieces {

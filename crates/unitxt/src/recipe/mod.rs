@@ -26,7 +26,7 @@ use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::system_prompts::{SystemPrompt, SYSTEM_PROMPT_FIELD};
 use crate::task::{Fixed, Task};
-use crate::templates::{Rendered, Template};
+use crate::templates::{RenderPlan, Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
 pub use finalize::{finalize, FixedItems, MetadataText, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
@@ -570,6 +570,11 @@ impl Recipe {
                 task.input_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
                 task.reference_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
             );
+            // The templates' texts that the fixed fields determine, per template.
+            let render_plans: Vec<RenderPlan> = match &me.templates {
+                TemplateChoice::Single(t) => vec![t.plan(fixed)],
+                TemplateChoice::Random(list) => list.iter().map(|t| t.plan(fixed)).collect(),
+            };
             let steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps::default(),
                 _ => plan,
@@ -579,7 +584,7 @@ impl Recipe {
             crate::stream::par_map_with(s, move |i, inst| {
                 let inst = steps.apply(inst, &split, i)?;
                 let out = me
-                    .verbalize_and_finalize(inst, &split, pool.as_deref(), &fixed_items)
+                    .verbalize_and_finalize(inst, &split, pool.as_deref(), &fixed_items, &render_plans)
                     .map_err(|e| e.at_instance(&split, i))?;
                 finish(out)
             })
@@ -621,7 +626,14 @@ impl Recipe {
     /// model input ([`Format::format`], on the splits of its scope), and [`finalize`] builds
     /// the output instance, with the recipe's (or the task's) metrics and the recipe's (or the
     /// template's) postprocessors lent to it. Errors name the stage.
-    fn verbalize_and_finalize<'p>(&'p self, mut inst: Instance, split: &str, pool: Option<&demos::DemosPool>, fixed_items: &'p FixedItems) -> Result<OutputInstance<'p>> {
+    fn verbalize_and_finalize<'p>(
+        &'p self,
+        mut inst: Instance,
+        split: &str,
+        pool: Option<&demos::DemosPool>,
+        fixed_items: &'p FixedItems,
+        render_plans: &[RenderPlan],
+    ) -> Result<OutputInstance<'p>> {
         let use_demos = self.num_demos.max() > 0;
         let mut sampled: Option<Vec<&Instance>> = None;
         // The number of demos `task_data.metadata` reports.
@@ -698,7 +710,8 @@ impl Recipe {
             None => self.recipe_meta(template, n_demos),
         };
         let in_template = || format!("in template `{}`", tname());
-        let rendered = match template.render(&mut inst, split).with_ctx(in_template)? {
+        let plan = render_plans.get(template_index).ok_or_else(|| Error::invalid("no render plan for the template"))?;
+        let rendered = match template.render(&mut inst, split, plan).with_ctx(in_template)? {
             Some(r) => r,
             None => Rendered::taken_from(&mut inst).with_ctx(in_template)?,
         };

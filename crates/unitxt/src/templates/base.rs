@@ -8,7 +8,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::str_format::{py_title, FormatError, FormatString};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
-use crate::templates::{Rendered, Serializer, Template};
+use crate::templates::{PlannedText, RenderPlan, Rendered, Serializer, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
 /// Name of the split Unitxt renders without references (`constants.inference_stream`).
@@ -162,8 +162,13 @@ pub trait TemplateKind: Send + Sync {
 }
 
 impl<T: TemplateKind> Template for T {
-    fn render(&self, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'_>>> {
-        render(self, instance, split)
+    fn render(&self, instance: &mut Instance, split: &str, plan: &RenderPlan) -> Result<Option<Rendered<'_>>> {
+        render(self, instance, split, plan)
+    }
+
+    fn plan(&self, fixed: &Instance) -> RenderPlan {
+        let b = self.base();
+        RenderPlan { instruction: plan_text(self, &b.instruction, fixed), target_prefix: plan_text(self, &b.target_prefix, fixed) }
     }
 
     fn add_serializers(&self, serializers: Vec<Art<dyn Serializer>>) -> Result<()> {
@@ -177,6 +182,26 @@ impl<T: TemplateKind> Template for T {
         let added: std::sync::Arc<dyn Serializer> = std::sync::Arc::new(crate::templates::serializers::MultiTypeSerializer::new(all));
         self.base().added_serializers.set(added).map_err(|_| Error::invalid("serializers were added to this template already"))
     }
+}
+
+/// `format` over the fixed fields it names, serialized by `t`, when all its fields are plain
+/// and fixed (and serialize into strings).
+fn plan_text<T: TemplateKind + ?Sized>(t: &T, format: &FormatString, fixed: &Instance) -> Option<PlannedText> {
+    let names = format.plain_field_names()?;
+    let mut data = Fields::new();
+    for n in &names {
+        data.insert((*n).into(), fixed.get(n)?.clone());
+    }
+    t.serialize(&mut data, &mut Instance::new()).ok()?;
+    let text = t.format_str(&data, "input field", Some(format), "planned text").ok()?;
+    let fields = names
+        .iter()
+        .map(|n| match data.get(n) {
+            Some(Value::String(s)) => Some((crate::value::FieldName::new(n), s.clone())),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(PlannedText { fields, text })
 }
 
 /// Takes the dict in field `key` out of `instance`, leaving an empty dict in its place (so
@@ -216,7 +241,7 @@ pub(crate) fn serialize_in_place(
 /// reference fields are serialized into `target` and `references`; last comes the
 /// template's `post_process`. The input and reference fields are handed back with their
 /// values, not their texts.
-pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'t>>> {
+pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, split: &str, plan: &RenderPlan) -> Result<Option<Rendered<'t>>> {
     let b = t.base();
     if b.skip_rendered_instance
         && instance.contains_key("source")
@@ -259,6 +284,8 @@ pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, s
     let source = t.input_fields_to_source(serialized_inputs)?;
     // An instance's own instruction is the format string (after serializing: serializers may
     // add fields, but none adds this one).
+    // A text of the split's plan is used where the field texts are the planned ones.
+    let planned = |p: &Option<PlannedText>| p.as_ref().and_then(|p| p.recall(serialized_inputs));
     let own;
     let instruction_fmt = match instance.get("instruction") {
         None => Some(&b.instruction),
@@ -268,8 +295,14 @@ pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, s
         }
         Some(_) => None,
     };
-    let instruction = t.format_str(serialized_inputs, "input field", instruction_fmt, "instruction")?;
-    let target_prefix = t.format_str(serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?;
+    let instruction = match planned(&plan.instruction).filter(|_| !instance.contains_key("instruction")) {
+        Some(text) => text,
+        None => t.format_str(serialized_inputs, "input field", instruction_fmt, "instruction")?,
+    };
+    let target_prefix = match planned(&plan.target_prefix) {
+        Some(text) => text,
+        None => t.format_str(serialized_inputs, "input field", Some(&b.target_prefix), "target_prefix")?,
+    };
     if fresh.is_none() {
         restore_serialized(&mut input, replaced);
     }

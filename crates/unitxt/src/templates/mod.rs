@@ -32,7 +32,17 @@ pub trait Template: Send + Sync {
     /// ([`base::INFERENCE_STREAM`]) no `target` and `references` are made and
     /// `reference_fields` is optional. Errors: a missing or non-dict `input_fields` or
     /// `reference_fields`, and every error of the template's formatting and serializers.
-    fn render(&self, instance: &mut Instance, split: &str) -> Result<Option<Rendered<'_>>>;
+    ///
+    /// `plan` holds texts made once for the instances of a split ([`Template::plan`]); each is
+    /// used only where the instance's own field texts are the ones it was made from.
+    fn render(&self, instance: &mut Instance, split: &str, plan: &RenderPlan) -> Result<Option<Rendered<'_>>>;
+
+    /// The texts of this template that a split's fixed fields (`fixed`, the same values in
+    /// every instance, see [`crate::task::Fixed`]) determine: the instruction and the target
+    /// prefix when all their fields are among them. None by default.
+    fn plan(&self, _fixed: &Instance) -> RenderPlan {
+        RenderPlan::default()
+    }
 
     /// Puts `serializers` in front of those of the template's multi-type serializer (Unitxt's
     /// `MultiTypeSerializer.add_serializers`, which the recipe's `serializer` argument calls),
@@ -43,10 +53,39 @@ pub trait Template: Send + Sync {
     /// Unitxt's `Template.process` on an instance: [`Template::render`], its result written
     /// into the instance ([`Rendered::write_into`]).
     fn process_instance(&self, mut instance: Instance, split: &str) -> Result<Instance> {
-        if let Some(r) = self.render(&mut instance, split)? {
+        if let Some(r) = self.render(&mut instance, split, &RenderPlan::default())? {
             r.write_into(&mut instance);
         }
         Ok(instance)
+    }
+}
+
+/// Texts of a template made once for a split (see [`Template::plan`]).
+#[derive(Debug, Default)]
+pub struct RenderPlan {
+    /// The instruction, when its fields are all fixed.
+    pub instruction: Option<PlannedText>,
+    /// The target prefix, likewise.
+    pub target_prefix: Option<PlannedText>,
+}
+
+/// A format string's text made from the texts of its (plain `{name}`) fields.
+#[derive(Debug)]
+pub struct PlannedText {
+    /// Each field with the text it had.
+    pub fields: Vec<(crate::value::FieldName, crate::value::Str)>,
+    /// The formatted text.
+    pub text: crate::value::Str,
+}
+
+impl PlannedText {
+    /// The text, when every field of `inputs` (the serialized input fields) has the text it
+    /// was made from: the format string then gives this text.
+    pub fn recall(&self, inputs: &crate::value::Map) -> Option<crate::value::Str> {
+        self.fields
+            .iter()
+            .all(|(name, text)| matches!(inputs.get_name(name), Some(Value::String(s)) if crate::value::json::same_str(s, text)))
+            .then(|| self.text.clone())
     }
 }
 

@@ -110,3 +110,40 @@ fn serialize_replaces_values_in_place_and_restore_puts_them_back() {
     restore_serialized(&mut data, replaced);
     assert_eq!(Value::Object(data), original);
 }
+
+/// Texts planned from a split's fixed fields are those rendering makes: used where the
+/// instance's field texts match the plan, formatted as usual where they do not (or where the
+/// instance brings its own instruction).
+#[test]
+fn planned_texts_equal_rendered_ones() {
+    let tpl = match crate::testutil::build(&crate::json!({"__type__": "input_output_template",
+        "input_format": "{text}", "output_format": "{label}",
+        "instruction": "Classify the {type} into {classes}.", "target_prefix": "{type}: "})) {
+        Ok(Artifact::Template(t)) => t,
+        _ => panic!("a template"),
+    };
+    let fixed = crate::json!({"type": "sentiment", "classes": ["a", "b"]}).as_object().unwrap().clone();
+    let plan = tpl.plan(&fixed);
+    assert_eq!(plan.instruction.as_ref().map(|p| p.text.as_str()), Some("Classify the sentiment into a, b."));
+    assert_eq!(plan.target_prefix.as_ref().map(|p| p.text.as_str()), Some("sentiment: "));
+    let inst = |classes: Value, own: Option<&str>| {
+        let mut i = crate::json!({"input_fields": {"text": "t", "type": "sentiment", "classes": classes}, "reference_fields": {"label": "a"}})
+            .as_object()
+            .unwrap()
+            .clone();
+        if let Some(o) = own {
+            i.insert("instruction".into(), Value::String(o.into()));
+        }
+        i
+    };
+    for (classes, own) in [(crate::json!(["a", "b"]), None), (crate::json!(["c"]), None), (crate::json!(["a", "b"]), Some("Own {type}."))] {
+        let (mut x, mut y) = (inst(classes.clone(), own), inst(classes.clone(), own));
+        let planned = tpl.render(&mut x, "test", &plan).unwrap().unwrap();
+        let plain = tpl.render(&mut y, "test", &crate::templates::RenderPlan::default()).unwrap().unwrap();
+        assert_eq!(format!("{:?}", planned.instruction), format!("{:?}", plain.instruction), "{classes} {own:?}");
+        assert_eq!(format!("{:?}", planned.target_prefix), format!("{:?}", plain.target_prefix));
+        assert_eq!(format!("{:?}", planned.source), format!("{:?}", plain.source));
+    }
+    // A field that is not fixed leaves the text unplanned.
+    assert!(tpl.plan(&crate::json!({"type": "x"}).as_object().unwrap().clone()).instruction.is_none());
+}
