@@ -412,6 +412,16 @@ fn catalog_check_counts_what_builds_and_groups_failures() {
         "0 of 1 artifacts build\nfailures by cause (count, cause, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\nfailing artifacts:\noperators.odd: unknown artifact type `__type__: no_such_operator`\n"
     );
     assert!(stderr(&o).contains("1 of 1 artifacts do not build"), "{}", stderr(&o));
+    // A metric that needs a model builds only as a stand-in: it counts as not built.
+    let m = tempdir();
+    std::fs::create_dir_all(m.join("metrics")).unwrap();
+    std::fs::write(m.join("metrics/bs.json"), r#"{"__type__": "bert_score", "model_name": "bert-base-uncased"}"#).unwrap();
+    std::fs::write(m.join("metrics/acc.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    let o = run(&["catalog", "check", "--catalog", m.to_str().unwrap(), "--list", "metrics."]);
+    assert!(!o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.starts_with("1 of 2 artifacts build\n") && out.contains("metrics.bs: metric `bert_score` needs a model"), "{out}");
+    std::fs::remove_dir_all(&m).ok();
     let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra]);
     assert!(!o.status.success());
     let out = String::from_utf8_lossy(&o.stdout).to_string();

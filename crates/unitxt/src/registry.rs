@@ -82,9 +82,11 @@ pub fn fetch(catalog: &Arc<Catalog>, query: &str) -> Result<Artifact> {
 
 /// Builds every artifact of `catalog` whose name starts with `prefix` (`""`: all of them) as
 /// [`fetch`] builds it (nested names resolved, no data loaded), and returns the names in
-/// order, each with the first line of its error, `None` when it builds. A panic while
-/// building (a bug) is reported as that artifact's error. For `unitxt-rs catalog check`: how
-/// much of a catalog this engine reads.
+/// order, each with the first line of its error, `None` when it builds. A metric that builds
+/// only as a stand-in that cannot compute ([`crate::metrics::Metric::unavailable`]: it needs a
+/// model or an LLM judge) is reported with that reason. A panic while building (a bug) is
+/// reported as that artifact's error. For `unitxt-rs catalog check`: how much of a catalog this
+/// engine reads and runs.
 pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Option<String>)> {
     catalog
         .all_names()
@@ -93,6 +95,7 @@ pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Option<String
         .map(|name| {
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
             let error = match built {
+                Ok(Ok(Artifact::Metric(m))) => m.unavailable(),
                 Ok(Ok(_)) => None,
                 Ok(Err(e)) => Some(e.to_string().lines().next().unwrap_or_default().to_string()),
                 Err(_) => Some("building it panicked (a bug in unitxt-rs)".to_string()),

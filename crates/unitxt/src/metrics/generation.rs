@@ -846,6 +846,9 @@ impl Metric for NeedsModel {
     fn main_score(&self) -> &str {
         &self.main_score
     }
+    fn unavailable(&self) -> Option<String> {
+        Some(format!("metric `{}` needs {}", self.type_name, self.what))
+    }
     fn map(&self, _: &Value, _: &[Value], _: &Instance) -> Result<Value> {
         Err(Error::unsupported(format!("metric `{}` needs {}", self.type_name, self.what)))
     }

@@ -44,6 +44,12 @@ pub trait Metric: Send + Sync {
     fn ci_scores(&self) -> Vec<String> {
         vec![self.main_score().to_string()]
     }
+    /// Why this metric cannot compute here (it needs a model, an LLM judge or data this
+    /// engine does not have); `None` when it computes. A `metrics_list` answers for its
+    /// first such item. `unitxt-rs catalog check` counts such a metric as not built.
+    fn unavailable(&self) -> Option<String> {
+        self.sub_metrics()?.iter().find_map(|m| m.unavailable())
+    }
     /// The metrics this one stands for when it is a `metrics_list` (Unitxt applies them one by
     /// one); `None` for a single metric.
     fn sub_metrics(&self) -> Option<&[crate::artifact::Art<dyn Metric>]> {
