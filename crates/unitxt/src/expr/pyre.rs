@@ -449,7 +449,7 @@ impl Pattern {
     }
 
     /// `search`/`match`/`fullmatch` on the whole text, charged to `ctx` (see
-    /// [`Pattern::charged_search`]).
+    /// `Pattern::charged_search`).
     pub fn run(&self, ctx: &mut Ctx, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
         ctx.tick()?;
         let m = match mode {

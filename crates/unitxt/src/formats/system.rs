@@ -8,7 +8,7 @@ use super::pyformat::format_kwargs;
 use super::{apply_capital_new_line_notation, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::StreamScope;
-use crate::py::str_format::{plain_pieces, FormatString, PlainPiece};
+use crate::py::str_format::{FormatString, PlainPiece};
 use crate::value::{Instance, Value};
 
 fn default_demo_format() -> FormatString {
@@ -67,7 +67,7 @@ enum Part {
 
 /// `model_input_format` and `demo_format` as literal texts and positions of the values the
 /// format fills in, when a string is made of plain `{name}` fields over those values only
-/// ([`plain_pieces`]) and there are no `format_args`; `None` for a string that is not. With
+/// ([`FormatString::plain_pieces`]) and there are no `format_args`; `None` for a string that is not. With
 /// string values, formatting such a string is concatenating its pieces
 /// ([`concat_into`]); anything else goes through [`format_kwargs`].
 #[derive(Debug, Clone, Default)]
@@ -82,8 +82,8 @@ const MODEL_INPUT_ARGS: [&str; 5] = ["system_prompt", "instruction", "demos", "s
 const DEMO_ARGS: [&str; 4] = ["source", "target", "target_prefix", "instruction"];
 
 /// `fmt` as [`Part`]s over `names`; `None` when it is not plain or names anything else.
-fn plan(fmt: &str, names: &[&str]) -> Option<Vec<Part>> {
-    plain_pieces(fmt)?
+fn plan(fmt: &FormatString, names: &[&str]) -> Option<Vec<Part>> {
+    fmt.plain_pieces()?
         .into_iter()
         .map(|p| match p {
             PlainPiece::Text(t) => Some(Part::Text(t)),
@@ -263,9 +263,9 @@ mod tests {
     /// A string with a spec or a name the format does not fill in has no plan.
     #[test]
     fn strings_that_are_not_plain_have_no_plan() {
-        assert!(plan("{source:>5}", &MODEL_INPUT_ARGS).is_none());
-        assert!(plan("{source}{question}", &MODEL_INPUT_ARGS).is_none());
-        assert!(plan("{target}", &MODEL_INPUT_ARGS).is_none());
-        assert!(plan("{target}", &DEMO_ARGS).is_some());
+        assert!(plan(&"{source:>5}".into(), &MODEL_INPUT_ARGS).is_none());
+        assert!(plan(&"{source}{question}".into(), &MODEL_INPUT_ARGS).is_none());
+        assert!(plan(&"{target}".into(), &MODEL_INPUT_ARGS).is_none());
+        assert!(plan(&"{target}".into(), &DEMO_ARGS).is_some());
     }
 }

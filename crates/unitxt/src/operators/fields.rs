@@ -32,7 +32,7 @@ impl Set {
     /// The fields a `set` (or `add_fields`) artifact built from `raw` writes, when every path
     /// is one plain key; `None` for any other artifact. A recipe's per-split plan hands such
     /// constants to the task instead of writing them into every instance (see
-    /// [`crate::task::Task::fixable`]).
+    /// [`crate::task::Task::fix`]).
     pub fn plain_fields(raw: &Value) -> Option<Instance> {
         let t = raw.get("__type__")?.as_str()?;
         if t != "set" && t != "add_fields" {

@@ -84,15 +84,20 @@ impl FormatString {
         &self.text
     }
 
-    /// The names of the fields when every one is a plain `{name}` (no conversion, no spec, no
-    /// index): formatting is then the concatenation of the literal text and the fields' texts
-    /// (for string arguments). `None` for any other string.
-    pub fn plain_field_names(&self) -> Option<Vec<&str>> {
-        let mut out = Vec::new();
+    /// The pieces of the string when it is well-formed and every field is a plain `{name}` (no
+    /// `!r` conversion, no `:spec`, no index, attribute or position); `None` otherwise.
+    /// Formatting such a string with string arguments is concatenation: each field gives its
+    /// argument's text, as Python's `str.format` does. Adjacent literal texts are one piece.
+    pub fn plain_pieces(&self) -> Option<Vec<PlainPiece>> {
+        let fmt = &self.text;
+        let mut out: Vec<PlainPiece> = Vec::new();
         for p in self.pieces.as_deref()? {
             match p {
-                Piece::Lit(_) => {}
-                Piece::Field { name, conversion: None, spec, plain: Some(_) } if spec.is_empty() => out.push(&self.text[name.clone()]),
+                Piece::Lit(r) => match out.last_mut() {
+                    Some(PlainPiece::Text(t)) => t.push_str(&fmt[r.clone()]),
+                    _ => out.push(PlainPiece::Text(fmt[r.clone()].to_string())),
+                },
+                Piece::Field { name, conversion: None, spec, plain: Some(_) } if spec.is_empty() => out.push(PlainPiece::Field(fmt[name.clone()].to_string())),
                 Piece::Field { .. } => return None,
             }
         }
@@ -224,32 +229,13 @@ enum Piece {
 }
 
 /// A piece of a format string made of literal text and `{name}` fields only (see
-/// [`plain_pieces`]).
+/// [`FormatString::plain_pieces`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlainPiece {
     /// Literal text, with `{{` and `}}` escapes resolved.
     Text(String),
     /// A `{name}` field: one keyword argument, without conversion or format spec.
     Field(String),
-}
-
-/// The pieces of `fmt` when it is well-formed and every field is a plain `{name}` (no `!r`
-/// conversion, no `:spec`, no index, attribute or position); `None` otherwise. Formatting
-/// such a string with string arguments is concatenation: each field gives its argument's
-/// text, as Python's `str.format` does. Adjacent literal texts are one piece.
-pub fn plain_pieces(fmt: &str) -> Option<Vec<PlainPiece>> {
-    let mut out: Vec<PlainPiece> = Vec::new();
-    for p in compile(fmt)? {
-        match p {
-            Piece::Lit(r) => match out.last_mut() {
-                Some(PlainPiece::Text(t)) => t.push_str(&fmt[r]),
-                _ => out.push(PlainPiece::Text(fmt[r].to_string())),
-            },
-            Piece::Field { name, conversion: None, spec, plain: Some(_) } if spec.is_empty() => out.push(PlainPiece::Field(fmt[name].to_string())),
-            Piece::Field { .. } => return None,
-        }
-    }
-    Some(out)
 }
 
 /// Parses `fmt` into pieces; `None` when it is malformed or a spec holds nested fields (then
@@ -657,12 +643,12 @@ mod tests {
         use PlainPiece::{Field, Text};
         let t = |s: &str| Text(s.to_string());
         let f = |s: &str| Field(s.to_string());
-        assert_eq!(plain_pieces("{a}x{{y}}\\N{b}{c}"), Some(vec![f("a"), t("x{y}\\N"), f("b"), f("c")]));
-        assert_eq!(plain_pieces(""), Some(vec![]));
-        assert_eq!(plain_pieces("no fields"), Some(vec![t("no fields")]));
+        assert_eq!(FormatString::new("{a}x{{y}}\\N{b}{c}").plain_pieces(), Some(vec![f("a"), t("x{y}\\N"), f("b"), f("c")]));
+        assert_eq!(FormatString::new("").plain_pieces(), Some(vec![]));
+        assert_eq!(FormatString::new("no fields").plain_pieces(), Some(vec![t("no fields")]));
         // A conversion, a spec, an index, an attribute, a position, malformed braces.
         for s in ["{a!r}", "{a:>3}", "{a[0]}", "{a.b}", "{0}", "{}", "a}b", "{a", "{a:{b}}"] {
-            assert_eq!(plain_pieces(s), None, "{s}");
+            assert_eq!(FormatString::new(s).plain_pieces(), None, "{s}");
         }
     }
 

@@ -42,26 +42,37 @@ pub struct RecipeMeta<'p> {
 /// `metadata` dict, written once per recipe (per template) when they are the same for every
 /// instance, in both forms a `task_data` dict is written in (see [`PyJsonOut::pre_written`]).
 #[derive(Debug, Clone)]
-pub struct MetadataText {
-    text: String,
-    escaped: Vec<u8>,
-}
+pub struct MetadataText(ItemsText);
 
 impl MetadataText {
     /// The items of `meta` (its `written` is not read).
     pub fn new(meta: &RecipeMeta<'_>) -> MetadataText {
-        fn items<O: PyJsonOut + ?Sized>(out: &mut O, r: &RecipeMeta<'_>) {
-            let mut m = DictWriter::begin(out);
-            m.plain_item("num_demos", &r.num_demos);
-            m.plain_item("demos_pool_size", &r.demos_pool_size);
-            m.plain_item("template", &r.template);
-        }
+        MetadataText(ItemsText::new(|w| write_recipe_items(w, meta)))
+    }
+}
+
+/// Items of a `task_data` dict written ahead, `"key": value, ...` without the braces, in both
+/// forms the dict is written in (see [`PyJsonOut::pre_written`]).
+#[derive(Debug, Clone)]
+struct ItemsText {
+    text: String,
+    escaped: Vec<u8>,
+}
+
+impl ItemsText {
+    /// The items `write` writes into a dict.
+    fn new(write: impl Fn(&mut DictWriter<'_, dyn PyJsonOut + '_>)) -> ItemsText {
         let mut text = String::new();
-        items(&mut text, meta);
+        write(&mut DictWriter::begin(&mut text as &mut dyn PyJsonOut));
         let mut escaped = Vec::new();
-        items(&mut InJsonString(&mut escaped), meta);
-        // Without the dict's `{`, which the caller's dict writes.
-        MetadataText { text: text[1..].to_string(), escaped: escaped[1..].to_vec() }
+        write(&mut DictWriter::begin(&mut InJsonString(&mut escaped) as &mut dyn PyJsonOut));
+        // Without the dict's `{`, which the dict they go into writes.
+        ItemsText { text: text[1..].to_string(), escaped: escaped[1..].to_vec() }
+    }
+
+    /// Writes the items into `w`.
+    fn write_into<O: PyJsonOut + ?Sized>(&self, w: &mut DictWriter<'_, O>) {
+        w.pre_written(&self.text, &self.escaped);
     }
 }
 
@@ -183,7 +194,7 @@ fn same_json(a: &Value, b: &Value) -> bool {
 /// The `task_data` items of a split's fixed fields (a card's constants, see
 /// [`crate::task::Fixed`]), written once when the split's plan is made, at the positions of
 /// the task's input and reference fields: an instance's item at that position with the same
-/// key and the same value ([`same_json`]) is copied from here instead of being written (and
+/// key and the same value (as JSON, see `same_json`) is copied from here instead of being written (and
 /// escaped) again. Fields whose values cannot be compared so (dicts) are left out.
 #[derive(Debug, Default)]
 pub struct FixedItems {
@@ -195,8 +206,7 @@ pub struct FixedItems {
 struct FixedItem {
     key: Key,
     value: Value,
-    text: String,
-    escaped: Vec<u8>,
+    item: ItemsText,
 }
 
 impl FixedItem {
@@ -205,16 +215,7 @@ impl FixedItem {
         if !same_json(v, v) {
             return None;
         }
-        let write = |out: &mut dyn PyJsonOut| {
-            let mut w = DictWriter::begin(out);
-            w.item(k, v);
-        };
-        let mut text = String::new();
-        write(&mut text);
-        let mut escaped = Vec::new();
-        write(&mut InJsonString(&mut escaped));
-        // Without the `{` of the dict it was written in.
-        Some(FixedItem { key: k.into(), value: v.clone(), text: text[1..].to_string(), escaped: escaped[1..].to_vec() })
+        Some(FixedItem { key: k.into(), value: v.clone(), item: ItemsText::new(|w| w.item(k, v)) })
     }
 }
 
@@ -245,38 +246,30 @@ impl FixedItems {
 /// that has the same key and value.
 fn write_item<O: PyJsonOut + ?Sized>(w: &mut DictWriter<'_, O>, fixed: Option<&Option<FixedItem>>, k: &Key, v: &Value) {
     match fixed.and_then(Option::as_ref) {
-        Some(f) if crate::value::json::same_str(&f.key, k) && same_json(&f.value, v) => {
-            w.pre_written(&f.text, &f.escaped);
-        }
+        Some(f) if crate::value::json::same_str(&f.key, k) && same_json(&f.value, v) => f.item.write_into(w),
         _ => w.item(k, v),
     }
 }
 
-/// Writes the `metadata` dict of a `task_data` dict: the policy, then the recipe's
-/// `num_demos`, `demos_pool_size` and `template` when given.
-fn write_metadata_dict<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
+/// Writes the `metadata` dict of a `task_data` dict: the policy, then the recipe's items
+/// when given (copied from their text when the recipe wrote them once,
+/// [`RecipeMeta::written`]).
+fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
     let mut m = DictWriter::begin(out);
     m.plain_item("data_classification_policy", policy);
-    if let Some(r) = recipe {
-        m.plain_item("num_demos", &r.num_demos);
-        m.plain_item("demos_pool_size", &r.demos_pool_size);
-        m.plain_item("template", &r.template);
+    match recipe {
+        Some(RecipeMeta { written: Some(t), .. }) => t.0.write_into(&mut m),
+        Some(r) => write_recipe_items(&mut m, r),
+        None => {}
     }
     m.end();
 }
 
-/// [`write_metadata_dict`], with the recipe's items copied from their text when the recipe
-/// wrote them once ([`RecipeMeta::written`]).
-fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
-    match recipe.and_then(|r| r.written) {
-        Some(t) => {
-            let mut m = DictWriter::begin(out);
-            m.plain_item("data_classification_policy", policy);
-            m.pre_written(&t.text, &t.escaped);
-            m.end();
-        }
-        None => write_metadata_dict(out, policy, recipe),
-    }
+/// The recipe's `num_demos`, `demos_pool_size` and `template` items of a `metadata` dict.
+fn write_recipe_items<O: PyJsonOut + ?Sized>(m: &mut DictWriter<'_, O>, r: &RecipeMeta<'_>) {
+    m.plain_item("num_demos", &r.num_demos);
+    m.plain_item("demos_pool_size", &r.demos_pool_size);
+    m.plain_item("template", &r.template);
 }
 
 /// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or

@@ -233,6 +233,17 @@ pub enum TemplateChoice {
     Random(Vec<Art<dyn Template>>),
 }
 
+impl TemplateChoice {
+    /// Every template, in order: the one, or the list drawn from (an instance's template is
+    /// the one at the index it draws).
+    fn all(&self) -> &[Art<dyn Template>] {
+        match self {
+            TemplateChoice::Single(t) => std::slice::from_ref(t),
+            TemplateChoice::Random(list) => list,
+        }
+    }
+}
+
 impl From<crate::card::TemplateEntry> for TemplateChoice {
     /// A card's template entry as the recipe uses it: a templates list is drawn from per
     /// instance (Unitxt's `DatasetRecipe.prepare` replaces a `TemplatesList` by its items).
@@ -277,7 +288,7 @@ impl Recipe {
         let use_demos = num_demos.max() > 0;
 
         // Templates (DatasetRecipe.prepare).
-        if f.template.as_ref().is_some() && f.template_card_index.as_ref().is_some() {
+        if f.template.is_some() && f.template_card_index.is_some() {
             return Err(Error::invalid("specify either `template` or `template_card_index`, not both"));
         }
         let templates = if let Some(t) = f.template.as_ref() {
@@ -289,7 +300,7 @@ impl Recipe {
                 Templates::Dict(_) => return Err(Error::invalid("recipe argument `template` cannot be a dict of templates")),
             }
         } else {
-            let idx = f.template_card_index.as_ref().cloned();
+            let idx = f.template_card_index.clone();
             match (&card.templates, idx) {
                 (Some(Templates::List(l)), idx) => {
                     let i = match &idx {
@@ -341,7 +352,7 @@ impl Recipe {
         };
         // Arguments of Unitxt's `DatasetRecipe` this engine does not implement are refused
         // rather than ignored.
-        if f.task.as_ref().is_some() {
+        if f.task.is_some() {
             return Err(Error::unsupported("recipe argument `task` (a task replacing the card's) is not supported; give the task in the card"));
         }
         for (refiner, given) in [("train_refiner", &f.train_refiner), ("validation_refiner", &f.validation_refiner), ("test_refiner", &f.test_refiner)] {
@@ -388,7 +399,7 @@ impl Recipe {
             None => None,
             Some(v) => Some(v.as_i64().ok_or_else(|| Error::invalid(format!("demos_pool_size must be an int, got {v}")))?),
         };
-        if f.demos_pool.as_ref().is_some() {
+        if f.demos_pool.is_some() {
             return Err(Error::unsupported("recipe argument `demos_pool` (an explicit list of demos) is not supported yet"));
         }
         if demos_pool_size == Some(-1) {
@@ -453,11 +464,7 @@ impl Recipe {
             metadata_texts: Vec::new(),
         };
         if let NumDemos::Fixed(n) = recipe.num_demos {
-            let all: Vec<&Art<dyn Template>> = match &recipe.templates {
-                TemplateChoice::Single(t) => vec![t],
-                TemplateChoice::Random(list) => list.iter().collect(),
-            };
-            recipe.metadata_texts = all.into_iter().map(|t| MetadataText::new(&recipe.recipe_meta(t, n))).collect();
+            recipe.metadata_texts = recipe.templates.all().iter().map(|t| MetadataText::new(&recipe.recipe_meta(t, n))).collect();
         }
         Ok(recipe)
     }
@@ -571,10 +578,7 @@ impl Recipe {
                 task.reference_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
             );
             // The templates' texts that the fixed fields determine, per template.
-            let render_plans: Vec<RenderPlan> = match &me.templates {
-                TemplateChoice::Single(t) => vec![t.plan(fixed)],
-                TemplateChoice::Random(list) => list.iter().map(|t| t.plan(fixed)).collect(),
-            };
+            let render_plans: Vec<RenderPlan> = me.templates.all().iter().map(|t| t.plan(fixed)).collect();
             let steps = match pool {
                 Some(_) if split == me.demos_taken_from => Steps::default(),
                 _ => plan,
@@ -755,7 +759,7 @@ enum Step {
 
 /// The plan of one split: the deferred steps that apply to it, in order. The card's `set`s
 /// of constants just before the task (after every step that could see what they write) are
-/// not among them when the task can take their fields as fixed ([`Task::fixable`]): their
+/// not among them when the task can take their fields as fixed ([`Task::fix`]): their
 /// fields are given to the task once, here, instead of being written into every instance.
 #[derive(Default)]
 struct Steps(Vec<Step>);
@@ -817,7 +821,7 @@ impl Steps {
         }
     }
 
-/// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
+    /// Error `e` of step `name` on instance `i` of `split`, with the context [`Steps::apply`]
     /// gives it.
     fn locate(e: Error, name: &str, split: &str, i: usize) -> Error {
         e.context(format!("in {name}")).at_instance(split, i)

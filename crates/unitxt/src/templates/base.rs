@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::artifact::Art;
 use crate::error::{Error, Result};
-use crate::py::str_format::{py_title, FormatError, FormatString};
+use crate::py::str_format::{py_title, FormatError, FormatString, PlainPiece};
 use crate::templates::serializers::{default_template_serializer, serialize_with};
 use crate::templates::{PlannedText, RenderPlan, Rendered, Serializer, Template};
 use crate::value::{Constant, Instance, Shared, Value};
@@ -187,10 +187,17 @@ impl<T: TemplateKind> Template for T {
 /// `format` over the fixed fields it names, serialized by `t`, when all its fields are plain
 /// and fixed (and serialize into strings).
 fn plan_text<T: TemplateKind + ?Sized>(t: &T, format: &FormatString, fixed: &Instance) -> Option<PlannedText> {
-    let names = format.plain_field_names()?;
+    let names: Vec<String> = format
+        .plain_pieces()?
+        .into_iter()
+        .filter_map(|p| match p {
+            PlainPiece::Field(n) => Some(n),
+            PlainPiece::Text(_) => None,
+        })
+        .collect();
     let mut data = Fields::new();
     for n in &names {
-        data.insert((*n).into(), fixed.get(n)?.clone());
+        data.insert(n.as_str().into(), fixed.get(n)?.clone());
     }
     t.serialize(&mut data, &mut Instance::new()).ok()?;
     let text = t.format_str(&data, "input field", Some(format), "planned text").ok()?;
