@@ -36,6 +36,50 @@ thread_local! {
     /// error to be located there too: serde carries a nested failure as text only. Cleared
     /// when a named artifact builds and when the outermost build ends.
     static NESTED_FAILURE: RefCell<Option<crate::error::Location>> = const { RefCell::new(None) };
+    /// The artifacts [`resolve_value`] is building on this thread, outermost first: their
+    /// catalog names, or `{__type__}` for an inline object. A name met again is a reference
+    /// cycle; the stack's length is the nesting depth ([`MAX_ARTIFACT_DEPTH`]).
+    static RESOLVING: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How deeply artifacts may nest (an artifact naming or containing another, which names or
+/// contains another, ...): deeper nesting is an error rather than a stack overflow. Unitxt's
+/// catalog nests at most a handful of levels.
+pub const MAX_ARTIFACT_DEPTH: usize = 64;
+
+/// Runs `f` with `label` (a catalog name, or `{type}` for an inline object) on the stack of the
+/// artifacts being built: a catalog name already there is a reference cycle, an error that
+/// gives the cycle's path (`cards.a → tasks.b → cards.a`); more than [`MAX_ARTIFACT_DEPTH`]
+/// levels is an error too, whatever the thread's stack size. Unitxt recurses until Python's
+/// recursion limit.
+fn resolving<R>(label: &str, named: bool, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    RESOLVING.with(|r| {
+        let mut r = r.borrow_mut();
+        if named {
+            if let Some(at) = r.iter().position(|n| n == label) {
+                let path: Vec<&str> = r[at..].iter().map(String::as_str).chain([label]).collect();
+                return Err(Error::invalid(format!("artifact reference cycle: {}", path.join(" → "))));
+            }
+        }
+        if r.len() >= MAX_ARTIFACT_DEPTH {
+            return Err(Error::invalid(format!(
+                "artifacts nest more than {MAX_ARTIFACT_DEPTH} levels deep (at {label}, inside {})",
+                r.last().map(String::as_str).unwrap_or_default()
+            )));
+        }
+        r.push(label.to_string());
+        Ok(())
+    })?;
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            RESOLVING.with(|r| r.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    // Each level of building takes several serde frames: the stack grows on the heap when
+    // little is left, so the depth limit, not the thread's stack size, is what bounds it.
+    stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, f)
 }
 
 /// Builds the artifact `v` names (see [`resolve_value`] for the forms it takes) with `catalog`
@@ -135,7 +179,7 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
             let s = s.trim();
             if s.ends_with(".json") && Path::new(s).is_file() {
                 let json = building()?.read_json(Path::new(s))?;
-                return build_object(&json).with_ctx(|| format!("in artifact file {s}"));
+                return resolving(s, true, || build_object(&json)).with_ctx(|| format!("in artifact file {s}"));
             }
             let (name, overwrites) = split_name_and_overwrites(s)?;
             if is_legal_catalog_name(&name) {
@@ -146,7 +190,7 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
                         m.insert(k.into(), val);
                     }
                 }
-                let mut a = match build_object(&json) {
+                let mut a = match resolving(&name, true, || build_object(&json)) {
                     Ok(a) => {
                         NESTED_FAILURE.with(|n| n.borrow_mut().take());
                         a
@@ -165,7 +209,10 @@ pub fn resolve_value(v: &Value) -> Result<Artifact> {
             })?;
             build_object(&parsed)
         }
-        Value::Object(_) => build_object(v).map_err(with_nested_location),
+        Value::Object(_) => {
+            let label = format!("{{{}}}", v.get("__type__").and_then(|t| t.as_str()).unwrap_or("?"));
+            resolving(&label, false, || build_object(v)).map_err(with_nested_location)
+        }
         other => Err(Error::invalid(format!("expected an artifact (a catalog name or an object with __type__), got {}", short(other)))),
     }
 }
@@ -756,5 +803,34 @@ mod tests {
         assert!(e.to_string().contains("in artifact `templates.bad`\n  in artifact `cards.c`"), "{e}");
         let outside = resolve_value(&Value::String("templates.bad".into())).err().expect("no build runs");
         assert!(outside.message.contains("outside of a build"), "{outside}");
+    }
+
+    /// A card whose task names the card itself, an operator that lists itself and two that list
+    /// each other end as errors that give the cycle's path; a chain of names longer than
+    /// `MAX_ARTIFACT_DEPTH` is an error, not a stack overflow.
+    #[test]
+    fn reference_cycles_and_deep_nesting_are_errors() {
+        let dir = std::env::temp_dir().join(format!("unitxt-rs-cycles-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("cards")).unwrap();
+        std::fs::create_dir_all(dir.join("operators")).unwrap();
+        let loader = r#"{"__type__": "load_from_dictionary", "data": {"test": [{"q": "x"}]}}"#;
+        std::fs::write(dir.join("cards/me.json"), format!(r#"{{"__type__": "task_card", "loader": {loader}, "task": "cards.me"}}"#)).unwrap();
+        std::fs::write(dir.join("operators/loop.json"), r#"{"__type__": "sequential_operator", "steps": ["operators.loop"]}"#).unwrap();
+        std::fs::write(dir.join("operators/a.json"), r#"{"__type__": "sequential_operator", "steps": ["operators.b"]}"#).unwrap();
+        std::fs::write(dir.join("operators/b.json"), r#"{"__type__": "sequential_operator", "steps": [{"__type__": "sequential_operator", "steps": ["operators.a"]}]}"#).unwrap();
+        let cat = Arc::new(Catalog::new(vec![dir.clone()]));
+        let me = fetch(&cat, "cards.me").err().expect("a cycle");
+        let one = fetch(&cat, "operators.loop").err().expect("a cycle");
+        let two = fetch(&cat, "operators.a").err().expect("a cycle");
+        for i in 0..100 {
+            let json = format!(r#"{{"__type__": "sequential_operator", "steps": ["operators.n{}"]}}"#, i + 1);
+            std::fs::write(dir.join(format!("operators/n{i}.json")), json).unwrap();
+        }
+        let deep = fetch(&cat, "operators.n0").err().expect("too deep");
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(me.to_string().contains("artifact reference cycle: cards.me → cards.me"), "{me}");
+        assert!(one.to_string().contains("artifact reference cycle: operators.loop → operators.loop"), "{one}");
+        assert!(two.to_string().contains("artifact reference cycle: operators.a → operators.b → {sequential_operator} → operators.a"), "{two}");
+        assert!(deep.to_string().contains("nest more than 64 levels"), "{deep}");
     }
 }
