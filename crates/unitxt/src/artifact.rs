@@ -81,15 +81,63 @@ pub fn short(v: &Value) -> String {
     }
 }
 
+/// The keys every artifact may carry besides its class's fields (Unitxt's `Artifact` base):
+/// they describe the artifact and change nothing it does.
+pub const META_KEYS: &[&str] = &["__type__", "__description__", "__tags__", "__title__", "__deprecated_msg__"];
+
+/// Keys of Unitxt's base classes that the engine accepts on any artifact and has no use for:
+/// `requirements`, the Python packages Unitxt checks are installed before an operator runs.
+pub const IGNORED_KEYS: &[&str] = &["requirements"];
+
+thread_local! {
+    /// One entry per artifact being built on this thread (see [`fields_read`]): the field
+    /// names of the structs [`from_value`] deserialized from its JSON, or `None` once one of
+    /// them was not a plain struct (a map, a flattened or hand-written deserializer) whose
+    /// fields cannot be listed.
+    static FIELDS_READ: std::cell::RefCell<Vec<Option<Vec<&'static str>>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f`, which builds one artifact through [`from_value`] calls, and returns its result
+/// with the union of the field names those calls' structs declare: `None` when one of them
+/// could not list its fields or when none ran. The registry checks an artifact's keys against
+/// it, as Unitxt refuses an unexpected argument.
+pub fn fields_read<R>(f: impl FnOnce() -> R) -> (R, Option<Vec<&'static str>>) {
+    FIELDS_READ.with(|s| s.borrow_mut().push(Some(Vec::new())));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            FIELDS_READ.with(|s| s.borrow_mut().pop());
+        }
+    }
+    let pop = Pop;
+    let r = f();
+    let fields = FIELDS_READ.with(|s| s.borrow_mut().last_mut().and_then(Option::take)).filter(|f| !f.is_empty());
+    drop(pop);
+    (r, fields)
+}
+
+/// Notes `T`'s field names in the innermost [`fields_read`] (serde's declared names, renames
+/// and aliases as serde gives them, by `serde_aux`'s introspection).
+fn note_fields<T: serde::de::DeserializeOwned>() {
+    FIELDS_READ.with(|s| {
+        if let Some(top) = s.borrow_mut().last_mut() {
+            let fields = serde_aux::serde_introspection::serde_introspect::<T>();
+            match top {
+                Some(all) if !fields.is_empty() => all.extend_from_slice(fields),
+                _ => *top = None,
+            }
+        }
+    });
+}
+
 /// Deserializes a JSON value into an artifact struct, naming the `__type__` on error.
 pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) -> Result<T> {
+    note_fields::<T>();
     let mut v = v.clone();
     if let Value::Object(m) = &mut v {
-        m.shift_remove("__type__");
-        m.shift_remove("__description__");
-        m.shift_remove("__tags__");
-        m.shift_remove("__title__");
-        m.shift_remove("__deprecated_msg__");
+        for k in META_KEYS.iter().chain(IGNORED_KEYS) {
+            m.shift_remove(*k);
+        }
     }
     crate::value::from_value(v).map_err(|e| Error::invalid(format!("invalid `{type_name}` artifact: {e}")))
 }

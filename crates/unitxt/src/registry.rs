@@ -348,9 +348,40 @@ impl<'de, T: ArtifactKind + ?Sized> Deserialize<'de> for Art<T> {
 }
 
 
+/// Builds the artifact described by `v` (an object with `__type__`, see [`build_of_type`]); a
+/// key that is not a field of its type is an error naming the key and the nearest field, as
+/// Unitxt's `UnexpectedArgumentError` (checked where the type's fields can be listed: every
+/// artifact deserialized as plain structs).
+fn build_object(v: &Value) -> Result<Artifact> {
+    let (built, fields) = crate::artifact::fields_read(|| build_of_type(v));
+    let a = built?;
+    if let (Some(fields), Some(m)) = (fields, v.as_object()) {
+        for k in m.keys().map(|k| k.as_str()) {
+            let common: &[&str] = match &a {
+                Artifact::Metric(_) => crate::metrics::COMMON_KEYS,
+                _ => &[],
+            };
+            if !fields.contains(&k)
+                && !crate::artifact::META_KEYS.contains(&k)
+                && !crate::artifact::IGNORED_KEYS.contains(&k)
+                && !common.contains(&k)
+            {
+                let t = v.get("__type__").and_then(|t| t.as_str()).unwrap_or_default();
+                let near = fields.iter().copied().max_by(|a, b| strsim::jaro_winkler(a, k).total_cmp(&strsim::jaro_winkler(b, k)));
+                let hint = match near {
+                    Some(n) if strsim::jaro_winkler(n, k) > 0.8 => format!("; did you mean `{n}`?"),
+                    _ => format!("; its fields are {}", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
+                };
+                return Err(Error::invalid(format!("`{k}` is not a field of `{t}`{hint}")).in_field(k));
+            }
+        }
+    }
+    Ok(a)
+}
+
 /// Builds the artifact described by `v` (an object with `__type__`), with this one `match` from
 /// `__type__` to type. Errors name the type and suggest the nearest known type for unknown ones.
-fn build_object(v: &Value) -> Result<Artifact> {
+fn build_of_type(v: &Value) -> Result<Artifact> {
     let t = v
         .get("__type__")
         .and_then(|t| t.as_str())
@@ -734,7 +765,10 @@ pub fn template<T: crate::templates::Template + DeserializeOwned + 'static>(t: &
 }
 
 /// Builds a serializer from a struct implementing [`crate::templates::Serializer`].
+/// Unitxt's serializers are field operators: a serializer used as a step (in a
+/// `metric_pipeline`) takes the [`FieldSpec`] fields too.
 pub fn serializer<T: crate::templates::Serializer + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
+    let _: FieldSpec = from_value(t, v)?;
     let s: Arc<dyn crate::templates::Serializer> = Arc::new(from_value::<T>(t, v)?);
     Ok(Artifact::Serializer(Art::new(s, v.clone())))
 }
@@ -832,5 +866,30 @@ mod tests {
         assert!(one.to_string().contains("artifact reference cycle: operators.loop → operators.loop"), "{one}");
         assert!(two.to_string().contains("artifact reference cycle: operators.a → operators.b → {sequential_operator} → operators.a"), "{two}");
         assert!(deep.to_string().contains("nest more than 64 levels"), "{deep}");
+    }
+
+    /// A key that is not a field of the artifact's type is an error naming it, with the nearest
+    /// field, in a catalog file and in an override, for a plain struct (`task_card`) and a
+    /// template (whose shared fields are flattened); Unitxt's base-class keys still build.
+    #[test]
+    fn unknown_fields_are_errors() {
+        let dir = std::env::temp_dir().join(format!("unitxt-rs-fields-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("cards")).unwrap();
+        std::fs::create_dir_all(dir.join("templates")).unwrap();
+        let loader = r#"{"__type__": "load_from_dictionary", "data": {"test": [{"q": "x"}]}}"#;
+        let task = r#"{"__type__": "task", "input_fields": ["q"], "reference_fields": [], "metrics": ["metrics.accuracy"], "requirements": ["x"]}"#;
+        std::fs::write(dir.join("cards/typo.json"), format!(r#"{{"__type__": "task_card", "loader": {loader}, "task": {task}, "templatez": []}}"#)).unwrap();
+        std::fs::write(dir.join("templates/t.json"), r#"{"__type__": "input_output_template", "input_format": "{q}", "output_format": "", "__description__": "d"}"#).unwrap();
+        let cat = Arc::new(Catalog::new(vec![dir.clone()]));
+        let card = fetch(&cat, "cards.typo").err().expect("unknown field");
+        let ok = fetch(&cat, "templates.t");
+        let over = fetch(&cat, "templates.t[input_formt=x]").err().expect("unknown field");
+        let metric = build(&crate::json!({"__type__": "accuracy", "score_prefix": "my_", "n_resamples": 10}), &cat);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(card.message, "`templatez` is not a field of `task_card`; did you mean `templates`?", "{card}");
+        assert_eq!(card.location.artifact.as_deref(), Some("cards.typo"));
+        assert!(ok.is_ok(), "{:?}", ok.err());
+        assert!(over.to_string().contains("unknown field `input_formt`"), "{over}");
+        assert!(metric.is_ok(), "{:?}", metric.err());
     }
 }

@@ -24,6 +24,7 @@ use crate::value::{Instance, Value};
 /// instance's media (`media/...`; encoding images is not supported), or `__turns__` is not a
 /// list.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChatApiFormat {
     /// Field holding the demos; `null` means no demos.
     #[serde(default = "super::default_demos_field")]

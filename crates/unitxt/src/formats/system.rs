@@ -29,6 +29,7 @@ fn default_model_input_format() -> FormatString {
 /// `json.dumps` writes them. Errors on a malformed format string, a name it uses that is not
 /// given, a `format_args` key that clashes with a built-in name, or fields holding `null`.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SystemFormat {
     /// Field holding the demos; `null` means no demos.
     #[serde(default = "super::default_demos_field")]

@@ -14,6 +14,12 @@ use indexmap::IndexMap;
 use crate::error::Result;
 use crate::value::{Instance, Value};
 
+/// Settings of Unitxt's `Metric` base class that any metric artifact may carry besides its own
+/// fields: `score_prefix`, `confidence_level` and `ci_method` are read by the evaluation engine
+/// ([`crate::evaluate`]); `prediction_type` is Unitxt's check of the predictions' Python type,
+/// which has nothing to check on JSON predictions.
+pub const COMMON_KEYS: &[&str] = &["score_prefix", "confidence_level", "ci_method", "prediction_type"];
+
 /// Scores by name (`accuracy`, `f1_micro`, `f1_<label>`, ...).
 pub type Scores = IndexMap<String, f64>;
 

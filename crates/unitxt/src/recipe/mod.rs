@@ -130,14 +130,10 @@ fn list_arg(name: &str, v: &Option<Value>) -> Result<Option<Vec<Value>>> {
     }
 }
 
-const KNOWN_ARGS: &[&str] = &[
-    "card", "task", "template", "system_prompt", "format", "serializer", "template_card_index", "metrics",
-    "postprocessors", "group_by", "loader_limit", "max_train_instances", "max_validation_instances",
-    "max_test_instances", "train_refiner", "validation_refiner", "test_refiner", "demos_pool_size", "demos_pool",
-    "num_demos", "demos_removed_from_data", "demos_pool_field_name", "demos_taken_from", "demos_field", "sampler",
-    "demos_sampling_seed", "skip_demoed_instances", "augmentor", "__type__", "__description__", "__tags__",
-    "__title__",
-];
+/// The names of the recipe's arguments: [`RecipeFields`]' fields, as serde names them.
+fn known_args() -> &'static [&'static str] {
+    serde_aux::serde_introspection::serde_introspect::<RecipeFields>()
+}
 
 impl RecipeArgs {
     /// Parses a recipe query (`card=cards.wnli,template=...,num_demos=3`), or the name of a
@@ -164,8 +160,8 @@ impl RecipeArgs {
     /// Takes arguments as a map; errors on names that are not recipe arguments.
     pub fn from_map(args: IndexMap<String, Value>) -> Result<RecipeArgs> {
         for k in args.keys() {
-            if !KNOWN_ARGS.contains(&k.as_str()) {
-                let near: Vec<&&str> = KNOWN_ARGS.iter().filter(|a| strsim::jaro_winkler(a, k) > 0.85).collect();
+            if !known_args().contains(&k.as_str()) {
+                let near: Vec<&&str> = known_args().iter().filter(|a| strsim::jaro_winkler(a, k) > 0.85).collect();
                 let hint = if near.is_empty() { String::new() } else { format!("; did you mean {}?", near[0]) };
                 return Err(Error::invalid(format!("{k:?} is not a recipe argument{hint}")));
             }
@@ -1089,7 +1085,8 @@ mod tests {
     #[test]
     fn recipe_fields_are_typed() {
         let args = |pairs: &[(&str, Value)]| RecipeArgs { args: pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() };
-        for k in KNOWN_ARGS {
+        assert_eq!(known_args().len(), 32);
+        for k in known_args() {
             assert!(RecipeFields::of(&args(&[(k, json!(1))])).is_ok(), "{k}");
         }
         let f = RecipeFields::of(&args(&[("card", json!("cards.x")), ("num_demos", json!(null))])).unwrap();

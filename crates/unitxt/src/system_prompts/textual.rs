@@ -22,6 +22,7 @@ fn set_system_prompt(own: Option<Value>, text: &Str, skip_rendered_instance: boo
 
 /// Unitxt's `TextualSystemPrompt`: the same `text` for every instance.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TextualSystemPrompt {
     /// `text`: the system prompt (required).
     pub text: Str,
@@ -43,6 +44,7 @@ impl SystemPrompt for TextualSystemPrompt {
 
 /// Unitxt's `EmptySystemPrompt` (the recipe's default): `system_prompt` is `""`.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EmptySystemPrompt {
     /// `skip_rendered_instance`: leave an instance that already has a `system_prompt` unchanged
     /// (default true).

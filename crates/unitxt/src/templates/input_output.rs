@@ -25,6 +25,7 @@ use crate::value::{Instance, Str, Value};
 /// `input_output_template`: `source` = `input_format` over the serialized input fields,
 /// `target` = `output_format` over the serialized reference fields, `references` = `[target]`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputOutputTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -62,6 +63,7 @@ impl TemplateKind for InputOutputTemplate {
 /// `input_output_template_with_custom_target`: as `input_output_template`, but the single
 /// reference is formatted with `reference` instead of `output_format`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputOutputTemplateWithCustomTarget {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -99,6 +101,7 @@ impl TemplateKind for InputOutputTemplateWithCustomTarget {
 /// reference fields named in `output_fields` (renamed to their values), those in
 /// `wrap_with_list_fields` wrapped in a one-element list.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JsonOutputTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -148,6 +151,7 @@ fn default_references_field() -> String {
 /// fields) with `random_reference`. No references give target `""`. Its default serializer is
 /// a plain `multi_type_serializer` (lists in input fields render with `str()`).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MultiReferenceTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -164,6 +168,10 @@ pub struct MultiReferenceTemplate {
     /// fields) instead of the first (default false).
     #[serde(default)]
     pub random_reference: bool,
+    /// `output_format`, inherited from Unitxt's `InputOutputTemplate` and unused there by this
+    /// template (the target is a reference): accepted and ignored.
+    #[serde(default, rename = "output_format")]
+    _output_format: Option<Value>,
 }
 
 /// A `multi_type_serializer` with its default serializers, built once per process.
@@ -264,6 +272,7 @@ impl TemplateKind for MultiReferenceTemplate {
 /// `multi_turn_template`: a multi-reference template (empty `input_format` by default) that
 /// also copies the input field `turns_field` to the instance's `__turns__`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MultiTurnTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -283,6 +292,9 @@ pub struct MultiTurnTemplate {
     pub random_reference: bool,
     /// `turns_field`: the input field holding the conversation's turns, copied to `__turns__`.
     pub turns_field: String,
+    /// `output_format`, inherited and unused, as in `multi_reference_template`.
+    #[serde(default, rename = "output_format")]
+    _output_format: Option<Value>,
 }
 
 impl TemplateKind for MultiTurnTemplate {
@@ -319,6 +331,7 @@ fn default_quantum() -> Value {
 /// numbers to multiples of `quantum` (default serializer otherwise: a plain
 /// `multi_type_serializer`).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OutputQuantizingTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -428,6 +441,7 @@ impl LabelsSettings {
 /// `multi_label_template`: the target is the list in `labels_field` joined by
 /// `labels_separator` (`empty_label` when empty), formatted with `output_format`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MultiLabelTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -579,6 +593,7 @@ fn default_escape_characters() -> Option<Vec<String>> {
 /// `span_labeling_template`: each labelled span as `span_label_format` (with `:` and `,`
 /// escaped by a backslash in the span), sorted by position, joined like a multi-label target.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SpanLabelingTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -652,6 +667,7 @@ impl TemplateKind for SpanLabelingTemplate {
 /// `span_labeling_json_template`: the labelled spans grouped by label, as one JSON object
 /// (`{"label": ["span", ...]}`, non-ASCII kept); no spans give `empty_label`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SpanLabelingJsonTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.

@@ -36,6 +36,7 @@ fn default_enumerator() -> Value {
 
 /// The catalog arguments of `multiple_choice_template`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct McJson {
     #[serde(flatten)]
     base: TemplateBase,

@@ -21,6 +21,7 @@ fn no() -> String {
 /// The gold classes are read after serialization, where Unitxt requires them to still be a
 /// list (the default serializer turns lists into text, which Unitxt rejects; so do we).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct YesNoTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -103,6 +104,7 @@ fn default_true() -> bool {
 /// `use_keys_for_outputs`). As in Unitxt, outputs use `key_val_separator`, not
 /// `outputs_key_val_separator`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KeyValTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -154,6 +156,7 @@ impl TemplateKind for KeyValTemplate {
 
 /// `null_template`: empty `source` and `target`, no references, no postprocessors.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NullTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -191,6 +194,7 @@ fn unseeded_shuffle() -> Error {
 /// `reference_fields` too, by `choice_a_label`, `choice_b_label` or `choice_tie_label`.
 /// `shuffle: true` is refused (see [`PairwiseComparativeRatingTemplate`]).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PairwiseChoiceTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -261,6 +265,7 @@ impl TemplateKind for PairwiseChoiceTemplate {
 /// against each other. Unitxt's `shuffle: true` swaps the answers half of the time with the
 /// unseeded global `random()`, which cannot be reproduced, so it is refused.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PairwiseComparativeRatingTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
