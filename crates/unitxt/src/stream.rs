@@ -105,6 +105,13 @@ const PAR_WINDOW_PER_THREAD: usize = 3;
 /// the calling thread): a bug, reported instead of aborting the process.
 const PANIC_MESSAGE: &str = "processing instances panicked (a bug in unitxt-rs; please report it)";
 
+/// Runs `f` on one instance; a panic in it (a bug) becomes an error with [`PANIC_MESSAGE`]
+/// instead of unwinding through the stream. For per-instance work that does not go through
+/// [`par_map_with`], such as a filter's predicate.
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
+}
+
 /// [`par_map_with`] maps up to this many instances on the calling thread, for at most
 /// [`PAR_INLINE_TIME`], before it hands chunks to the pool: a recipe that yields a few hundred
 /// instances (the usual evaluation subset) never starts the pool's threads, whose start and
@@ -331,7 +338,7 @@ where
 /// Maps one instance on the calling thread; a panic becomes the instance's error.
 fn map_here<T>(f: &(impl Fn(usize, Instance) -> Result<T> + ?Sized), i: usize, r: Result<Instance>) -> Result<T> {
     r.and_then(|inst| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i, inst))).unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
+        catch_panic(|| f(i, inst))
     })
 }
 

@@ -155,6 +155,8 @@ struct FilterStream {
     error_on_filtered_all: bool,
     who: &'static str,
     split: String,
+    /// The index in the split of the next instance the predicate sees, for error locations.
+    index: usize,
 }
 
 impl Iterator for FilterStream {
@@ -165,7 +167,11 @@ impl Iterator for FilterStream {
         }
         loop {
             match self.src.next() {
-                Some(Ok(inst)) => match (self.pred)(&inst) {
+                Some(Ok(inst)) => match {
+                    let (pred, i) = (&mut self.pred, self.index);
+                    self.index += 1;
+                    crate::stream::catch_panic(|| pred(&inst)).map_err(|e| e.at_instance(&self.split, i))
+                } {
                     Ok(true) => {
                         self.yielded = true;
                         return Some(Ok(inst));
@@ -205,6 +211,7 @@ fn filter_stream(src: Stream, pred: Predicate, error_on_filtered_all: bool, who:
         error_on_filtered_all,
         who,
         split: split.to_string(),
+        index: 0,
     })
 }
 
@@ -1215,6 +1222,21 @@ mod tests {
 
     // All expected values below come from running the same Unitxt 1.26.10 operators in
     // /work/venv on the same inputs.
+
+    /// A predicate that panics (a bug) ends the stream with an error located at its instance,
+    /// not with the panic unwinding through the caller.
+    #[test]
+    fn a_panicking_filter_is_a_located_error() {
+        let mut l = IndexMap::new();
+        l.insert("test".to_string(), (0..3).map(|i| obj(json!({ "id": i }))).collect());
+        let src = MultiStream::from_lists(l).take("test").unwrap();
+        let pred: Predicate = Box::new(|i| if i["id"].as_i64() == Some(1) { panic!("boom") } else { Ok(true) });
+        let got: Vec<Result<Instance>> = filter_stream(src, pred, true, "FilterByExpression", "test").collect();
+        assert_eq!(got.len(), 2);
+        let e = got[1].as_ref().err().expect("the panic is an error");
+        assert!(e.message.contains("panicked"), "{e}");
+        assert_eq!((e.location.split.as_deref(), e.location.instance), (Some("test"), Some(1)));
+    }
 
     #[test]
     fn shuffle_pages_match_unitxt() {
