@@ -68,9 +68,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             println!("{}", summary(&res.global));
         }
         Some(p) => {
-            let tmp = p.with_extension("tmp");
-            std::fs::write(&tmp, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", tmp.display())))?;
-            std::fs::rename(&tmp, p).map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
+            crate::outfile::write_atomic(p, (json + "\n").as_bytes())?;
             println!("{}", summary(&res.global));
         }
         None => println!("{}", summary(&res.global)),

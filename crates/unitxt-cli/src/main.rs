@@ -3,6 +3,7 @@
 mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
+mod outfile;
 mod output;
 
 use std::io::IsTerminal;
@@ -81,6 +82,7 @@ fn main() -> ExitCode {
     // returned to the OS after mimalloc's default 10 ms (see `unitxt_alloc::set_purge_delay`).
     unitxt_alloc::set_purge_delay(1000);
     let cli = Cli::parse();
+    outfile::remove_on_signal();
     let res = match cli.command {
         Command::Prepare { recipe, split, output, catalogs } => {
             output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())

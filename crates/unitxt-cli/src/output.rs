@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use unitxt::error::{Error, Result, ResultExt};
+
+use crate::outfile::{create_dirs, remove_created, Pending};
 use std::sync::Arc;
 
 use unitxt::recipe::{prepare_map, Finisher, PrepareOptions};
@@ -143,11 +145,6 @@ fn prepare_rows(recipe: &str, catalogs: Vec<PathBuf>) -> Result<MultiStream<Arro
     prepare_map(recipe, &PrepareOptions { catalogs }, row)
 }
 
-fn tmp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
 /// Whether `path` names a Parquet file (extension `.parquet`): then the split is written as
 /// Parquet with the schema of Unitxt's datasets instead of JSON Lines.
 fn is_parquet(path: &Path) -> bool {
@@ -171,7 +168,7 @@ enum Split {
 
 /// Writes `split` into the opened file `f` (lines batched by [`write_lines`], Parquet through a
 /// buffer).
-fn write_to(split: Split, mut f: File, pb: &ProgressBar) -> Result<u64> {
+fn write_to(split: Split, f: &mut File, pb: &ProgressBar) -> Result<u64> {
     match split {
         Split::Rows(rows) => {
             let mut w = BufWriter::with_capacity(1 << 20, f);
@@ -179,29 +176,23 @@ fn write_to(split: Split, mut f: File, pb: &ProgressBar) -> Result<u64> {
             w.flush()?;
             Ok(n)
         }
-        Split::Lines(lines) => write_lines(lines, &mut f, pb),
+        Split::Lines(lines) => write_lines(lines, f, pb),
     }
 }
 
-/// Writes `split` to `path` via a temporary file renamed on success; straight into `path`
-/// when it is a device or FIFO.
+/// Writes `split` to `path` through a temporary file beside it ([`Pending`]), renamed over it
+/// on success and removed otherwise; straight into `path` when it is a device or FIFO. I/O
+/// errors name `path`.
 fn write_file_atomic(split: Split, path: &Path, pb: &ProgressBar) -> Result<u64> {
+    let named = |e: Error| if e.kind == unitxt::ErrorKind::Io { e.context(format!("writing {}", path.display())) } else { e };
     if is_special_file(path) {
-        let f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
-        return write_to(split, f, pb);
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
+        return write_to(split, &mut f, pb).map_err(named);
     }
-    let tmp = tmp_path(path);
-    let res = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display())).and_then(|f| write_to(split, f, pb));
-    match res {
-        Ok(n) => {
-            std::fs::rename(&tmp, path).with_ctx(|| format!("moving output into {}", path.display()))?;
-            Ok(n)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    let mut tmp = Pending::beside(path)?;
+    let n = write_to(split, tmp.file(), pb).map_err(named)?;
+    tmp.commit()?;
+    Ok(n)
 }
 
 /// `unitxt-rs prepare`.
@@ -226,33 +217,28 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
         None => {
             let mut ms = prepare_lines(recipe, catalogs)?;
             let dir = output.ok_or_else(|| Error::invalid("without --split, --output must name a directory"))?;
-            std::fs::create_dir_all(dir).with_ctx(|| format!("creating {}", dir.display()))?;
-            // Write every split to temporary files first; rename all only when all succeeded.
-            let mut done = Vec::new();
-            let names = ms.names();
-            for name in names {
-                let stream = ms.take(&name)?;
-                let pb = bar(progress, &name);
-                let path = dir.join(format!("{name}.jsonl"));
-                let tmp = tmp_path(&path);
-                let res = (|| {
-                    let mut f = File::create(&tmp).with_ctx(|| format!("creating {}", tmp.display()))?;
-                    write_lines(stream, &mut f, &pb)?;
-                    Ok::<_, Error>(())
-                })();
-                pb.finish_and_clear();
-                if let Err(e) = res {
-                    let _ = std::fs::remove_file(&tmp);
-                    for (t, _) in &done {
-                        let _ = std::fs::remove_file(t);
-                    }
-                    return Err(e);
+            let made = create_dirs(dir)?;
+            // Every split goes to a temporary file first; all are renamed only when all
+            // succeeded. On an error nothing this run created is left.
+            let res = (|| {
+                let mut done = Vec::new();
+                for name in ms.names() {
+                    let stream = ms.take(&name)?;
+                    let pb = bar(progress, &name);
+                    let path = dir.join(format!("{name}.jsonl"));
+                    let mut tmp = Pending::beside(&path)?;
+                    write_lines(stream, tmp.file(), &pb).map_err(|e| {
+                        if e.kind == unitxt::ErrorKind::Io { e.context(format!("writing {}", path.display())) } else { e }
+                    })?;
+                    pb.finish_and_clear();
+                    done.push(tmp);
                 }
-                done.push((tmp, path));
+                done.into_iter().try_for_each(Pending::commit)
+            })();
+            if res.is_err() {
+                remove_created(&made);
             }
-            for (t, p) in done {
-                std::fs::rename(&t, &p).with_ctx(|| format!("moving output into {}", p.display()))?;
-            }
+            res?;
         }
     }
     Ok(())

@@ -457,3 +457,66 @@ fn cache_info_counts_the_entries_and_clear_removes_only_them() {
     assert_eq!(cache("info", d), format!("{d}\n0 files, 0.0 MiB\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A catalog with card `cards.many`: `n` test instances through an expression, and, in split
+/// `bad`, one instance whose expression fails.
+fn many_fixture(n: usize) -> PathBuf {
+    let dir = tempdir();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    let rows: Vec<serde_json::Value> = (0..n).map(|i| serde_json::json!({"x": i.to_string()})).collect();
+    let card = serde_json::json!({
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows, "bad": [{"x": "seven"}]}},
+        "preprocess_steps": [{"__type__": "execute_expression", "expression": "str(sum(range(int(x) % 500)))", "to_field": "y"}],
+        "task": {"__type__": "task", "input_fields": {"x": "str"}, "reference_fields": {"y": "str"}, "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{x}", "output_format": "{y}"}]
+    });
+    std::fs::write(cat.join("cards/many.json"), card.to_string()).unwrap();
+    dir
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut n: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    n.sort();
+    n
+}
+
+/// A run without `--split` that fails in one split leaves neither the other splits' files nor
+/// the output folder it created.
+#[test]
+fn a_failed_run_leaves_nothing_it_created() {
+    let dir = many_fixture(10);
+    let cat = dir.join("catalog");
+    let out = dir.join("out/splits");
+    let o = run(&["prepare", "card=cards.many", "--catalog", cat.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("split \"bad\", instance 0"), "{}", stderr(&o));
+    assert_eq!(names_in(&dir), ["catalog"]);
+}
+
+/// SIGTERM during a long write removes the temporary output file and exits with 130.
+#[test]
+fn a_terminated_run_removes_its_temporary_file() {
+    let dir = many_fixture(300_000);
+    let cat = dir.join("catalog");
+    let target = dir.join("out.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+        .args(["prepare", "card=cards.many", "--catalog", cat.to_str().unwrap(), "--split", "test", "-o", target.to_str().unwrap()])
+        .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+        .env_remove("UNITXT_CATALOGS")
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !names_in(&dir).iter().any(|n| n.starts_with(".out.jsonl.")) {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its temporary file was seen");
+        assert!(started.elapsed().as_secs() < 120, "no temporary file appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(names_in(&dir), ["catalog"]);
+}
