@@ -146,3 +146,78 @@ def test_errors(cluster):
         uray.prepare("card=cards.no_such_card,template=templates.classification.multi_class.instruction", split="test")
     with pytest.raises(unitxt_rs.InvalidInputError, match="num_workers"):
         uray.prepare("card=cards.sst2", split="test", num_workers=0)
+
+
+# ---- fusion -------------------------------------------------------------------------------
+
+_FUSION_ORACLE = r"""
+import json, os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "scripts"))
+from oracle import offline_tree, skip_offline_retry_sleeps
+offline_tree(os.environ["HF_HUB_CACHE"], sys.argv[2])
+os.environ["UNITXT_HF_OFFLINE_DATASETS_PATH"] = sys.argv[2]
+from unitxt.api import load_recipe
+from unitxt.fusion import FixedFusion, WeightedFusion
+skip_offline_retry_sleeps()
+job = json.load(sys.stdin)
+recipes = job["recipes"]
+if isinstance(recipes, dict):
+    subsets = {k: load_recipe(r) for k, r in recipes.items()}
+else:
+    subsets = [load_recipe(r) for r in recipes]
+if job["weights"] is None:
+    fusion = FixedFusion(subsets=subsets, max_instances_per_subset=job["max"], include_splits=[job["split"]])
+else:
+    fusion = WeightedFusion(subsets=subsets, weights=job["weights"], max_total_samples=job["max"], include_splits=[job["split"]])
+rows = [{k: r[k] for k in ("source", "target", "references", "subset")} for r in fusion()[job["split"]]]
+print(json.dumps(rows))
+"""
+
+FUSED = {
+    "sst2": "card=cards.sst2,template=templates.classification.multi_class.instruction,num_demos=1,demos_pool_size=10,max_train_instances=30",
+    "wnli": "card=cards.wnli,template=templates.classification.multi_class.relation.default,max_train_instances=20",
+    "stsb": "card=cards.stsb,template=templates.regression.two_texts.simple,max_train_instances=15",
+}
+
+
+def _unitxt_fusion(recipes, weights, max_instances, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    _import("unitxt")
+    job = json.dumps({"recipes": recipes, "weights": weights, "max": max_instances, "split": "train"})
+    env = {**os.environ, "UNITXT_CATALOGS": str(REPO / "tests" / "catalog"), "UNITXT_ALLOW_UNVERIFIED_CODE": "True"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _FUSION_ORACLE, str(REPO), str(tmp_path / "hf-offline")],
+        input=job, capture_output=True, text=True, env=env, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "named,weights,max_instances",
+    [
+        # WeightedFusion over named subsets, stopped at 40 rows.
+        (True, {"sst2": 2, "wnli": 1, "stsb": 1}, 40),
+        # WeightedFusion over a list, until every subset is used up.
+        (False, [1, 3, 1], None),
+        # FixedFusion, at most 10 rows of each named subset.
+        (True, None, 10),
+    ],
+    ids=["weighted_named_max40", "weighted_list_all", "fixed_named_10"],
+)
+def test_fuse_equals_unitxt_fusion(cluster, tmp_path, named, weights, max_instances):
+    uray = _import("unitxt_rs.ray")
+    recipes = dict(FUSED) if named else list(FUSED.values())
+    ds = uray.fuse(recipes, weights=weights, max_instances=max_instances, split="train", num_workers=2, batch_size=8)
+    got = _collect(cluster, ds).to_pylist()
+    want = _unitxt_fusion(recipes, weights, max_instances, tmp_path)
+    assert len(got) == len(want) > 0
+    if max_instances is not None and weights is not None:
+        assert len(got) == max_instances
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert {k: g[k] for k in w} == w, f"row {i} differs"
+    # The mix holds rows of several recipes.
+    assert len({g["target"] for g in got}) > 2
