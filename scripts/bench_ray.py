@@ -28,7 +28,7 @@ import time
 
 DEFAULT_RECIPE = (
     "card=cards.sst2,template=templates.classification.multi_class.instruction,"
-    "num_demos=2,demos_pool_size=50"
+    "num_demos=2,demos_pool_size=50,demos_taken_from=validation"
 )
 
 

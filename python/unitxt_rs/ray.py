@@ -4,15 +4,19 @@
 ``Recipe::split_work``):
 
 - **On the driver, once**: the card's loader, then every card step up to and including the
-  last one that needs the whole split, the demos pool and ``max_*_instances``. Steps that need
-  the whole split are the stream-level operators: split mixing and splitting
-  (``split_random_mix``, ``rename_splits``, ``split`` ...), ``shuffle``, filters and
-  deduplication (``filter_by_condition``, ``filter_by_expression``, ``deduplicate``,
-  ``stream_refiner`` ...), joins and anything that reads several instances; a per-instance
-  operator that is stateful (one that needs the stream's order) counts too. The demos pool is
-  taken from ``demos_taken_from`` after that split ran its per-instance steps. The driver sends
-  the staged instances (JSON text in Arrow batches) to the object store, and the pool (JSON
-  text, broadcast to every worker).
+  last one that needs the whole split, the demos pool and ``max_*_instances``. The steps that
+  need the whole split are the stream-level operators: ``split_random_mix``, ``rename_splits``,
+  ``slice_split``, ``separate_split``, ``delete_splits``, ``duplicate_split``,
+  ``merge_streams``, ``join_streams``, ``shuffle``, ``filter_by_condition`` (and
+  ``..._based_on_fields``), ``filter_by_expression``, ``deduplicate``, ``stream_refiner``,
+  ``deterministic_balancer``, ``length_balancer``, ``minimum_one_example_per_label_refiner``,
+  ``add_incremental_id``, ``duplicate_instances``, a ``sequential_operator``, and ``add_id``
+  (a per-instance operator that needs the stream's order). Per-instance steps *before* the
+  last of them run on the driver too. The demos pool is taken from ``demos_taken_from`` after
+  that split ran its per-instance steps (on the driver): preparing that very split (say
+  ``train`` with the default ``demos_taken_from``) leaves the workers only the verbalization;
+  take the pool from another split for a training mix. The driver sends the staged instances
+  (JSON text in Arrow batches) to the object store, and the pool (JSON text) to every worker.
 - **On the workers, in ``map_batches``**: the card's trailing per-instance steps, the task,
   the augmentors, demo sampling, template, system prompt, format and finalization. Each worker
   is a Ray actor that builds the recipe once (no data read) and prepares Arrow batches in the
@@ -20,8 +24,7 @@
 
 Most cards' preprocessing is per instance (``rename``, ``map_instance_values``, ``set``,
 ``copy``, ...), so the workers do most of the work. Loading is not distributed: the driver
-reads
-the source data (through the card's loader and the Hugging Face cache, as ``load_dataset``).
+reads the source data (through the card's loader and the Hugging Face cache, as ``load_dataset``).
 Every node needs the catalog (``unitxt-rs catalog install``, or the same ``UNITXT_CATALOGS``)
 because workers build the recipe from its arguments. Benchmarks run whole on the driver (their
 rows are then spread over the cluster).
@@ -37,7 +40,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
 
-from . import _args_json, _local_catalogs, _native, get_seed, load_dataset
+import unitxt_rs as _api
+
+from . import _native
 from .errors import ArtifactNotFoundError, InvalidInputError, UnsupportedError
 
 __all__ = ["prepare", "fuse"]
@@ -151,20 +156,18 @@ def prepare(
     _check_run_options(num_workers, batch_size)
     ray = _init_ray()
 
-    args_json = _args_json(recipe_args)
-    catalogs = list(_local_catalogs)
+    args_json = _api._args_json(recipe_args)
+    catalogs = _api.get_local_catalogs()
     try:
         staged = _native.stage(recipe, args_json, split, catalogs)
     except UnsupportedError:
         # A benchmark: prepared whole here, then spread over the cluster.
-        table = load_dataset(recipe, split=split, **recipe_args).data.table
+        table = _api.load_dataset(recipe, split=split, **recipe_args).data.table
         return ray.data.from_arrow([table.slice(i, batch_size) for i in range(0, max(len(table), 1), batch_size)])
 
     blocks = _read_staged(staged, batch_size)
     if not blocks:
-        from . import _empty_schema
-
-        return ray.data.from_arrow(_empty_schema().empty_table())
+        return ray.data.from_arrow(_api._empty_schema().empty_table())
     return ray.data.from_arrow(blocks).map_batches(
         PrepareBatches,
         fn_constructor_kwargs={
@@ -173,7 +176,7 @@ def prepare(
             "split": split,
             "catalog_dirs": catalogs,
             "demos_pool_json": staged.demos_pool_json(),
-            "seed": get_seed(),
+            "seed": _api.get_seed(),
         },
         batch_size=None,
         batch_format="pyarrow",
@@ -236,7 +239,7 @@ def _recipe_and_args(r: Any) -> tuple:
     if isinstance(r, str):
         return r, None
     if isinstance(r, Mapping):
-        return None, _args_json(dict(r))
+        return None, _api._args_json(dict(r))
     raise InvalidInputError(f"a recipe to fuse is a recipe string or a dict of recipe arguments, got {r!r}")
 
 
@@ -294,7 +297,7 @@ def fuse(
         else:
             named_weights = [float(w) for w in weights]
     ray = _init_ray()
-    catalogs = list(_local_catalogs)
+    catalogs = _api.get_local_catalogs()
 
     specs, tables, keep = [], [], []
     for k, item in enumerate(items):
@@ -322,7 +325,7 @@ def fuse(
             take = n if max_instances is None else min(n, max_instances)
             order.extend((s, j) for j in range(take))
     else:
-        rng = random.Random(f"{get_seed()}/weighted_fusion_{split}")
+        rng = random.Random(f"{_api.get_seed()}/weighted_fusion_{split}")
         active = list(range(len(sizes)))
         taken = [0] * len(sizes)
         while (max_instances is None or len(order) < max_instances) and active:
@@ -333,9 +336,7 @@ def fuse(
             else:
                 active.remove(s)
     if not order:
-        from . import _empty_schema
-
-        return ray.data.from_arrow(_empty_schema().empty_table())
+        return ray.data.from_arrow(_api._empty_schema().empty_table())
 
     parts = [
         t.append_column("subset_index", pa.array([s] * t.num_rows, pa.int32()))
@@ -350,7 +351,7 @@ def fuse(
     blocks = [fused.slice(i, batch_size) for i in range(0, fused.num_rows, batch_size)]
     return ray.data.from_arrow(blocks).map_batches(
         FuseBatches,
-        fn_constructor_kwargs={"subsets": specs, "names": [names[k] for k in keep], "seed": get_seed()},
+        fn_constructor_kwargs={"subsets": specs, "names": [names[k] for k in keep], "seed": _api.get_seed()},
         batch_size=None,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=num_workers),
