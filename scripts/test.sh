@@ -55,6 +55,10 @@ fi
 if ! "$VENV/bin/python" -c "import maturin, pytest, lm_eval" >>"$LOG" 2>&1; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check maturin pytest "lm_eval==0.4.13"
 fi
+# Ray Data for the `unitxt_rs.ray` tests: the version the package's `[ray]` extra pins.
+if ! "$VENV/bin/python" -c "import ray, sys; sys.exit(ray.__version__ != '2.60.0')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "ray[data]==2.60.0"
+fi
 devnull_guard
 PATH="$VENV/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python

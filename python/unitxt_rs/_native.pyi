@@ -32,3 +32,35 @@ def default_catalog_dir() -> str: ...
 def unitxt_version() -> str: ...
 def set_seed(seed: int) -> None: ...
 def get_seed() -> int: ...
+
+# ---- unitxt_rs.ray: a recipe run in two halves (crates/unitxt-py/src/ray.rs) ----
+
+class StagedSplit:
+    """A split run up to its per-instance stages (loader, stream-level card steps, demos pool,
+    max_*_instances), pulled in Arrow IPC chunks with the columns `index` and `instance` (JSON)."""
+
+    @property
+    def name(self) -> str: ...
+    def demos_pool_json(self) -> Optional[str]:
+        """The demos pool as JSON text (a list of processed instances); None without demos."""
+    def next_batch(self, size: int = 2048) -> Optional[bytes]:
+        """The next chunk of up to `size` staged instances as Arrow IPC bytes; None at the end."""
+
+def stage(recipe: Optional[str], args_json: Optional[str], split: str, catalog_dirs: List[str]) -> StagedSplit:
+    """Runs the stream-level half of a recipe for `split` (UnsupportedError for a benchmark)."""
+
+class InstanceWorker:
+    """The per-instance half of a recipe for one split, built from the recipe's arguments and
+    the demos pool `stage` took; reads no data."""
+
+    def __init__(
+        self,
+        recipe: Optional[str],
+        args_json: Optional[str],
+        split: str,
+        catalog_dirs: List[str],
+        demos_pool_json: Optional[str] = None,
+    ) -> None: ...
+    def process(self, staged_ipc: bytes) -> bytes:
+        """Staged instances (Arrow IPC, as `StagedSplit.next_batch` gives) to prepared rows
+        (Arrow IPC with load_dataset's columns), in order, with the GIL released."""

@@ -8,6 +8,8 @@
 //! the engine's message (context lines included) and its location as the attributes
 //! `artifact`, `field`, `split` and `instance`.
 
+mod ray;
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -279,5 +281,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_seed, m)?)?;
     m.add_function(wrap_pyfunction!(dataset_schema_ipc, m)?)?;
     m.add_function(wrap_pyfunction!(get_seed, m)?)?;
+    ray::register(m)?;
     Ok(())
 }

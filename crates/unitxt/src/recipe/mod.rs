@@ -29,6 +29,7 @@ use crate::task::{Fixed, Task};
 use crate::templates::{RenderPlan, Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
+pub use demos::DemosPool;
 pub use finalize::{finalize, FixedItems, MetadataText, OutputInstance, RecipeMeta, Verbalized, OUTPUT_FIELDS};
 
 /// The number of demos: one size, or a list of sizes drawn from per instance.
@@ -488,6 +489,49 @@ impl Recipe {
     /// results travel back to the consuming thread. Streams keep the instances' order; an
     /// error of `finish` is located (split and position) as the pipeline's own errors are.
     pub fn run_map<T: Send + 'static>(self: &Arc<Self>, finish: Finisher<T>) -> Result<MultiStream<T>> {
+        let Staged { streams, pool } = self.stage()?;
+        // Deferred steps, verbalization and finalization, per instance, on the thread pool.
+        let ms = streams.map_streams(|split, s| {
+            let work = self.split_work(split, pool.clone());
+            let finish = finish.clone();
+            // Every artifact was built with the recipe: nothing looks up the catalog here.
+            crate::stream::par_map_with(s, move |i, inst| work.run(i, inst, &finish))
+        });
+        // Errors raised before verbalization get located too (by output position).
+        Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
+    }
+
+    /// The per-instance steps that follow the card's last stream-level preprocess step, in
+    /// order: the card's trailing per-instance steps, the task, the augmentors (see
+    /// [`Recipe::stage`]). With them, the index of the first card step they include.
+    fn deferred_steps(&self) -> (usize, Vec<Step>) {
+        let mut deferred: Vec<Step> = Vec::new();
+        let mut keep = 0;
+        if let Some(steps) = &self.card.preprocess_steps {
+            keep = steps
+                .iter()
+                .rposition(|op| op.inner.as_instance_op().is_none_or(|i| i.op.needs_stream_order()))
+                .map_or(0, |p| p + 1);
+            deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.clone())));
+        }
+        deferred.push(Step::Task(self.card.task.inner.clone(), Arc::new(Fixed::default())));
+        for (i, aug) in self.augmentors.iter().enumerate() {
+            deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
+        }
+        (keep, deferred)
+    }
+
+    /// The stream-level half of the pipeline, the part that sees whole splits: loading
+    /// (`loader_limit`), `recipe_metadata`, the card's preprocess steps up to and including
+    /// its last stream-level one (split mixing, filters, shuffles, ... any step that is not
+    /// a per-instance operator or that needs the stream's order), the demos pool (taken from
+    /// `demos_taken_from` after that split ran its per-instance steps) and the
+    /// `max_*_instances` refiners. Each split of [`Staged::streams`] then needs only the
+    /// per-instance half, [`Recipe::split_work`], which is what [`Recipe::run_map`] runs on
+    /// its thread pool and what a distributed run (the Python package's Ray Data support)
+    /// runs on its workers, one batch of instances at a time. Streams are lazy: loading
+    /// happens as they are read (the demos pool's split excepted, read up to the pool here).
+    pub fn stage(self: &Arc<Self>) -> Result<Staged> {
         // Loading: only the columns the card's steps and the task read, when they all say
         // which (every other field is dropped by the task unread).
         let mut ms = match self.columns_read() {
@@ -526,19 +570,9 @@ impl Recipe {
         // Standardization. The per-instance steps at the end of the card's preprocess steps
         // (after its last stream-level step) are deferred: they run on the worker threads,
         // fused with the task, augmentors and verbalization that follow them.
-        let mut deferred: Vec<Step> = Vec::new();
+        let (keep, deferred) = self.deferred_steps();
         if let Some(steps) = &self.card.preprocess_steps {
-            let keep = steps
-                .iter()
-                .rposition(|op| op.inner.as_instance_op().is_none_or(|i| i.op.needs_stream_order()))
-                .map_or(0, |p| p + 1);
             ms = apply_all(&steps[..keep], ms).ctx("in the card's preprocess_steps")?;
-            deferred.extend(steps[keep..].iter().map(|op| Step::Card(op.clone())));
-        }
-        // Processing: task, augmentors.
-        deferred.push(Step::Task(self.card.task.inner.clone(), Arc::new(Fixed::default())));
-        for (i, aug) in self.augmentors.iter().enumerate() {
-            deferred.push(Step::Named(format!("augmentor {i}"), aug.clone()));
         }
         // Demos pool: built from processed instances, so the deferred steps run first on the
         // split it is taken from (the other splits keep them deferred).
@@ -558,39 +592,32 @@ impl Recipe {
             Some(&n) => Box::new(s.take(n)) as Stream,
             None => s,
         });
-        // Deferred steps, verbalization and finalization, per instance, on the thread pool.
-        let me = self.clone();
-        let deferred = Arc::new(deferred);
-        let ms = ms.map_streams(|split, s| {
-            let me = me.clone();
-            let pool = pool.clone();
-            let split = split.to_string();
-            // The split's plan: its steps (none left for the split the demos pool was taken
-            // from, which ran them first), and the task_data items of its fixed fields.
-            let plan = Steps::for_split(&deferred, &split);
-            let (task, fixed) = (&me.card.task.inner, &plan.fixed().fields);
-            let fixed_items = FixedItems::new(
-                task.input_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
-                task.reference_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
-            );
-            // The templates' texts that the fixed fields determine, per template.
-            let render_plans: Vec<RenderPlan> = me.templates.all().iter().map(|t| t.plan(fixed)).collect();
-            let steps = match pool {
-                Some(_) if split == me.demos_taken_from => Steps::default(),
-                _ => plan,
-            };
-            let finish = finish.clone();
-            // Every artifact was built with the recipe: nothing looks up the catalog here.
-            crate::stream::par_map_with(s, move |i, inst| {
-                let inst = steps.apply(inst, &split, i)?;
-                let out = me
-                    .verbalize_and_finalize(inst, &split, pool.as_deref(), &fixed_items, &render_plans)
-                    .map_err(|e| e.at_instance(&split, i))?;
-                finish(out)
-            })
-        });
-        // Errors raised before verbalization get located too (by output position).
-        Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
+        Ok(Staged { streams: ms, pool })
+    }
+
+    /// The per-instance half of the pipeline for split `split` (see [`Recipe::stage`]): the
+    /// deferred steps, then demos, template, system prompt, format and finalization.
+    /// `pool` is the run's demos pool ([`Staged::pool`]; `None` when the recipe uses none):
+    /// the split it was taken from already ran the deferred steps, so its instances get only
+    /// the verbalization. Building it reads no data; it is cheap (a few allocations per
+    /// template), so each worker of a distributed run builds its own.
+    pub fn split_work(self: &Arc<Self>, split: &str, pool: Option<Arc<DemosPool>>) -> SplitWork {
+        let (_, deferred) = self.deferred_steps();
+        // The split's plan: its steps (none left for the split the demos pool was taken
+        // from, which ran them first), and the task_data items of its fixed fields.
+        let plan = Steps::for_split(&deferred, split);
+        let (task, fixed) = (&self.card.task.inner, &plan.fixed().fields);
+        let fixed_items = FixedItems::new(
+            task.input_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
+            task.reference_fields.keys().map(|k| (k.as_str(), fixed.get(k))),
+        );
+        // The templates' texts that the fixed fields determine, per template.
+        let render_plans: Vec<RenderPlan> = self.templates.all().iter().map(|t| t.plan(fixed)).collect();
+        let steps = match pool {
+            Some(_) if split == self.demos_taken_from => Steps::default(),
+            _ => plan,
+        };
+        SplitWork { recipe: self.clone(), split: split.to_string(), steps, pool, fixed_items, render_plans }
     }
 
     /// The top-level fields of the loaded records that the card's preprocess steps and the
@@ -739,6 +766,47 @@ impl Recipe {
 
 /// What [`Recipe::run_map`] applies to each finished instance, on the worker threads.
 pub type Finisher<T> = Arc<dyn for<'p> Fn(OutputInstance<'p>) -> Result<T> + Send + Sync>;
+
+/// A recipe run cut after its stream-level stages ([`Recipe::stage`]).
+pub struct Staged {
+    /// Per split, the instances as the stream-level stages leave them (loaded,
+    /// standardized up to the card's last stream-level step, refined to `max_*_instances`),
+    /// in output order: instance `i` here becomes output instance `i`.
+    pub streams: MultiStream,
+    /// The demos pool, when the recipe uses demos: its instances went through every
+    /// per-instance step (they are processed as the task leaves them).
+    pub pool: Option<Arc<DemosPool>>,
+}
+
+/// The per-instance stages of one split of a recipe ([`Recipe::split_work`]): what turns an
+/// instance of [`Staged::streams`] into its output instance. Shared by threads (`Sync`).
+pub struct SplitWork {
+    recipe: Arc<Recipe>,
+    split: String,
+    steps: Steps,
+    pool: Option<Arc<DemosPool>>,
+    fixed_items: FixedItems,
+    render_plans: Vec<RenderPlan>,
+}
+
+impl SplitWork {
+    /// Runs the per-instance stages on `inst`, the split's instance at position `i` (used in
+    /// error locations only), and hands the output instance to `finish`. Errors name the step
+    /// or stage, the split and `i`.
+    pub fn run<T>(&self, i: usize, inst: Instance, finish: &Finisher<T>) -> Result<T> {
+        let inst = self.steps.apply(inst, &self.split, i)?;
+        let out = self
+            .recipe
+            .verbalize_and_finalize(inst, &self.split, self.pool.as_deref(), &self.fixed_items, &self.render_plans)
+            .map_err(|e| e.at_instance(&self.split, i))?;
+        finish(out)
+    }
+
+    /// The split this work is for.
+    pub fn split(&self) -> &str {
+        &self.split
+    }
+}
 
 /// A per-instance step whose run the recipe defers to its worker threads.
 #[derive(Clone)]
@@ -935,9 +1003,10 @@ pub fn prepare_with_map<T: Send + 'static>(
     build_with(query, overrides, opts)?.run_map(finish)
 }
 
-/// The recipe or benchmark of [`prepare_with`]'s arguments. A benchmark takes `overrides`
-/// as its own arguments (`max_samples_per_subset=5`, `format=...`).
-fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
+/// The recipe or benchmark of [`prepare_with`]'s arguments, built but not run. A benchmark
+/// takes `overrides` as its own arguments (`max_samples_per_subset=5`, `format=...`).
+/// Errors: those of [`prepare_with`] that come before reading data.
+pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
     let catalog = Arc::new(Catalog::standard(&opts.catalogs));
     let query = query.map(str::trim).filter(|q| !q.is_empty());
     // The artifact the query names, looked up once.
@@ -1049,6 +1118,60 @@ mod tests {
             {"__type__": "extract_with_regex", "field": "context", "regex": "a+"}
         ]));
         assert_eq!(r.columns_read(), None);
+    }
+
+    /// The two halves of a run ([`Recipe::stage`], then [`Recipe::split_work`] on each staged
+    /// instance, as a distributed run does with a pool it was handed) give the rows of
+    /// [`Recipe::run`], in order: with demos from another split, with the pool taken from the
+    /// split itself, and after a stream-level card step (a filter).
+    #[test]
+    fn stage_then_split_work_gives_the_run() {
+        let rows: Vec<Value> = (0..30)
+            .map(|i| json!({"text": format!("sentence number {i}"), "label": if i % 3 == 0 { "negative" } else { "positive" }}))
+            .collect();
+        let card = json!({
+            "__type__": "task_card",
+            "loader": {"__type__": "load_from_dictionary", "data": {"train": rows.clone(), "test": rows}},
+            "preprocess_steps": [
+                {"__type__": "filter_by_condition", "values": {"label": "positive"}, "condition": "ne"}
+            ],
+            "task": {
+                "__type__": "task",
+                "input_fields": {"text": "str"},
+                "reference_fields": {"label": "str"},
+                "metrics": ["metrics.accuracy"]
+            }
+        });
+        let template = json!({"__type__": "input_output_template", "input_format": "Say: {text}", "output_format": "{label}"});
+        let catalog = Arc::new(Catalog::new(vec![]));
+        for (split, taken_from) in [("test", "train"), ("test", "test"), ("train", "test")] {
+            let args: IndexMap<String, Value> = [
+                ("card", card.clone()),
+                ("template", template.clone()),
+                ("num_demos", json!(2)),
+                ("demos_pool_size", json!(4)),
+                ("demos_taken_from", json!(taken_from)),
+                ("max_test_instances", json!(7)),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            let recipe = Arc::new(Recipe::build(&RecipeArgs::from_map(args).unwrap(), catalog.clone()).unwrap());
+            let want = crate::stream::collect(recipe.run().unwrap().take(split).unwrap()).unwrap();
+            let mut staged = recipe.stage().unwrap();
+            let pool = staged.pool.clone().map(|p| Arc::new(DemosPool::new(p.items.clone())));
+            let work = recipe.split_work(split, pool);
+            let finish: Finisher<Instance> = Arc::new(|o: OutputInstance| Ok(o.into_instance()));
+            let got: Vec<Instance> = staged
+                .streams
+                .take(split)
+                .unwrap()
+                .enumerate()
+                .map(|(i, r)| work.run(i, r.unwrap(), &finish).unwrap())
+                .collect();
+            assert!(!want.is_empty(), "{split} from {taken_from}");
+            assert_eq!(got, want, "{split}, demos from {taken_from}");
+        }
     }
 
     /// Recipe arguments of Unitxt's `DatasetRecipe` that this engine does not implement are
