@@ -69,11 +69,43 @@ enum Command {
         #[command(subcommand)]
         command: cache_cmd::CacheCommand,
     },
+    /// Serve the explorer, a local web page to browse the catalog, build a recipe, preview its
+    /// instances, compare two recipes and score predictions (http://127.0.0.1:8377).
+    Explore {
+        /// Extra catalog directory (repeatable; the last one given has the highest precedence).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8377)]
+        port: u16,
+        /// Address to bind; the default serves this machine only.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Open the page in the default web browser.
+        #[arg(long)]
+        open: bool,
+    },
     /// Manage the Unitxt catalog.
     Catalog {
         #[command(subcommand)]
         command: catalog_cmd::CatalogCommand,
     },
+}
+
+/// `unitxt-rs explore`: serves the explorer until interrupted; prints its address once bound.
+fn explore(catalogs: Vec<PathBuf>, port: u16, host: &str, open: bool) -> unitxt::Result<()> {
+    let config = unitxt_explore::Config { catalogs };
+    unitxt_explore::serve_blocking(config, host, port, |addr| {
+        let url = format!("http://{addr}/");
+        println!("unitxt-rs explorer: {url}  (Ctrl-C stops it)");
+        if open {
+            let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
+            if let Err(e) = std::process::Command::new(opener).arg(&url).spawn() {
+                eprintln!("could not open a browser ({opener}: {e}); open {url} yourself");
+            }
+        }
+    })
+    .map_err(|e| unitxt::Error::io(format!("explorer on {host}:{port}: {e}")))
 }
 
 fn main() -> ExitCode {
@@ -90,6 +122,7 @@ fn main() -> ExitCode {
         }
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
+        Command::Explore { catalogs, port, host, open } => explore(catalogs, port, &host, open),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
