@@ -214,7 +214,8 @@ async fn bad_requests_get_4xx_json_errors() {
     // A template whose fields the task does not have: located in the template.
     let (s, v) = post(app(), "/api/prepare", json!({"recipe": "card=cards.sst2,template=templates.qa.open.title", "split": "test"})).await;
     assert!(s.is_client_error(), "{s} {v}");
-    assert!(v["location"].is_object(), "{v}");
+    assert_eq!((&v["location"]["split"], &v["location"]["instance"]), (&json!("test"), &json!(0)), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("templates.qa.open.title"), "{v}");
 
     let (s, v) = post(app(), "/api/prepare", json!({"recipe": "card=cards.sst2,template=templates.classification.multi_class.title", "split": "nosuchsplit"})).await;
     assert!(s.is_client_error(), "{s}");
