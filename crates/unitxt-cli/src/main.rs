@@ -84,6 +84,16 @@ enum Command {
         /// Open the page in the default web browser.
         #[arg(long)]
         open: bool,
+        /// Base URL of an OpenAI-compatible endpoint (`http://localhost:8000/v1`) for the
+        /// page's Infer button.
+        #[arg(long)]
+        model_url: Option<String>,
+        /// Model name sent to the endpoint.
+        #[arg(long)]
+        model: Option<String>,
+        /// Environment variable holding the endpoint's API key.
+        #[arg(long, default_value = "OPENAI_API_KEY")]
+        api_key_env: String,
     },
     /// Manage the Unitxt catalog.
     Catalog {
@@ -93,8 +103,7 @@ enum Command {
 }
 
 /// `unitxt-rs explore`: serves the explorer until interrupted; prints its address once bound.
-fn explore(catalogs: Vec<PathBuf>, port: u16, host: &str, open: bool) -> unitxt::Result<()> {
-    let config = unitxt_explore::Config { catalogs };
+fn explore(config: unitxt_explore::Config, port: u16, host: &str, open: bool) -> unitxt::Result<()> {
     unitxt_explore::serve_blocking(config, host, port, |addr| {
         let url = format!("http://{addr}/");
         println!("unitxt-rs explorer: {url}  (Ctrl-C stops it)");
@@ -122,7 +131,11 @@ fn main() -> ExitCode {
         }
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
-        Command::Explore { catalogs, port, host, open } => explore(catalogs, port, &host, open),
+        Command::Explore { catalogs, port, host, open, model_url, model, api_key_env } => {
+            let api_key = std::env::var(&api_key_env).ok().filter(|k| !k.is_empty());
+            let config = unitxt_explore::Config { catalogs, model_url, model, api_key };
+            explore(config, port, &host, open)
+        }
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

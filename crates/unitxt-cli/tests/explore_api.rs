@@ -25,7 +25,7 @@ fn test_catalog() -> PathBuf {
 }
 
 fn app_with(catalogs: Vec<PathBuf>) -> axum::Router {
-    unitxt_explore::router(unitxt_explore::AppState::new(unitxt_explore::Config { catalogs }))
+    unitxt_explore::router(unitxt_explore::AppState::new(unitxt_explore::Config { catalogs, ..Default::default() }))
 }
 
 fn app() -> axum::Router {
@@ -312,4 +312,63 @@ async fn catalog_browsing() {
         d,
         json!([{"op": "equal", "text": "Answer "}, {"op": "delete", "text": "the"}, {"op": "insert", "text": "this"}, {"op": "equal", "text": " question.\nQ: x"}])
     );
+}
+
+/// `/api/infer` sends each instance to an OpenAI-compatible endpoint (here a local one written
+/// for the test: it records the requests and answers "positive"), chat sources as their
+/// messages and text sources as one user message, and scores the answers as `/api/evaluate`
+/// does. Without an endpoint it says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn infer_runs_instances_through_an_openai_compatible_endpoint() {
+    use std::sync::Mutex;
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(Vec::new()));
+    let rec = seen.clone();
+    let fake = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |headers: axum::http::HeaderMap, axum::Json(body): axum::Json<Value>| {
+            let rec = rec.clone();
+            async move {
+                assert_eq!(headers.get("authorization").unwrap(), "Bearer test-key");
+                rec.lock().unwrap().push(body);
+                axum::Json(json!({"choices": [{"message": {"role": "assistant", "content": "positive"}}]}))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, fake).await.unwrap() });
+    let config = unitxt_explore::Config {
+        catalogs: vec![test_catalog()],
+        model_url: Some(format!("http://{addr}/v1")),
+        model: Some("fake-model".into()),
+        api_key: Some("test-key".into()),
+    };
+    let app = unitxt_explore::router(unitxt_explore::AppState::new(config));
+
+    let recipe = "card=cards.sst2,template=templates.classification.multi_class.title,format=formats.chat_api,max_test_instances=20";
+    let (s, r) = post(app.clone(), "/api/infer", json!({"recipe": recipe, "split": "test", "offset": 2, "limit": 4})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["predictions"], json!(["positive", "positive", "positive", "positive"]));
+    let lines = cli_prepare(recipe, "test").unwrap();
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 4);
+    for (k, body) in sent.iter().enumerate() {
+        let inst: Value = serde_json::from_str(&lines[2 + k]).unwrap();
+        assert_eq!(body["messages"], inst["source"], "chat source sent as its messages");
+        assert_eq!(body["model"], "fake-model");
+    }
+    let (_, ev) = post(app.clone(), "/api/evaluate", json!({"recipe": recipe, "split": "test", "predictions": r["predictions"], "offset": 2, "limit": 4, "processed": true})).await;
+    assert_eq!(r["scores"], ev);
+    assert_eq!(r["scores"]["global"]["num_of_instances"], 4);
+
+    // A text source goes as one user message.
+    let text_recipe = "card=cards.sst2,template=templates.classification.multi_class.title,max_test_instances=20";
+    let (s, _) = post(app, "/api/infer", json!({"recipe": text_recipe, "split": "test", "offset": 0, "limit": 1})).await;
+    assert_eq!(s, StatusCode::OK);
+    let first: Value = serde_json::from_str(&cli_prepare(text_recipe, "test").unwrap()[0]).unwrap();
+    assert_eq!(seen.lock().unwrap()[4]["messages"], json!([{"role": "user", "content": first["source"]}]));
+
+    let (s, e) = post(app_with(vec![test_catalog()]), "/api/infer", json!({"recipe": recipe})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"].as_str().unwrap().contains("no inference endpoint"), "{e}");
 }

@@ -158,9 +158,10 @@ async function loadOptions() {
   fillSelect($("system_prompt"), "(none)", [["", o.system_prompts.map((v) => ({ value: v }))]]);
   fillSelect($("format"), "(default)", [["", o.formats.map((v) => ({ value: v }))]]);
   fillSelect($("augmentor"), "(none)", [["", o.augmentors.map((v) => ({ value: v }))]]);
+  $("infer-btn").hidden = !o.inference;
   $("infer-note").textContent = o.inference
     ? `Inference endpoint: ${o.inference}`
-    : "No inference endpoint is configured: this explorer does not run models. Score predictions made elsewhere above.";
+    : "No inference endpoint is configured (start the explorer with --model-url URL --model NAME; the key is read from $OPENAI_API_KEY). Score predictions made elsewhere above.";
   setStatus(`${o.artifacts} artifacts in ${o.catalogs.length} catalog(s)`);
   const kinds = new Set();
   const r = await api("/api/catalog?limit=5000");
@@ -367,6 +368,26 @@ async function evaluate() {
   try {
     const r = await api("/api/evaluate", { recipe: $("recipe").value.trim(), split: $("split").value, predictions: text, limit: n, processed: true });
     showError(null);
+    renderScores(r, 0);
+    document.body.dataset.ready = "evaluate";
+  } catch (e) { showError(e); }
+}
+
+async function infer() {
+  const size = Number($("page-size").value);
+  setStatus("running the model\u2026");
+  try {
+    const r = await api("/api/infer", { recipe: $("recipe").value.trim(), split: $("split").value, offset: state.offset, limit: size });
+    showError(null);
+    $("predictions").value = JSON.stringify(r.predictions, null, 1);
+    renderScores(r.scores, state.offset);
+    setStatus(`scored ${r.predictions.length} model predictions from instance ${state.offset}`);
+    document.body.dataset.ready = "infer";
+  } catch (e) { showError(e); setStatus("error"); }
+}
+
+function renderScores(r, offset) {
+  {
     const g = r.global;
     const table = $("global-scores");
     table.replaceChildren(el("tr", {}, el("th", {}, "score"), el("th", {}, "value"), el("th", {}, "ci_low"), el("th", {}, "ci_high")));
@@ -374,10 +395,9 @@ async function evaluate() {
       if (k.endsWith("_ci_low") || k.endsWith("_ci_high")) continue;
       table.append(el("tr", { "data-score": k }, el("td", {}, k), el("td", { class: "value" }, fmt(v)), el("td", {}, fmt(g[k + "_ci_low"] ?? null)), el("td", {}, fmt(g[k + "_ci_high"] ?? null))));
     }
-    state.evalRows = r.instances.map((s, i) => ({ i, prediction: r.processed[i].prediction, references: r.processed[i].references, score: s.score, score_name: s.score_name }));
+    state.evalRows = r.instances.map((s, i) => ({ i: i + offset, prediction: r.processed[i].prediction, references: r.processed[i].references, score: s.score, score_name: s.score_name }));
     renderScoreTable();
-    document.body.dataset.ready = "evaluate";
-  } catch (e) { showError(e); }
+  }
 }
 
 function renderScoreTable() {
@@ -495,6 +515,7 @@ async function init() {
   $("show-ws").addEventListener("change", () => preview(false));
   $("compare-btn").addEventListener("click", () => compare(true));
   $("evaluate-btn").addEventListener("click", evaluate);
+  $("infer-btn").addEventListener("click", infer);
   $("fill-targets").addEventListener("click", () => { $("predictions").value = JSON.stringify(state.lastInstances.map((x) => x.target)); });
   $("predictions-file").addEventListener("change", async () => { const f = $("predictions-file").files[0]; if (f) $("predictions").value = await f.text(); });
   $("only-wrong").addEventListener("change", renderScoreTable);

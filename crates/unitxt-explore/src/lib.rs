@@ -61,6 +61,14 @@ pub struct Config {
     /// Extra catalog directories, as `--catalog` gives them (the last one wins); the standard
     /// catalogs (`UNITXT_CATALOGS`, the installed one) come after them.
     pub catalogs: Vec<PathBuf>,
+    /// Base URL of an OpenAI-compatible inference endpoint (`http://host:port/v1`): `/api/infer`
+    /// posts to `<url>/chat/completions`. `None`: no inference (the page says so).
+    pub model_url: Option<String>,
+    /// The `model` sent to the endpoint.
+    pub model: Option<String>,
+    /// The API key sent as `Authorization: Bearer <key>`, when there is one (read by the caller
+    /// from an environment variable, never from the command line).
+    pub api_key: Option<String>,
 }
 
 /// One prepared split kept for paging: its JSON Lines (without newlines) and its length.
@@ -176,6 +184,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/evaluate", post(api_evaluate))
         .route("/api/diff", post(api_diff))
         .route("/api/parse", post(api_parse))
+        .route("/api/infer", post(api_infer))
         .fallback(|| async { ApiError { status: StatusCode::NOT_FOUND, error: Error::not_found("no such page or API route") } })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY_BYTES))
@@ -407,7 +416,7 @@ async fn api_options(State(st): State<Arc<AppState>>) -> ApiResult<Json<Json_>> 
             "augmentors": names("augmentors.", &[]),
             "catalogs": st.catalog.dirs().iter().map(|d| d.display().to_string()).collect::<Vec<_>>(),
             "artifacts": idx.entries.len(),
-            "inference": Json_::Null,
+            "inference": st.config.model_url.as_ref().map(|u| format!("{} at {u}", st.config.model.as_deref().unwrap_or("(default model)"))),
         })))
     })
     .await
@@ -522,7 +531,10 @@ struct EvaluateReq {
     split: String,
     /// A JSON array, or the text of a predictions file (JSON array or JSON Lines).
     predictions: Json_,
-    /// Evaluate only the first `limit` instances of the split.
+    /// Evaluate only the instances from `offset` on (default 0).
+    #[serde(default)]
+    offset: usize,
+    /// Evaluate only `limit` instances (from `offset`).
     limit: Option<usize>,
     #[serde(default)]
     processed: bool,
@@ -538,19 +550,30 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
             _ => return Err(ApiError::bad("`predictions` must be a JSON array or the text of a predictions file")),
         };
         let predictions = unitxt::evaluate::parse_predictions(&text)?;
+        evaluate_json(&st, &req.recipe, &req.split, req.offset, req.limit, &predictions, req.processed).map(Json)
+    })
+    .await
+}
+
+/// Scores `predictions` on the instances `[offset, offset + limit)` of a recipe's split (the
+/// whole split by default), as `unitxt-rs evaluate` does; `processed` adds each instance's
+/// processed prediction and references.
+fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit: Option<usize>, predictions: &[unitxt::Value], processed: bool) -> ApiResult<Json_> {
+    {
         let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
-        let mut ms = unitxt::recipe::prepare(&req.recipe, &opts)?;
-        let mut instances = unitxt::stream::collect(ms.take(&req.split)?)?;
-        if let Some(n) = req.limit {
+        let mut ms = unitxt::recipe::prepare(recipe, &opts)?;
+        let mut instances = unitxt::stream::collect(ms.take(split)?)?;
+        instances.drain(..offset.min(instances.len()));
+        if let Some(n) = limit {
             instances.truncate(n);
         }
         if instances.is_empty() {
             return Err(ApiError::bad("the data has no instances (empty split?)"));
         }
         let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), ..Default::default() };
-        let res = unitxt::evaluate::evaluate(&instances, &predictions, &eopts)?;
+        let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts)?;
         let mut out: Json_ = serde_json::to_value(res.to_json()).map_err(|e| Error::invalid(e.to_string()))?;
-        if req.processed {
+        if processed {
             let processed: Vec<Json_> = res
                 .processed
                 .iter()
@@ -560,7 +583,76 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
                 o.insert("processed".into(), Json_::Array(processed));
             }
         }
-        Ok(Json(out))
+        Ok(out)
+    }
+}
+
+#[derive(Deserialize)]
+struct InferReq {
+    recipe: String,
+    #[serde(default = "default_split")]
+    split: String,
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+
+/// Most instances one `/api/infer` call sends to the model.
+pub const MAX_INFER: usize = 50;
+
+/// The chat messages of an instance's `source`: its messages for a chat format, else the text
+/// as one user message.
+fn messages(source: &Json_) -> Json_ {
+    match source {
+        Json_::Array(m) => Json_::Array(m.clone()),
+        Json_::String(s) => json!([{"role": "user", "content": s}]),
+        other => json!([{"role": "user", "content": other.to_string()}]),
+    }
+}
+
+/// One chat completion from the configured endpoint: the first choice's message content.
+fn complete(cfg: &Config, url: &str, msgs: Json_) -> ApiResult<String> {
+    let mut body = json!({"messages": msgs, "temperature": 0});
+    if let Some(m) = &cfg.model {
+        body["model"] = json!(m);
+    }
+    let endpoint = format!("{}/chat/completions", url.trim_end_matches('/'));
+    let mut req = ureq::post(&endpoint).set("content-type", "application/json").timeout(std::time::Duration::from_secs(120));
+    if let Some(k) = &cfg.api_key {
+        req = req.set("authorization", &format!("Bearer {k}"));
+    }
+    let gateway = |m: String| ApiError { status: StatusCode::BAD_GATEWAY, error: Error::io(m) };
+    let resp = req.send_string(&body.to_string()).map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
+    let text = resp.into_string().map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
+    let v: Json_ = serde_json::from_str(&text).map_err(|e| gateway(format!("inference endpoint {endpoint} answered with invalid JSON: {e}")))?;
+    v.pointer("/choices/0/message/content")
+        .and_then(Json_::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| gateway(format!("inference endpoint {endpoint}: no choices[0].message.content in its answer")))
+}
+
+/// `POST /api/infer {recipe, split, offset, limit}`: sends the instances `[offset, offset +
+/// limit)` to the configured endpoint (chat sources as messages, text as one user message)
+/// and returns `{"predictions", "scores"}` (scores as `/api/evaluate` with `processed`).
+async fn api_infer(State(st): State<Arc<AppState>>, body: Result<Json<InferReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
+    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Some(url) = st.config.model_url.clone() else {
+        return Err(ApiError::bad("no inference endpoint is configured (start the explorer with --model-url and --model)"));
+    };
+    if req.limit == 0 || req.limit > MAX_INFER {
+        return Err(ApiError::bad(format!("limit must be between 1 and {MAX_INFER}")));
+    }
+    blocking(move || {
+        let (window, _) = prepare_window(&st, &req.recipe, &req.split, req.offset, req.limit)?;
+        let mut predictions = Vec::with_capacity(window.len());
+        for line in &window {
+            let inst: Json_ = serde_json::from_str(line).map_err(|e| Error::invalid(e.to_string()))?;
+            predictions.push(complete(&st.config, &url, messages(&inst["source"]))?);
+        }
+        let preds: Vec<unitxt::Value> = predictions.iter().map(|p| unitxt::Value::String(p.as_str().into())).collect();
+        let scores = evaluate_json(&st, &req.recipe, &req.split, req.offset, Some(window.len()), &preds, true)?;
+        Ok(Json(json!({"predictions": predictions, "scores": scores})))
     })
     .await
 }
