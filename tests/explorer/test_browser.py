@@ -231,3 +231,60 @@ def test_an_invalid_combination_shows_its_error(server, driver):
     assert recipe in driver.find_element(By.ID, "code-cli").text
     assert "unitxt_rs.load_dataset" in driver.find_element(By.ID, "code-rs").text
     shot(driver, "7-reproduce")
+
+
+def test_no_endpoint_is_said_plainly(server, driver):
+    open_page(driver, link(server, view="evaluate"))
+    assert "No inference endpoint is configured" in driver.find_element(By.ID, "infer-note").text
+    assert not driver.find_element(By.ID, "infer-btn").is_displayed()
+
+
+def test_infer_through_a_local_openai_compatible_endpoint(driver, tmp_path):
+    """A local endpoint written for the test answers every chat completion with "negative"; the
+    page runs its five instances through it and shows the CLI's score of those answers."""
+    import http.server
+    import threading
+
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            seen.append(body)
+            out = json.dumps({"choices": [{"message": {"role": "assistant", "content": "negative"}}]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *a):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    proc = subprocess.Popen([binary(), "explore", "--port", "0", "--model-url", f"http://127.0.0.1:{httpd.server_port}/v1",
+                             "--model", "fake"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2].rstrip("/")
+        recipe = "card=cards.sst2,template=templates.classification.multi_class.title,max_test_instances=20"
+        open_page(driver, link(url, recipe=recipe, split="test", view="evaluate"))
+        wait_ready(driver, "preview")
+        assert "fake" in driver.find_element(By.ID, "infer-note").text
+        driver.find_element(By.ID, "infer-btn").click()
+        wait_ready(driver, "infer")
+        assert len(seen) == 5 and all(b["model"] == "fake" for b in seen)
+        rows = cli_prepare(recipe)[:5]
+        assert [b["messages"] for b in seen] == [[{"role": "user", "content": r["source"]}] for r in rows]
+        data, preds = tmp_path / "d.jsonl", tmp_path / "p.json"
+        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        preds.write_text(json.dumps(["negative"] * 5))
+        cli = json.loads(subprocess.run([binary(), "evaluate", "--data", str(data), "--predictions", str(preds), "--output", "-"],
+                                        cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        cell = driver.find_element(By.CSS_SELECTOR, "#global-scores tr[data-score='score'] td.value").text
+        assert float(cell) == pytest.approx(cli["global"]["score"], abs=1e-4)
+        shot(driver, "8-infer")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        httpd.shutdown()
