@@ -21,6 +21,13 @@
 //! - `POST /api/diff {"a", "b"}` → `[{"op": "equal"|"delete"|"insert", "text"}]`, a word-level
 //!   diff (the `similar` crate).
 //! - `POST /api/parse {"recipe"}` → the recipe's `key: value` map, as the engine parses it.
+//! - `POST /api/infer {"recipe", "split", "offset", "limit"}` → `{"predictions", "scores"}`:
+//!   the instances run through the OpenAI-compatible endpoint of [`Config::model_url`] (400
+//!   when none is configured, 502 when it fails).
+//!
+//! Artifact names resolve only inside the configured catalog directories (no path separators
+//! or `..`; files whose symbolic links lead out of their directory are refused and left out of
+//! the index). Recipes run in the engine, whose expressions run in its sandbox.
 
 pub mod index;
 
@@ -76,12 +83,15 @@ struct Prepared {
     lines: Vec<String>,
 }
 
+/// A kept split's key: the recipe and the split.
+type PreparedKey = (String, String);
+
 /// The server's shared state.
 pub struct AppState {
     config: Config,
     catalog: Arc<Catalog>,
     index: OnceLock<Arc<Index>>,
-    prepared: Mutex<VecDeque<((String, String), Arc<Prepared>)>>,
+    prepared: Mutex<VecDeque<(PreparedKey, Arc<Prepared>)>>,
 }
 
 impl AppState {
@@ -111,12 +121,23 @@ impl AppState {
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    error: Error,
+    error: Box<Error>,
 }
 
 impl ApiError {
+    /// An error answered with `status`.
+    pub fn new(status: StatusCode, error: Error) -> ApiError {
+        ApiError { status, error: Box::new(error) }
+    }
+
+    /// A request body that is not the JSON the route takes (axum's rejection: 400, 413, 415
+    /// or 422).
+    fn rejected(e: axum::extract::rejection::JsonRejection) -> ApiError {
+        ApiError::new(e.status(), Error::invalid(e.body_text()))
+    }
+
     fn bad(msg: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, error: Error::invalid(msg) }
+        ApiError::new(StatusCode::BAD_REQUEST, Error::invalid(msg))
     }
 }
 
@@ -127,7 +148,7 @@ impl From<Error> for ApiError {
             ErrorKind::Unsupported => StatusCode::UNPROCESSABLE_ENTITY,
             _ => StatusCode::BAD_REQUEST,
         };
-        ApiError { status, error }
+        ApiError::new(status, error)
     }
 }
 
@@ -154,7 +175,7 @@ type ApiResult<T> = Result<T, ApiError>;
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
     match tokio::task::spawn_blocking(f).await {
         Ok(r) => r,
-        Err(e) => Err(ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, error: Error::invalid(format!("internal error: {e}")) }),
+        Err(e) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Error::invalid(format!("internal error: {e}")))),
     }
 }
 
@@ -185,7 +206,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/diff", post(api_diff))
         .route("/api/parse", post(api_parse))
         .route("/api/infer", post(api_infer))
-        .fallback(|| async { ApiError { status: StatusCode::NOT_FOUND, error: Error::not_found("no such page or API route") } })
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, Error::not_found("no such page or API route")) })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
@@ -250,7 +271,7 @@ fn read_artifact(st: &AppState, name: &str) -> ApiResult<Json_> {
             continue;
         }
         if !index::inside(dir, &p) {
-            return Err(ApiError { status: StatusCode::FORBIDDEN, error: Error::invalid(format!("{name} resolves outside its catalog directory")) });
+            return Err(ApiError::new(StatusCode::FORBIDDEN, Error::invalid(format!("{name} resolves outside its catalog directory"))));
         }
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(format!("reading {name}: {e}")))?;
         return serde_json::from_str(&text).map_err(|e| ApiError::from(Error::invalid(format!("{name} is not valid JSON: {e}")).in_artifact(name)));
@@ -501,7 +522,7 @@ fn prepare_window(st: &AppState, recipe: &str, split: &str, offset: usize, limit
 }
 
 async fn api_prepare(State(st): State<Arc<AppState>>, body: Result<Json<PrepareReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Response> {
-    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Json(req) = body.map_err(ApiError::rejected)?;
     if req.limit > MAX_LIMIT {
         return Err(ApiError::bad(format!("limit {} is over the maximum of {MAX_LIMIT}", req.limit)));
     }
@@ -541,7 +562,7 @@ struct EvaluateReq {
 }
 
 async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<EvaluateReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
-    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Json(req) = body.map_err(ApiError::rejected)?;
     blocking(move || {
         // The same parser as the CLI's predictions file.
         let text = match &req.predictions {
@@ -559,32 +580,30 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
 /// whole split by default), as `unitxt-rs evaluate` does; `processed` adds each instance's
 /// processed prediction and references.
 fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit: Option<usize>, predictions: &[unitxt::Value], processed: bool) -> ApiResult<Json_> {
-    {
-        let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
-        let mut ms = unitxt::recipe::prepare(recipe, &opts)?;
-        let mut instances = unitxt::stream::collect(ms.take(split)?)?;
-        instances.drain(..offset.min(instances.len()));
-        if let Some(n) = limit {
-            instances.truncate(n);
-        }
-        if instances.is_empty() {
-            return Err(ApiError::bad("the data has no instances (empty split?)"));
-        }
-        let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), ..Default::default() };
-        let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts)?;
-        let mut out: Json_ = serde_json::to_value(res.to_json()).map_err(|e| Error::invalid(e.to_string()))?;
-        if processed {
-            let processed: Vec<Json_> = res
-                .processed
-                .iter()
-                .map(|(p, r)| json!({"prediction": serde_json::to_value(p).unwrap_or(Json_::Null), "references": serde_json::to_value(r).unwrap_or(Json_::Null)}))
-                .collect();
-            if let Some(o) = out.as_object_mut() {
-                o.insert("processed".into(), Json_::Array(processed));
-            }
-        }
-        Ok(out)
+    let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
+    let mut ms = unitxt::recipe::prepare(recipe, &opts)?;
+    let mut instances = unitxt::stream::collect(ms.take(split)?)?;
+    instances.drain(..offset.min(instances.len()));
+    if let Some(n) = limit {
+        instances.truncate(n);
     }
+    if instances.is_empty() {
+        return Err(ApiError::bad("the data has no instances (empty split?)"));
+    }
+    let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), ..Default::default() };
+    let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts)?;
+    let mut out: Json_ = serde_json::to_value(res.to_json()).map_err(|e| Error::invalid(e.to_string()))?;
+    if processed {
+        let processed: Vec<Json_> = res
+            .processed
+            .iter()
+            .map(|(p, r)| json!({"prediction": serde_json::to_value(p).unwrap_or(Json_::Null), "references": serde_json::to_value(r).unwrap_or(Json_::Null)}))
+            .collect();
+        if let Some(o) = out.as_object_mut() {
+            o.insert("processed".into(), Json_::Array(processed));
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Deserialize)]
@@ -622,7 +641,7 @@ fn complete(cfg: &Config, url: &str, msgs: Json_) -> ApiResult<String> {
     if let Some(k) = &cfg.api_key {
         req = req.set("authorization", &format!("Bearer {k}"));
     }
-    let gateway = |m: String| ApiError { status: StatusCode::BAD_GATEWAY, error: Error::io(m) };
+    let gateway = |m: String| ApiError::new(StatusCode::BAD_GATEWAY, Error::io(m));
     let resp = req.send_string(&body.to_string()).map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
     let text = resp.into_string().map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
     let v: Json_ = serde_json::from_str(&text).map_err(|e| gateway(format!("inference endpoint {endpoint} answered with invalid JSON: {e}")))?;
@@ -636,7 +655,7 @@ fn complete(cfg: &Config, url: &str, msgs: Json_) -> ApiResult<String> {
 /// limit)` to the configured endpoint (chat sources as messages, text as one user message)
 /// and returns `{"predictions", "scores"}` (scores as `/api/evaluate` with `processed`).
 async fn api_infer(State(st): State<Arc<AppState>>, body: Result<Json<InferReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
-    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Json(req) = body.map_err(ApiError::rejected)?;
     let Some(url) = st.config.model_url.clone() else {
         return Err(ApiError::bad("no inference endpoint is configured (start the explorer with --model-url and --model)"));
     };
@@ -683,7 +702,7 @@ pub fn word_diff(a: &str, b: &str) -> Vec<(&'static str, String)> {
 }
 
 async fn api_diff(body: Result<Json<DiffReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
-    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Json(req) = body.map_err(ApiError::rejected)?;
     blocking(move || Ok(Json(Json_::Array(word_diff(&req.a, &req.b).into_iter().map(|(op, text)| json!({"op": op, "text": text})).collect())))).await
 }
 
@@ -693,7 +712,7 @@ struct ParseReq {
 }
 
 async fn api_parse(body: Result<Json<ParseReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
-    let Json(req) = body.map_err(|e| ApiError { status: e.status(), error: Error::invalid(e.body_text()) })?;
+    let Json(req) = body.map_err(ApiError::rejected)?;
     let m = unitxt::query::parse_key_values(&req.recipe)?;
     Ok(Json(serde_json::to_value(m).map_err(|e| Error::invalid(e.to_string()))?))
 }
