@@ -78,11 +78,11 @@ fn oracle_recipes(n: usize) -> Vec<(String, String)> {
 /// Every field of every instance of `/api/prepare` equals the CLI's line (parsed, fields in
 /// the same order), the `total` is the CLI's line count, and the response holds each line's
 /// bytes as the CLI wrote them; a later page is the same slice of the CLI's lines. A recipe the
-/// CLI refuses gets a 4xx with the CLI's message.
+/// CLI refuses gets a 4xx with the CLI's message. Every recipe of the oracle list.
 #[tokio::test(flavor = "multi_thread")]
 async fn prepare_equals_the_cli_on_oracle_recipes() {
-    let recipes = oracle_recipes(12);
-    assert!(recipes.len() >= 10);
+    let recipes = oracle_recipes(usize::MAX);
+    assert!(recipes.len() >= 50);
     let mut compared = 0;
     for (split, recipe) in &recipes {
         let cli = cli_prepare(recipe, split);
@@ -123,7 +123,7 @@ async fn prepare_equals_the_cli_on_oracle_recipes() {
             }
         }
     }
-    assert!(compared >= 8, "only {compared} recipes prepared");
+    assert!(compared >= 40, "only {compared} recipes prepared");
 }
 
 /// `/api/evaluate` returns what `unitxt-rs evaluate --output -` writes (global scores with
@@ -371,4 +371,36 @@ async fn infer_runs_instances_through_an_openai_compatible_endpoint() {
     let (s, e) = post(app_with(vec![test_catalog()]), "/api/infer", json!({"recipe": recipe})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert!(e["error"].as_str().unwrap().contains("no inference endpoint"), "{e}");
+}
+
+/// On every recipe of `tests/oracle_eval_recipes.tsv`, with predictions derived from the
+/// instances (the target, or the next instance's target for every third one), `/api/evaluate`
+/// returns exactly what `unitxt-rs evaluate --output -` writes.
+#[tokio::test(flavor = "multi_thread")]
+async fn evaluate_equals_the_cli_on_the_oracle_eval_recipes() {
+    let text = std::fs::read_to_string(root().join("tests/oracle_eval_recipes.tsv")).unwrap();
+    let recipes: Vec<(&str, &str)> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).filter_map(|l| l.split_once('\t')).collect();
+    assert!(recipes.len() >= 10);
+    let dir = std::env::temp_dir().join(format!("explore-eval-all-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (split, recipe) in recipes {
+        let rows: Vec<Value> = cli_prepare(recipe, split).unwrap().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let preds: Vec<Value> = (0..rows.len()).map(|i| if i % 3 == 2 { rows[(i + 1) % rows.len()]["target"].clone() } else { rows[i]["target"].clone() }).collect();
+        let pf = dir.join("p.json");
+        std::fs::write(&pf, serde_json::to_string(&preds).unwrap()).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+            .args(["evaluate", recipe, "--split", split, "--output", "-", "--catalog"])
+            .arg(test_catalog())
+            .arg("--predictions")
+            .arg(&pf)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{recipe}: {}", String::from_utf8_lossy(&o.stderr));
+        let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (s, api) = post(app(), "/api/evaluate", json!({"recipe": recipe, "split": split, "predictions": preds})).await;
+        assert_eq!(s, StatusCode::OK, "{recipe}: {api}");
+        assert_eq!(api, cli, "{recipe}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
