@@ -84,10 +84,12 @@ async fn prepare_equals_the_cli_on_oracle_recipes() {
     let recipes = oracle_recipes(usize::MAX);
     assert!(recipes.len() >= 50);
     let mut compared = 0;
+    // One server for all requests, as the page uses it.
+    let app = app();
     for (split, recipe) in &recipes {
         let cli = cli_prepare(recipe, split);
         let (status, v, raw) = call(
-            app(),
+            app.clone(),
             "POST",
             "/api/prepare",
             Some(serde_json::to_vec(&json!({"recipe": recipe, "split": split, "offset": 0, "limit": 1000})).unwrap()),
@@ -110,7 +112,7 @@ async fn prepare_equals_the_cli_on_oracle_recipes() {
                     assert!(raw.contains(line.as_str()), "{recipe}: instance {i} is not byte for byte the CLI's line");
                 }
                 // A later page (from the kept split).
-                let (s2, page) = post(app(), "/api/prepare", json!({"recipe": recipe, "split": split, "offset": 3, "limit": 2})).await;
+                let (s2, page) = post(app.clone(), "/api/prepare", json!({"recipe": recipe, "split": split, "offset": 3, "limit": 2})).await;
                 assert_eq!(s2, StatusCode::OK);
                 let want: Vec<Value> = lines.iter().skip(3).take(2).map(|l| serde_json::from_str(l).unwrap()).collect();
                 assert_eq!(page["instances"], Value::Array(want), "{recipe}: page at offset 3");
@@ -253,8 +255,16 @@ async fn names_that_leave_the_catalog_are_refused() {
     let (s, v, _) = call(app_with(vec![cat.clone()]), "GET", "/api/artifact/cards.escape", None).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
     assert!(!v.to_string().contains("secret\""), "{v}");
-    let (_, list, _) = call(app_with(vec![cat]), "GET", "/api/catalog?prefix=cards.escape", None).await;
+    let (_, list, _) = call(app_with(vec![cat.clone()]), "GET", "/api/catalog?prefix=cards.escape", None).await;
     assert_eq!(list, json!([]));
+    // A recipe that names it, directly or through another artifact, is refused before it runs.
+    std::fs::create_dir_all(cat.join("recipes")).unwrap();
+    std::fs::write(cat.join("recipes/via_escape.json"), r#"{"__type__": "dataset_recipe", "card": "cards.escape", "template": "templates.x"}"#).unwrap();
+    for recipe in ["card=cards.escape,template=templates.classification.multi_class.title", "recipes.via_escape"] {
+        let (s, v) = post(app_with(vec![cat.clone()]), "/api/prepare", json!({"recipe": recipe})).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{recipe}: {v}");
+        assert!(v["error"].as_str().unwrap().contains("cards.escape resolves outside"), "{v}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
     // An artifact of the test catalog is served.
     let (s, v, _) = call(app(), "GET", "/api/artifact/cards.explorer_xss", None).await;
@@ -381,6 +391,7 @@ async fn evaluate_equals_the_cli_on_the_oracle_eval_recipes() {
     let text = std::fs::read_to_string(root().join("tests/oracle_eval_recipes.tsv")).unwrap();
     let recipes: Vec<(&str, &str)> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).filter_map(|l| l.split_once('\t')).collect();
     assert!(recipes.len() >= 10);
+    let app = app();
     let dir = std::env::temp_dir().join(format!("explore-eval-all-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (split, recipe) in recipes {
@@ -398,7 +409,7 @@ async fn evaluate_equals_the_cli_on_the_oracle_eval_recipes() {
             .unwrap();
         assert!(o.status.success(), "{recipe}: {}", String::from_utf8_lossy(&o.stderr));
         let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
-        let (s, api) = post(app(), "/api/evaluate", json!({"recipe": recipe, "split": split, "predictions": preds})).await;
+        let (s, api) = post(app.clone(), "/api/evaluate", json!({"recipe": recipe, "split": split, "predictions": preds})).await;
         assert_eq!(s, StatusCode::OK, "{recipe}: {api}");
         assert_eq!(api, cli, "{recipe}");
     }

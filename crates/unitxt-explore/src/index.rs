@@ -34,6 +34,9 @@ pub struct Index {
     pub used_by: HashMap<String, Vec<String>>,
     /// Task name → its cards, sorted.
     pub cards_of_task: BTreeMap<String, Vec<String>>,
+    /// Names whose file is a symbolic link that leads out of its catalog directory: never
+    /// served, and a recipe that reaches one is refused ([`Index::reaches_escaping`]).
+    pub escaping: HashSet<String>,
 }
 
 /// Whether `path` lies inside `root` once symbolic links are resolved (both canonicalized).
@@ -45,7 +48,7 @@ pub fn inside(root: &Path, path: &Path) -> bool {
     }
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>, depth: usize) {
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf, bool)>, depth: usize) {
     if depth > 32 {
         return;
     }
@@ -55,11 +58,12 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>, depth: usize)
         let Ok(ft) = e.file_type() else { continue };
         if ft.is_dir() {
             walk(root, &p, out, depth + 1);
-        } else if p.extension().is_some_and(|x| x == "json") && (ft.is_file() || inside(root, &p)) {
+        } else if p.extension().is_some_and(|x| x == "json") {
+            let escapes = !ft.is_file() && !inside(root, &p);
             if let Ok(rel) = p.strip_prefix(root) {
                 let name = rel.with_extension("").to_string_lossy().replace(std::path::MAIN_SEPARATOR, ".");
                 if unitxt::query::is_legal_catalog_name(&name) {
-                    out.push((name, p));
+                    out.push((name, p, escapes));
                 }
             }
         }
@@ -85,12 +89,17 @@ impl Index {
     pub fn build(dirs: &[PathBuf]) -> Index {
         let mut files: Vec<(String, PathBuf)> = Vec::new();
         let mut seen = HashSet::new();
+        let mut escaping = HashSet::new();
         for d in dirs {
             let mut here = Vec::new();
             walk(d, d, &mut here, 0);
-            for (n, p) in here {
+            for (n, p, escapes) in here {
                 if seen.insert(n.clone()) {
-                    files.push((n, p));
+                    if escapes {
+                        escaping.insert(n);
+                    } else {
+                        files.push((n, p));
+                    }
                 }
             }
         }
@@ -102,7 +111,7 @@ impl Index {
                 (n, v)
             })
             .collect();
-        let names: HashSet<&str> = parsed.iter().map(|(n, _)| n.as_str()).collect();
+        let names: HashSet<&str> = parsed.iter().map(|(n, _)| n.as_str()).chain(escaping.iter().map(String::as_str)).collect();
         let mut entries = Vec::with_capacity(parsed.len());
         for (name, v) in &parsed {
             let kind = v.as_ref().and_then(|v| v.get("__type__")).and_then(Json::as_str).unwrap_or("").to_string();
@@ -132,7 +141,33 @@ impl Index {
             }
         }
         let by_name = entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
-        Index { entries, by_name, used_by, cards_of_task }
+        Index { entries, by_name, used_by, cards_of_task, escaping }
+    }
+
+    /// The first name of [`Index::escaping`] that `text` (a recipe) names, directly or through
+    /// the artifacts it names (their `refs`, transitively), if any.
+    pub fn reaches_escaping(&self, text: &str) -> Option<String> {
+        if self.escaping.is_empty() {
+            return None;
+        }
+        let mut todo: Vec<String> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect();
+        let mut seen = HashSet::new();
+        while let Some(n) = todo.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            if self.escaping.contains(&n) {
+                return Some(n);
+            }
+            if let Some(e) = self.get(&n) {
+                todo.extend(e.refs.iter().cloned());
+            }
+        }
+        None
     }
 
     /// The entry called `name`.

@@ -474,6 +474,15 @@ fn instance_line() -> Finisher<String> {
     })
 }
 
+/// Refuses (403) a recipe that reaches an artifact whose file is a symbolic link out of its
+/// catalog directory (see [`index::Index::reaches_escaping`]).
+fn check_escapes(st: &AppState, recipe: &str) -> ApiResult<()> {
+    match st.index().reaches_escaping(recipe) {
+        Some(n) => Err(ApiError::new(StatusCode::FORBIDDEN, Error::invalid(format!("artifact {n} resolves outside its catalog directory")))),
+        None => Ok(()),
+    }
+}
+
 /// The window `[offset, offset + limit)` of a split's JSON Lines and the split's length.
 /// Whole splits up to [`CACHE_SPLIT_BYTES`] are kept for later pages.
 fn prepare_window(st: &AppState, recipe: &str, split: &str, offset: usize, limit: usize) -> ApiResult<(Vec<String>, usize)> {
@@ -487,6 +496,7 @@ fn prepare_window(st: &AppState, recipe: &str, split: &str, offset: usize, limit
             p
         })
     };
+    check_escapes(st, recipe)?;
     if let Some(p) = hit {
         let window = p.lines.iter().skip(offset).take(limit).cloned().collect();
         return Ok((window, p.lines.len()));
@@ -580,6 +590,7 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
 /// whole split by default), as `unitxt-rs evaluate` does; `processed` adds each instance's
 /// processed prediction and references.
 fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit: Option<usize>, predictions: &[unitxt::Value], processed: bool) -> ApiResult<Json_> {
+    check_escapes(st, recipe)?;
     let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
     let mut ms = unitxt::recipe::prepare(recipe, &opts)?;
     let mut instances = unitxt::stream::collect(ms.take(split)?)?;
