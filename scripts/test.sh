@@ -63,9 +63,19 @@ devnull_guard
 PATH="$VENV/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
 
+# The explorer's browser tests: headless Chromium and its WebDriver (Debian's packages), and
+# the selenium client.
+if [ ! -x /usr/bin/chromedriver ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >>"$LOG" 2>&1
+fi
+if ! "$VENV/bin/python" -c "import selenium" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check selenium
+fi
+
 devnull_guard
 status=0
 cargo nextest run --workspace --exclude unitxt-py --no-fail-fast "$@" || status=$?
 devnull_guard
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider python/tests || status=$?
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/explorer || status=$?
 exit $status

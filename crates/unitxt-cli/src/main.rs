@@ -70,11 +70,52 @@ enum Command {
         #[command(subcommand)]
         command: cache_cmd::CacheCommand,
     },
+    /// Serve the explorer, a local web page to browse the catalog, build a recipe, preview its
+    /// instances, compare two recipes and score predictions (http://127.0.0.1:8377).
+    Explore {
+        /// Extra catalog directory (repeatable; the last one given has the highest precedence).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8377)]
+        port: u16,
+        /// Address to bind; the default serves this machine only.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Open the page in the default web browser.
+        #[arg(long)]
+        open: bool,
+        /// Base URL of an OpenAI-compatible endpoint (`http://localhost:8000/v1`) for the
+        /// page's Infer button.
+        #[arg(long)]
+        model_url: Option<String>,
+        /// Model name sent to the endpoint.
+        #[arg(long)]
+        model: Option<String>,
+        /// Environment variable holding the endpoint's API key.
+        #[arg(long, default_value = "OPENAI_API_KEY")]
+        api_key_env: String,
+    },
     /// Manage the Unitxt catalog.
     Catalog {
         #[command(subcommand)]
         command: catalog_cmd::CatalogCommand,
     },
+}
+
+/// `unitxt-rs explore`: serves the explorer until interrupted; prints its address once bound.
+fn explore(config: unitxt_explore::Config, port: u16, host: &str, open: bool) -> unitxt::Result<()> {
+    unitxt_explore::serve_blocking(config, host, port, |addr| {
+        let url = format!("http://{addr}/");
+        println!("unitxt-rs explorer: {url}  (Ctrl-C stops it)");
+        if open {
+            let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
+            if let Err(e) = std::process::Command::new(opener).arg(&url).spawn() {
+                eprintln!("could not open a browser ({opener}: {e}); open {url} yourself");
+            }
+        }
+    })
+    .map_err(|e| unitxt::Error::io(format!("explorer on {host}:{port}: {e}")))
 }
 
 fn main() -> ExitCode {
@@ -92,6 +133,11 @@ fn main() -> ExitCode {
         }
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
+        Command::Explore { catalogs, port, host, open, model_url, model, api_key_env } => {
+            let api_key = std::env::var(&api_key_env).ok().filter(|k| !k.is_empty());
+            let config = unitxt_explore::Config { catalogs, model_url, model, api_key };
+            explore(config, port, &host, open)
+        }
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,290 @@
+"""The explorer in a real headless Chromium (Debian's chromium + chromium-driver, driven by
+selenium): build a recipe by clicking, open a shared link, compare two recipes, score
+predictions, see markup from the catalog as text, and see an invalid recipe's error. Every
+expected value comes from running the `unitxt-rs` binary itself (prepare / evaluate).
+
+Run by scripts/test.sh; needs the binary (target/debug/unitxt-rs, or $UNITXT_RS_BIN), the
+installed Unitxt catalog and the shared hub cache. Screenshots go to target/explorer-screenshots/.
+"""
+
+import json
+import os
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+TEST_CATALOG = ROOT / "tests" / "explorer" / "catalog"
+SHOTS = ROOT / "target" / "explorer-screenshots"
+WAIT = 120
+
+
+def binary():
+    if os.environ.get("UNITXT_RS_BIN"):
+        return os.environ["UNITXT_RS_BIN"]
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return str(target / "debug" / "unitxt-rs")
+
+
+def cli_prepare(recipe, split="test"):
+    out = subprocess.run([binary(), "prepare", recipe, "--split", split, "--catalog", str(TEST_CATALOG)],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc = subprocess.Popen([binary(), "explore", "--port", "0", "--catalog", str(TEST_CATALOG)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert "http://127.0.0.1:" in line, line + proc.stderr.read()
+    url = line.split()[2].rstrip("/")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def driver():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
+        opts.add_argument(a)
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    yield d
+    d.quit()
+
+
+def shot(driver, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def js(driver, script, *args):
+    return driver.execute_script(script, *args)
+
+
+def open_page(driver, url):
+    driver.get(url)
+    WebDriverWait(driver, WAIT).until(lambda d: js(d, "return document.body.dataset.loaded") == "1")
+
+
+def wait_ready(driver, what):
+    WebDriverWait(driver, WAIT).until(lambda d: js(d, "return document.body.dataset.ready") in (what, "error"))
+    assert js(driver, "return document.body.dataset.ready") == what, js(driver, "return document.getElementById('error').textContent")
+
+
+def wait_option(driver, select_id, value):
+    WebDriverWait(driver, WAIT).until(
+        lambda d: js(d, "return [...document.getElementById(arguments[0]).options].some(o => o.value === arguments[1])", select_id, value))
+
+
+def first_source(driver):
+    return js(driver, """const s = document.querySelector('.instance .source');
+        return s.dataset.raw ? JSON.parse(s.dataset.raw) : s.textContent;""")
+
+
+def link(server, **q):
+    return server + "/?" + urllib.parse.urlencode(q)
+
+
+def test_build_recipe_by_clicking(server, driver):
+    open_page(driver, server + "/")
+    Select(driver.find_element(By.ID, "task")).select_by_value("tasks.classification.multi_class")
+    wait_option(driver, "card", "cards.sst2")
+    # The card is marked as having its data on this machine.
+    label = js(driver, "return [...document.getElementById('card').options].find(o => o.value === 'cards.sst2').textContent")
+    assert "local data" in label
+    Select(driver.find_element(By.ID, "card")).select_by_value("cards.sst2")
+    wait_option(driver, "template", "templates.classification.multi_class.title")
+    js(driver, "document.body.dataset.ready = ''")
+    Select(driver.find_element(By.ID, "template")).select_by_value("templates.classification.multi_class.title")
+    wait_ready(driver, "preview")
+    recipe = driver.find_element(By.ID, "recipe").get_attribute("value")
+    assert recipe == "card=cards.sst2,template=templates.classification.multi_class.title"
+    assert first_source(driver) == cli_prepare(recipe)[0]["source"]
+    assert "recipe=card%3Dcards.sst2" in driver.current_url
+    shot(driver, "1-build-preview")
+    # Whitespace made visible.
+    js(driver, "document.body.dataset.ready = ''")
+    driver.find_element(By.ID, "show-ws").click()
+    wait_ready(driver, "preview")
+    assert "\u21b5" in first_source(driver)
+    driver.find_element(By.ID, "show-ws").click()
+
+
+def test_open_a_recipe_link_and_page_back(server, driver):
+    recipe = ("card=cards.mmlu.anatomy,template=templates.qa.multiple_choice.with_topic.helm,"
+              "format=formats.chat_api,num_demos=3,demos_pool_size=5")
+    open_page(driver, link(server, recipe=recipe, split="test"))
+    wait_ready(driver, "preview")
+    want = cli_prepare(recipe)
+    assert first_source(driver) == want[0]["source"]
+    assert isinstance(want[0]["source"], list)
+    assert driver.find_elements(By.CSS_SELECTOR, ".instance .bubble.role-user")
+    # The selections follow the recipe.
+    assert Select(driver.find_element(By.ID, "card")).first_selected_option.get_attribute("value") == "cards.mmlu.anatomy"
+    assert Select(driver.find_element(By.ID, "format")).first_selected_option.get_attribute("value") == "formats.chat_api"
+    assert driver.find_element(By.ID, "num_demos").get_attribute("value") == "3"
+    shot(driver, "2-chat-link")
+    js(driver, "document.body.dataset.ready = ''")
+    driver.find_element(By.ID, "next-page").click()
+    wait_ready(driver, "preview")
+    assert "offset=5" in driver.current_url
+    assert js(driver, "return document.querySelector('.instance').dataset.index") == "5"
+    assert first_source(driver) == want[5]["source"]
+    js(driver, "document.body.dataset.ready = ''")
+    driver.back()
+    wait_ready(driver, "preview")
+    assert js(driver, "return document.querySelector('.instance').dataset.index") == "0"
+
+
+def test_compare_two_recipes(server, driver):
+    a = "card=cards.sst2,template=templates.classification.multi_class.title"
+    b = "card=cards.sst2,template=templates.classification.multi_class.instruction"
+    open_page(driver, link(server, recipe=a, split="test", view="compare", b=b))
+    wait_ready(driver, "compare")
+    dels = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#diff-a del")]
+    ins = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#diff-b ins")]
+    assert dels and ins
+    # Each side reads back as its recipe's source.
+    side_a = js(driver, "return document.getElementById('diff-a').textContent")
+    side_b = js(driver, "return document.getElementById('diff-b').textContent")
+    assert side_a == cli_prepare(a)[0]["source"]
+    assert side_b == cli_prepare(b)[0]["source"]
+    shot(driver, "3-compare")
+
+
+def test_evaluate_pasted_predictions(server, driver, tmp_path):
+    recipe = "card=cards.sst2,template=templates.classification.multi_class.title,max_test_instances=30"
+    rows = cli_prepare(recipe)
+    preds = ["positive" if i % 4 == 0 else r["target"] for i, r in enumerate(rows)]
+    pf = tmp_path / "p.json"
+    pf.write_text(json.dumps(preds))
+    cli = json.loads(subprocess.run([binary(), "evaluate", recipe, "--split", "test", "--predictions", str(pf), "--output", "-"],
+                                    cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    open_page(driver, link(server, recipe=recipe, split="test", view="evaluate"))
+    box = driver.find_element(By.ID, "predictions")
+    box.clear()
+    js(driver, "document.getElementById('predictions').value = arguments[0]", "\n".join(json.dumps(p) for p in preds))
+    js(driver, "document.body.dataset.ready = ''")
+    driver.find_element(By.ID, "evaluate-btn").click()
+    wait_ready(driver, "evaluate")
+    cell = driver.find_element(By.CSS_SELECTOR, "#global-scores tr[data-score='score'] td.value").text
+    assert float(cell) == pytest.approx(cli["global"]["score"], abs=1e-4)
+    low = driver.find_element(By.CSS_SELECTOR, "#global-scores tr[data-score='score'] td:nth-child(3)").text
+    assert float(low) == pytest.approx(cli["global"]["score_ci_low"], abs=1e-4)
+    n_rows = len(driver.find_elements(By.CSS_SELECTOR, "#instance-scores tr")) - 1
+    assert n_rows == len(rows)
+    driver.find_element(By.ID, "only-wrong").click()
+    wrong = len(driver.find_elements(By.CSS_SELECTOR, "#instance-scores tr")) - 1
+    assert wrong == sum(1 for s in cli["instances"] if not s["score"] >= 1)
+    assert 0 < wrong < len(rows)
+    shot(driver, "4-evaluate")
+
+
+def test_markup_in_the_catalog_is_shown_as_text(server, driver):
+    open_page(driver, link(server, view="catalog", artifact="cards.explorer_xss"))
+    WebDriverWait(driver, WAIT).until(lambda d: js(d, "return document.body.dataset.ready") == "artifact")
+    text = js(driver, "return document.getElementById('artifact-json').textContent")
+    assert "<script>window.__xss = 1</script>" in text
+    assert js(driver, "return window.__xss === undefined")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#artifact-json script, #artifact-json img")
+    # Referenced artifacts are links; following one shows it.
+    driver.find_element(By.CSS_SELECTOR, "#artifact-json a.ref[href*='templates.explorer_xss']").click()
+    WebDriverWait(driver, WAIT).until(lambda d: "templates.explorer_xss" in d.find_element(By.ID, "artifact-name").text)
+    assert driver.find_element(By.ID, "used-by").text.strip() == "cards.explorer_xss"
+    shot(driver, "5-catalog-artifact")
+    recipe = "card=cards.explorer_xss,template=templates.explorer_xss"
+    open_page(driver, link(server, recipe=recipe, split="test"))
+    wait_ready(driver, "preview")
+    assert first_source(driver) == cli_prepare(recipe)[0]["source"]
+    assert "<script>window.__xss = 3</script>" in first_source(driver)
+    assert js(driver, "return window.__xss === undefined")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#instances script, #instances b")
+    # Search is typo-tolerant.
+    open_page(driver, link(server, view="catalog"))
+    driver.find_element(By.ID, "search").send_keys("sst3")
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[data-name='cards.sst2']"))
+
+
+def test_an_invalid_combination_shows_its_error(server, driver):
+    recipe = "card=cards.sst2,template=templates.qa.open.title"
+    proc = subprocess.run([binary(), "prepare", recipe, "--split", "test"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode != 0
+    open_page(driver, link(server, recipe=recipe, split="test"))
+    wait_ready(driver, "error")
+    err = driver.find_element(By.ID, "error")
+    assert err.is_displayed()
+    first_line = proc.stderr.removeprefix("error: ").splitlines()[0]
+    assert first_line in err.text
+    # The page is still there: the builder and tabs work.
+    assert driver.find_element(By.ID, "tab-catalog").is_displayed()
+    shot(driver, "6-error")
+    driver.find_element(By.ID, "tab-reproduce").click()
+    assert recipe in driver.find_element(By.ID, "code-cli").text
+    assert "unitxt_rs.load_dataset" in driver.find_element(By.ID, "code-rs").text
+    shot(driver, "7-reproduce")
+
+
+def test_no_endpoint_is_said_plainly(server, driver):
+    open_page(driver, link(server, view="evaluate"))
+    assert "No inference endpoint is configured" in driver.find_element(By.ID, "infer-note").text
+    assert not driver.find_element(By.ID, "infer-btn").is_displayed()
+
+
+def test_infer_through_a_local_openai_compatible_endpoint(driver, tmp_path):
+    """A local endpoint written for the test answers every chat completion with "negative"; the
+    page runs its five instances through it and shows the CLI's score of those answers."""
+    import http.server
+    import threading
+
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            seen.append(body)
+            out = json.dumps({"choices": [{"message": {"role": "assistant", "content": "negative"}}]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *a):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    proc = subprocess.Popen([binary(), "explore", "--port", "0", "--model-url", f"http://127.0.0.1:{httpd.server_port}/v1",
+                             "--model", "fake"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2].rstrip("/")
+        recipe = "card=cards.sst2,template=templates.classification.multi_class.title,max_test_instances=20"
+        open_page(driver, link(url, recipe=recipe, split="test", view="evaluate"))
+        wait_ready(driver, "preview")
+        assert "fake" in driver.find_element(By.ID, "infer-note").text
+        driver.find_element(By.ID, "infer-btn").click()
+        wait_ready(driver, "infer")
+        assert len(seen) == 5 and all(b["model"] == "fake" for b in seen)
+        rows = cli_prepare(recipe)[:5]
+        assert [b["messages"] for b in seen] == [[{"role": "user", "content": r["source"]}] for r in rows]
+        data, preds = tmp_path / "d.jsonl", tmp_path / "p.json"
+        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        preds.write_text(json.dumps(["negative"] * 5))
+        cli = json.loads(subprocess.run([binary(), "evaluate", "--data", str(data), "--predictions", str(preds), "--output", "-"],
+                                        cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        cell = driver.find_element(By.CSS_SELECTOR, "#global-scores tr[data-score='score'] td.value").text
+        assert float(cell) == pytest.approx(cli["global"]["score"], abs=1e-4)
+        shot(driver, "8-infer")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        httpd.shutdown()
