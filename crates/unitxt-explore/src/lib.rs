@@ -446,6 +446,7 @@ async fn api_options(State(st): State<Arc<AppState>>) -> ApiResult<Json<Json_>> 
 // ---------------------------------------------------------------------------------------------
 // Prepare, evaluate, diff
 
+/// A page of a recipe's split: `/api/prepare`'s body, and `/api/infer`'s.
 #[derive(Deserialize)]
 struct PrepareReq {
     recipe: String,
@@ -617,16 +618,8 @@ fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit:
     Ok(out)
 }
 
-#[derive(Deserialize)]
-struct InferReq {
-    recipe: String,
-    #[serde(default = "default_split")]
-    split: String,
-    #[serde(default)]
-    offset: usize,
-    #[serde(default = "default_limit")]
-    limit: usize,
-}
+/// `/api/infer` takes the page of instances `/api/prepare` would show.
+type InferReq = PrepareReq;
 
 /// Most instances one `/api/infer` call sends to the model.
 pub const MAX_INFER: usize = 50;
