@@ -81,8 +81,71 @@ pub fn short(v: &Value) -> String {
     }
 }
 
+thread_local! {
+    /// While [`record_fields`] runs on this thread: the field names of every struct that
+    /// [`from_value`] deserialized, in order.
+    static RECORDED_FIELDS: std::cell::RefCell<Option<Vec<&'static str>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (which builds artifacts through [`from_value`]) and returns, besides its result,
+/// the field names of the structs `from_value` deserialized meanwhile (the names serde passes
+/// to `deserialize_struct`, as `serde_aux::serde_introspect` reads them). Structs with a
+/// hand-written or flattened `Deserialize` record nothing. How the Python package learns each
+/// `__type__`'s keyword arguments from the engine itself.
+pub fn record_fields<R>(f: impl FnOnce() -> R) -> (R, Vec<&'static str>) {
+    let outer = RECORDED_FIELDS.with(|r| r.borrow_mut().replace(Vec::new()));
+    let res = f();
+    let got = RECORDED_FIELDS.with(|r| std::mem::replace(&mut *r.borrow_mut(), outer)).unwrap_or_default();
+    (res, got)
+}
+
+/// A deserializer that only records the field names of the struct asked for and then fails.
+struct FieldsProbe<'a>(&'a mut Vec<&'static str>);
+
+#[derive(Debug)]
+struct ProbeDone;
+
+impl fmt::Display for ProbeDone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("fields probed")
+    }
+}
+
+impl std::error::Error for ProbeDone {}
+
+impl serde::de::Error for ProbeDone {
+    fn custom<M: fmt::Display>(_: M) -> Self {
+        ProbeDone
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for FieldsProbe<'_> {
+    type Error = ProbeDone;
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, ProbeDone> {
+        Err(ProbeDone)
+    }
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> std::result::Result<V::Value, ProbeDone> {
+        self.0.extend(fields.iter().copied());
+        Err(ProbeDone)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
 /// Deserializes a JSON value into an artifact struct, naming the `__type__` on error.
 pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) -> Result<T> {
+    RECORDED_FIELDS.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            let _ = T::deserialize(FieldsProbe(rec));
+        }
+    });
     let mut v = v.clone();
     if let Value::Object(m) = &mut v {
         m.shift_remove("__type__");
