@@ -333,6 +333,13 @@ def test_load_recipe_fill_metadata_settings_constants(unitxt):
     for k in ("version", "catalog_hierarchy_sep", "inference_stream", "instance_stream", "demos_field"):
         assert getattr(unitxt_rs.constants, k) == getattr(unitxt.constants, k)
     assert unitxt_rs.get_settings() is unitxt_rs.settings and unitxt_rs.get_constants() is unitxt_rs.constants
+    # The loader limit is honoured as Unitxt honours it.
+    q = "card=cards.example.capitals,template=templates.example.capital"
+    before = unitxt_rs.settings.global_loader_limit
+    with unitxt_rs.settings.context(global_loader_limit=3), unitxt.settings.context(global_loader_limit=3):
+        ours, theirs = unitxt_rs.load_dataset(q, split="test"), unitxt.load_dataset(q, split="test")
+    assert len(ours) == 3 and rows(ours) == rows(theirs)
+    assert unitxt_rs.settings.global_loader_limit == before
 
 
 # ---- python/examples with each library ----------------------------------------------------------
