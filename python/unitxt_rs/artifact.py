@@ -74,7 +74,7 @@ class Artifact:
 
     Raises:
         InvalidInputError: a keyword argument the type does not have (the message names the
-            nearest known one), or positional arguments.
+            nearest known one), or more positional arguments than Unitxt takes.
     """
 
     __type__: str = ""
@@ -85,9 +85,19 @@ class Artifact:
     #: artifact ones; ``None``: any.
     _accepted: Optional[Tuple[str, ...]] = None
 
+    #: The arguments that may also be given by position, in order (as Unitxt's).
+    _positional: Tuple[str, ...] = ()
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args:
-            raise InvalidInputError(f"{type(self).__name__} takes keyword arguments only")
+        if len(args) > len(self._positional):
+            raise InvalidInputError(
+                f"{type(self).__name__} takes at most {len(self._positional)} positional arguments, got {len(args)}"
+            )
+        for name, value in zip(self._positional, args):
+            if name in kwargs:
+                raise InvalidInputError(f"{type(self).__name__} got multiple values for argument {name!r}")
+            # After the keyword arguments, as Unitxt keeps them (it shows in `to_dict`'s order).
+            kwargs[name] = value
         if self._accepted is not None:
             for k in kwargs:
                 if k not in self._accepted:
@@ -143,7 +153,7 @@ def _make_classes() -> Dict[str, type]:
     """One class per engine type, named as Unitxt's."""
     classes: Dict[str, type] = {}
     for t, fields in _native.known_types():
-        name, _, unitxt_fields = NAMES.get(t, ("".join(p.capitalize() for p in t.split("_")), [], None))
+        name, _, unitxt_fields, positional = NAMES.get(t, ("".join(p.capitalize() for p in t.split("_")), [], None, []))
         accepted = None
         if fields is not None or unitxt_fields is not None:
             accepted = tuple(dict.fromkeys(list(fields or []) + list(unitxt_fields or []) + list(COMMON_FIELDS)))
@@ -152,7 +162,13 @@ def _make_classes() -> Dict[str, type]:
             f"Unitxt's ``{name}`` (catalog ``__type__``: ``{t}``), built by the Rust engine when used.\n\n"
             f"{read}\nAccepted (as in Unitxt): {', '.join(a for a in accepted or () if not a.startswith('__')) or 'any'}."
         )
-        attrs = {"__type__": t, "_fields": tuple(fields) if fields else None, "_accepted": accepted, "__doc__": doc}
+        attrs = {
+            "__type__": t,
+            "_fields": tuple(fields) if fields else None,
+            "_accepted": accepted,
+            "_positional": tuple(positional),
+            "__doc__": doc,
+        }
         classes[t] = type(name, (Artifact,), attrs)
     return classes
 
@@ -163,10 +179,10 @@ artifact_classes: Dict[str, type] = _make_classes()
 #: Module name (as Unitxt's, without the package) -> the classes it holds.
 MODULE_CLASSES: Dict[str, List[type]] = {}
 for _t, _cls in artifact_classes.items():
-    for _m in NAMES.get(_t, ("", [], None))[1]:
+    for _m in NAMES.get(_t, ("", [], None, []))[1]:
         MODULE_CLASSES.setdefault(_m, []).append(_cls)
 for _cls in artifact_classes.values():
-    _cls.__module__ = "unitxt_rs." + (NAMES.get(_cls.__type__, ("", [], None))[1] or ["artifact"])[0]
+    _cls.__module__ = "unitxt_rs." + (NAMES.get(_cls.__type__, ("", [], None, []))[1] or ["artifact"])[0]
 
 
 def from_dict(d: Dict[str, Any], id: Optional[str] = None) -> Artifact:
