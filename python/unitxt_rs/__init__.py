@@ -17,6 +17,13 @@ Quick start::
     results = unitxt_rs.evaluate(predictions=["positive"] * len(ds), data=ds)
     print(results.global_scores.summary)
 
+Beyond those, Unitxt's API as Unitxt 1.26.10 has it: :func:`create_dataset`, :func:`produce`,
+:func:`post_process`, :func:`add_to_catalog`, :func:`load_recipe`, :func:`fill_metadata`,
+``settings`` and ``constants``, ``unitxt_rs.api``, and artifact classes with Unitxt's names in
+Unitxt's modules (``unitxt_rs.templates.InputOutputTemplate``, ``unitxt_rs.card.TaskCard``...,
+see :mod:`unitxt_rs.artifact`), so that a script written for ``unitxt`` runs with its imports
+changed to ``unitxt_rs``.
+
 Catalogs: Unitxt's catalog is read from where ``unitxt-rs catalog install`` put it (see
 :func:`default_catalog_dir`), directories in ``UNITXT_CATALOGS``, and directories given to
 :func:`register_local_catalog` (the last registered wins).
