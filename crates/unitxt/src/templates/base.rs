@@ -335,19 +335,7 @@ pub fn render<'t, T: TemplateKind + ?Sized>(t: &'t T, instance: &mut Instance, s
     };
     t.post_process(&mut input, instance)?;
     let postprocessors = b.postprocessors_constant.get_or_init(|| {
-        let list = b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors());
-        // An inline postprocessor (an artifact object, not a catalog name) is written as Unitxt
-        // writes the artifact: its JSON, indented by 4, non-ASCII kept (`Artifact.to_json`);
-        // evaluation reads it back from that text.
-        let opts = crate::py::json::DumpOptions { ensure_ascii: false, sort_keys: false, indent: Some(4) };
-        let list = list
-            .into_iter()
-            .map(|p| match p {
-                Value::Object(_) => Value::String(crate::py::json::dumps(&p, opts).into()),
-                other => other,
-            })
-            .collect();
-        Constant::new(Value::Array(list))
+        Constant::new(Value::Array(b.postprocessors.clone().unwrap_or_else(|| t.default_postprocessors())))
     });
     Ok(Some(Rendered {
         source: Value::String(source.into()),
