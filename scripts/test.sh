@@ -50,6 +50,12 @@ fi
 # Golden scores of Unitxt's evaluate on derived predictions (kept in target/oracle-eval).
 "$VENV/bin/python" scripts/oracle_eval.py tests/oracle_eval_recipes.tsv target/oracle-eval
 
+# What python/tests/test_parity.py needs besides Unitxt: pandas and tabulate for the results'
+# `.summary` tables (Unitxt's and ours).
+if ! "$VENV/bin/python" -c "import pandas, tabulate" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" pandas
+fi
+
 # The Python package (PyO3 + maturin, dev profile to reuse the debug build) and what its tests
 # need: pytest, and lm-evaluation-harness for the lm-eval task test (no torch needed).
 if ! "$VENV/bin/python" -c "import maturin, pytest, lm_eval" >>"$LOG" 2>&1; then

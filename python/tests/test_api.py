@@ -302,7 +302,8 @@ def test_unknown_metric_is_a_key_error():
 
 def test_catalog_functions():
     t = unitxt_rs.get_from_catalog("templates.example.capital")
-    assert t["__type__"] == "input_output_template"
+    assert t.to_dict()["__type__"] == t.__type__ == "input_output_template"
+    assert t.__id__ == "templates.example.capital" and type(t).__name__ == "InputOutputTemplate"
     with pytest.raises(KeyError):
         unitxt_rs.get_from_catalog("templates.example.nope")
     with pytest.raises(FileNotFoundError):

@@ -17,6 +17,13 @@ Quick start::
     results = unitxt_rs.evaluate(predictions=["positive"] * len(ds), data=ds)
     print(results.global_scores.summary)
 
+Beyond those, Unitxt's API as Unitxt 1.26.10 has it: :func:`create_dataset`, :func:`produce`,
+:func:`post_process`, :func:`add_to_catalog`, :func:`load_recipe`, :func:`fill_metadata`,
+``settings`` and ``constants``, ``unitxt_rs.api``, and artifact classes with Unitxt's names in
+Unitxt's modules (``unitxt_rs.templates.InputOutputTemplate``, ``unitxt_rs.card.TaskCard``...,
+see :mod:`unitxt_rs.artifact`), so that a script written for ``unitxt`` runs with its imports
+changed to ``unitxt_rs``.
+
 Catalogs: Unitxt's catalog is read from where ``unitxt-rs catalog install`` put it (see
 :func:`default_catalog_dir`), directories in ``UNITXT_CATALOGS``, and directories given to
 :func:`register_local_catalog` (the last registered wins).
@@ -43,6 +50,22 @@ from .errors import (
 __all__ = [
     "load_dataset",
     "evaluate",
+    "create_dataset",
+    "produce",
+    "post_process",
+    "load_recipe",
+    "fill_metadata",
+    "add_to_catalog",
+    "fetch_artifact",
+    "settings",
+    "constants",
+    "get_settings",
+    "get_constants",
+    "get_logger",
+    "Artifact",
+    "InstanceScores",
+    "GroupsScores",
+    "SubsetsScores",
     "register_local_catalog",
     "get_from_catalog",
     "get_local_catalogs",
@@ -86,6 +109,16 @@ def register_local_catalog(path: Union[str, os.PathLike]) -> None:
     _local_catalogs.append(p)
 
 
+def _default_catalog_searched() -> None:
+    """Puts the directory :func:`add_to_catalog` writes to by default among the searched
+    catalogs, below every registered one (as Unitxt's own catalog is searched last)."""
+    from .catalog import default_local_catalog
+
+    p = os.path.abspath(default_local_catalog())
+    if os.path.isdir(p) and p not in _local_catalogs:
+        _local_catalogs.insert(0, p)
+
+
 def get_local_catalogs() -> List[str]:
     """The directories given to :func:`register_local_catalog`, lowest precedence first."""
     return list(_local_catalogs)
@@ -97,15 +130,25 @@ def default_catalog_dir() -> str:
     return _native.default_catalog_dir()
 
 
-def get_from_catalog(name: str) -> Dict[str, Any]:
-    """The artifact ``name`` (e.g. ``"templates.classification.multi_class.instruction"``) as
-    stored in the catalog: a dict with ``__type__`` and the artifact's arguments.
+def get_from_catalog(name: str, catalog_path: Optional[str] = None):
+    """The artifact ``name`` (e.g. ``"templates.classification.multi_class.instruction"``) as an
+    artifact object (Unitxt's ``get_from_catalog``): an instance of its class
+    (``InputOutputTemplate``...), with ``__id__`` = ``name`` and ``to_dict()`` giving the JSON
+    stored in the catalog.
+
+    Args:
+        name: The catalog name.
+        catalog_path: A catalog directory to look in first (besides the registered ones).
 
     Raises:
-        ArtifactNotFoundError: no catalog holds ``name`` (the message suggests close names).
+        ArtifactNotFoundError: no catalog holds ``name`` (the message suggests close names), or
+            its ``__type__`` is not one the engine knows.
         InvalidInputError: the artifact's file is not valid JSON.
     """
-    return json.loads(_native.get_from_catalog(name, _local_catalogs))
+    from .artifact import from_dict
+
+    dirs = list(_local_catalogs) + ([os.fspath(catalog_path)] if catalog_path is not None else [])
+    return from_dict(json.loads(_native.get_from_catalog(name, dirs)), id=name)
 
 
 def set_seed(seed: int) -> None:
@@ -125,9 +168,14 @@ def get_seed() -> int:
 
 
 def _jsonable(value: Any, name: str) -> Any:
-    """A recipe argument as JSON-like data: artifacts with ``to_dict`` (Unitxt objects) become
-    their dicts; paths become strings."""
-    if hasattr(value, "to_dict") and callable(value.to_dict):
+    """A recipe argument as JSON-like data: artifact objects become their catalog name when
+    they have one, else their dict (``to_dict``, as for Unitxt objects); lists and dicts of
+    them likewise; paths become strings."""
+    from .artifact import Artifact, _jsonable as artifact_json
+
+    if isinstance(value, (Artifact, list, tuple, dict)):
+        value = artifact_json(value)
+    elif hasattr(value, "to_dict") and callable(value.to_dict):
         value = value.to_dict()
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
@@ -234,28 +282,33 @@ def _iterable_dataset(recipe: Optional[str], args_json: Optional[str], split: st
 
 
 def load_dataset(
-    recipe: Optional[str] = None,
+    dataset_query: Any = None,
     split: Optional[str] = None,
     streaming: bool = False,
+    use_cache: Optional[bool] = None,
     **recipe_args: Any,
 ):
     """Prepares a Unitxt recipe and returns it as Hugging Face ``datasets`` (Unitxt's
-    ``load_dataset``).
+    ``load_dataset``, same signature).
 
     Args:
-        recipe: A Unitxt recipe string (``"card=cards.wnli,template=...,num_demos=3"``) or the
-            name of a ``dataset_recipe`` in the catalog. Optional when ``recipe_args`` name the
-            card.
+        dataset_query: A Unitxt recipe string (``"card=cards.wnli,template=...,num_demos=3"``),
+            the name of a ``dataset_recipe`` or ``benchmark`` in the catalog, or a
+            ``DatasetRecipe`` / ``Benchmark`` object. Optional when ``recipe_args`` name the
+            card. (``recipe=`` is accepted as another name for it.)
         split: The split to return (``"train"``, ``"validation"``, ``"test"``...). ``None``:
             every split of the recipe.
         streaming: Return iterable datasets that prepare instances as they are read, in
             bounded memory, instead of preparing whole splits.
+        use_cache: Accepted for Unitxt compatibility; the engine prepares the recipe anew each
+            time (it keeps no dataset cache), which gives the same rows.
         **recipe_args: Recipe arguments, as in Unitxt (``card=``, ``template=``, ``format=``,
             ``system_prompt=``, ``num_demos=``, ``demos_pool_size=``, ``max_test_instances=``,
-            ``loader_limit=``, ...). They override the same arguments of ``recipe``. An
-            artifact is a catalog name or a dict with ``__type__`` (for example a card whose
+            ``loader_limit=``, ...). They override the same arguments of ``dataset_query``. An
+            artifact is a catalog name, an artifact object (``TaskCard(...)``,
+            ``InputOutputTemplate(...)``) or a dict with ``__type__`` (for example a card whose
             loader is ``{"__type__": "load_from_dictionary", "data": {"test": [...]}}`` to
-            prepare in-memory records).
+            prepare in-memory records; see also :func:`create_dataset`).
 
     Returns:
         ``datasets.Dataset`` when ``split`` is given, else ``datasets.DatasetDict`` (split name
@@ -263,7 +316,8 @@ def load_dataset(
         ``datasets.IterableDatasetDict``. Columns: ``source`` (the prompt; for chat formats the
         list of messages), ``target``, ``references``, ``metrics``, ``groups``, ``subset``,
         ``media``, ``postprocessors``, ``task_data`` (JSON text) and
-        ``data_classification_policy``, with the values Unitxt 1.26.10 gives.
+        ``data_classification_policy``, with the values Unitxt 1.26.10 gives. Each dataset's
+        ``info.description`` is the call's metadata, as Unitxt's (:func:`fill_metadata`).
 
     Raises:
         ArtifactNotFoundError: an artifact name that no catalog holds, or a split the recipe
@@ -275,10 +329,29 @@ def load_dataset(
             the split and the instance index.
         UnsupportedError: a recipe using something the engine does not support.
     """
+    metadata = {"dataset_query": dataset_query, "split": split, "streaming": streaming, "use_cache": bool(use_cache)}
+    metadata.update(recipe_args)
+    recipe = recipe_args.pop("recipe", None) if dataset_query is None else None
+    if recipe is None:
+        recipe = dataset_query
+    from .api import _recipe_source
+
+    recipe, extra_catalogs, base_args = _recipe_source(recipe)
+    ds = _load(recipe, split, streaming, {**base_args, **recipe_args}, extra_catalogs)
+    if not streaming:
+        from .api import fill_metadata
+
+        meta = fill_metadata(**metadata)
+        for d in ds.values() if isinstance(ds, dict) else [ds]:
+            d.info.description = dict(meta)
+    return ds
+
+
+def _load(recipe: Optional[str], split: Optional[str], streaming: bool, recipe_args: Dict[str, Any], extra_catalogs: List[str]):
     import datasets
 
     args_json = _args_json(recipe_args)
-    catalogs = list(_local_catalogs)
+    catalogs = list(_local_catalogs) + list(extra_catalogs)
     if streaming:
         if split is not None:
             # Check the recipe and the split now, so that errors surface here.
@@ -317,25 +390,182 @@ class GlobalScores(dict):
 
     @property
     def summary(self) -> str:
-        """A readable table: one row per score with its interval, then the main score's name
-        and the number of instances."""
-        return self._summary
+        """A Markdown table, one row per score (sorted by name, rounded to 2 decimals) with
+        its interval, then the main score's name and the number of instances, as Unitxt's
+        ``GlobalScores.summary`` prints (with pandas and tabulate installed; without them the
+        engine's plain-text table)."""
+        try:
+            import pandas  # noqa: F401
+            import tabulate  # noqa: F401
+        except ImportError:
+            return self._summary
+        df = self.to_df().round(2).fillna("").sort_index()
+        df = df.drop("num_of_instances", axis=0, errors="ignore").reset_index()
+        return df.to_markdown(index=False) + f"\nMain Score: {self['score_name']}\nNum Instances: {self['num_of_instances']}"
+
+    def to_df(self):
+        """A ``pandas.DataFrame`` indexed by ``score_name`` with the columns ``score``,
+        ``ci_low`` and ``ci_high`` (None when a score has no interval), one row per numeric
+        score, as Unitxt's ``GlobalScores.to_df``. Needs pandas."""
+        import pandas as pd
+
+        rows = [
+            {"score_name": k, "score": v, "ci_low": self.get(f"{k}_ci_low"), "ci_high": self.get(f"{k}_ci_high")}
+            for k, v in self.items()
+            if not (k.endswith("_ci_low") or k.endswith("_ci_high")) and isinstance(v, (int, float))
+        ]
+        return pd.DataFrame(rows).set_index("score_name")
 
     def __repr__(self) -> str:
         return self._summary or super().__repr__()
+
+    def __reduce__(self):
+        return (GlobalScores, (dict(self),))
+
+
+def _markdown(df, max_col_width: int = 30) -> str:
+    """``df`` as a Markdown table whose cells are wrapped at ``max_col_width`` characters (as
+    Unitxt prints instance scores). Needs pandas and tabulate."""
+    import textwrap
+
+    out = df.copy()
+    for col in out.columns:
+        out[col] = out[col].apply(lambda x: "\n".join(textwrap.fill(line, width=max_col_width) for line in str(x).splitlines()))
+    return out.to_markdown()
+
+
+class InstanceScores(list):
+    """The instance scores (Unitxt's ``InstanceScores``): one dict per instance with its task
+    data fields, its other fields and its instance scores (``score``, ``score_name`` and each
+    metric's scores), flattened as Unitxt flattens them. ``original_instances`` holds the
+    result rows they came from."""
+
+    def __init__(self, rows: List[Dict[str, Any]]):
+        self.original_instances = rows
+        out = []
+        for row in rows:
+            row = dict(row)
+            scores = row.pop("score")
+            task_data = row.pop("task_data", {})
+            if isinstance(task_data, str):
+                task_data = json.loads(task_data)
+            out.append({**task_data, **row, **scores["instance"]})
+        super().__init__(out)
+
+    def to_df(self, flatten: bool = True, columns: Optional[List[str]] = None):
+        """A ``pandas.DataFrame`` of the flattened scores (``flatten=False``: of the original
+        result rows), only ``columns`` when given (a missing one raises ``KeyError``). Needs
+        pandas."""
+        import pandas as pd
+
+        df = pd.DataFrame(self if flatten else self.original_instances)
+        return df[columns] if columns is not None else df
+
+    def to_markdown(self, flatten: bool = True, columns: Optional[List[str]] = None, max_col_width: int = 30) -> str:
+        """:meth:`to_df` as a Markdown table with wrapped cells. Needs pandas and tabulate."""
+        return _markdown(self.to_df(flatten, columns), max_col_width)
+
+    @property
+    def summary(self) -> str:
+        """The first five instances as a Markdown table: ``source``, ``prediction``, the
+        processed prediction and references, the main ``score``, its ``score_name`` and all
+        float scores (Unitxt's ``InstanceScores.summary``). Needs pandas and tabulate."""
+        cols = ["source", "prediction", "processed_prediction", "references", "processed_references", "score"]
+        df = self.to_df(flatten=False, columns=cols).head()
+        df["score_name"] = df["score"].apply(lambda s: s["instance"]["score_name"])
+        df["all_scores"] = df["score"].apply(
+            lambda s: "\n".join(f"{k}: {v}" for k, v in s["instance"].items() if isinstance(v, float))
+        )
+        df["score"] = df["score"].apply(lambda s: s["instance"]["score"])
+        return _markdown(df)
+
+
+class GroupsScores(dict):
+    """Scores per group (Unitxt's ``GroupsScores``): for each ``group_by`` key (a field name,
+    or a tuple of them), each group's scores."""
+
+    @property
+    def summary(self) -> str:
+        """One Markdown table per ``group_by`` key (titled ``# Group By: <key>``) with a row per
+        group: the group's value(s), ``score``, ``score_name``, ``score_ci_low``,
+        ``score_ci_high`` and ``num_of_instances`` (columns empty everywhere are left out).
+        Needs pandas and tabulate."""
+        import pandas as pd
+
+        metric_cols = ["score", "score_name", "score_ci_low", "score_ci_high", "num_of_instances"]
+        lines = []
+        for key, groups in self.items():
+            kinds = key if isinstance(key, tuple) else (key,)
+            rows = []
+            for gname, scores in groups.items():
+                names = gname if isinstance(gname, tuple) else (gname,)
+                row = {k: str(n) for k, n in zip(kinds, names)}
+                row.update({c: scores.get(c, "") for c in metric_cols})
+                rows.append(row)
+            df = pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(kinds) + metric_cols)
+            df = df.fillna("")
+            df = df.drop(columns=[c for c in df.columns if df[c].eq("").all()])
+            df = df[[c for c in kinds if c in df.columns] + [c for c in metric_cols if c in df.columns]]
+            lines.append("# Group By: " + ", ".join(kinds))
+            lines.append(df.to_markdown(index=False) if not df.empty else "_No matching rows_")
+            lines.append("")
+        return "\n".join(lines)
+
+
+class SubsetsScores(dict):
+    """Scores per subset (Unitxt's ``SubsetsScores``): subset name to its scores (nested for
+    benchmarks of benchmarks), with ``subsets_mean``."""
+
+    @property
+    def summary(self) -> str:
+        """A Markdown table with a row per (sub)subset: its path, ``score``, ``score_name``,
+        ``score_ci_low``, ``score_ci_high``, ``num_of_instances``. Needs pandas and tabulate."""
+        import pandas as pd
+
+        rows: List[Dict[str, Any]] = []
+        group_kinds: List[str] = []
+        cols = ("score", "score_name", "score_ci_low", "score_ci_high", "num_of_instances")
+
+        def walk(node: Dict[str, Any], path: List[str]) -> None:
+            if "score" in node and "score_name" in node:
+                base = {"subset": ".".join(path) if path else "ALL", **{c: node.get(c, "") for c in cols}}
+                groups = node.get("groups") or {}
+                for kind, by_name in groups.items():
+                    if kind not in group_kinds:
+                        group_kinds.append(kind)
+                    for gname, scores in by_name.items():
+                        rows.append({**base, **{c: scores.get(c, base[c]) for c in cols}, kind: str(gname)})
+                if not groups:
+                    rows.append(base)
+            for k, v in node.items():
+                if isinstance(v, dict) and k != "groups":
+                    walk(v, path + [k])
+
+        walk(self, [])
+        df = pd.DataFrame(rows)
+        for kind in group_kinds:
+            if kind not in df.columns:
+                df[kind] = ""
+        df = df.fillna("")
+        df = df.drop(columns=[c for c in df.columns if df[c].eq("").all()])
+        kinds = [c for c in df.columns if c not in cols and c != "subset"]
+        df = df[[c for c in ["subset", *kinds, *cols] if c in df.columns]]
+        return df.to_markdown(index=False)
 
 
 class EvaluationResults(list):
     """What :func:`evaluate` returns (shaped like Unitxt's ``EvaluationResults``): a list with
     one dict per instance (its fields, ``prediction``, ``processed_prediction``,
     ``processed_references`` and ``score`` = ``{"global", "instance"}``), with the properties
-    ``global_scores``, ``instance_scores``, ``subsets_scores`` and ``groups_scores``."""
+    ``global_scores``, ``instance_scores``, ``subsets_scores`` and ``groups_scores``, and
+    ``metadata`` (the data's metadata and the time of the evaluation)."""
 
     def __init__(self, rows: List[Dict[str, Any]], global_scores: GlobalScores, subsets: Any, groups: Any):
         super().__init__(rows)
         self._global = global_scores
         self._subsets = subsets
         self._groups = groups
+        self.metadata: Dict[str, Any] = {}
 
     @property
     def global_scores(self) -> GlobalScores:
@@ -343,21 +573,13 @@ class EvaluationResults(list):
         return self._global
 
     @property
-    def instance_scores(self) -> List[Dict[str, Any]]:
-        """One dict per instance: its task data fields, its other fields and its instance
-        scores (``score``, ``score_name`` and each metric's scores), as Unitxt flattens them."""
-        out = []
-        for row in self:
-            row = dict(row)
-            scores = row.pop("score")
-            task_data = row.pop("task_data", {})
-            if isinstance(task_data, str):
-                task_data = json.loads(task_data)
-            out.append({**task_data, **row, **scores["instance"]})
-        return out
+    def instance_scores(self) -> InstanceScores:
+        """The instance scores (see :class:`InstanceScores`: a list with ``.summary`` and
+        ``.to_df()``)."""
+        return InstanceScores(list(self))
 
     @property
-    def subsets_scores(self) -> Dict[str, Any]:
+    def subsets_scores(self) -> SubsetsScores:
         """Scores per subset (instances with a ``subset``), with ``subsets_mean``.
 
         Raises:
@@ -365,18 +587,23 @@ class EvaluationResults(list):
         """
         if self._subsets is None:
             raise InvalidInputError("the data has no subsets (instances carry no `subset`)")
-        return self._subsets
+        return SubsetsScores(self._subsets)
 
     @property
-    def groups_scores(self) -> Dict[str, Any]:
-        """Scores per group (recipes with ``group_by``).
+    def groups_scores(self) -> GroupsScores:
+        """Scores per group (recipes with ``group_by``), with ``.summary``.
 
         Raises:
             InvalidInputError: the data has no groups (use ``group_by`` in the recipe).
         """
         if self._groups is None:
             raise InvalidInputError("the data has no group scores; use group_by in the recipe")
-        return self._groups
+        return GroupsScores(self._groups)
+
+
+#: The order of the fields of Unitxt's result rows.
+_ROW_ORDER = ("metrics", "data_classification_policy", "media", "postprocessors", "target", "references", "source",
+              "task_data", "groups", "subset")
 
 
 def _nan(v: Any) -> Any:
@@ -461,10 +688,50 @@ def evaluate(
         instances = rows
     rows_out = []
     for i, (inst, pred, scores) in enumerate(zip(instances, predictions, out["instances"])):
-        row = dict(inst)
+        inst = _decode_row(dict(inst))
+        # Unitxt's order of the fields (it shows in InstanceScores.to_df's columns).
+        row = {k: inst[k] for k in _ROW_ORDER if k in inst}
+        row.update((k, v) for k, v in inst.items() if k not in row)
         row["prediction"] = pred
         if i < len(processed):
             row["processed_prediction"], row["processed_references"] = processed[i]
+        if isinstance(row.get("task_data"), str):
+            row["task_data"] = json.loads(row["task_data"])
+        if isinstance(row.get("task_data"), dict):
+            # Unitxt's metrics see the prompt as part of the task data, and its rows keep it.
+            row["task_data"]["source"] = row.get("source")
         row["score"] = {"global": g, "instance": _nan(scores)}
+        if out.get("groups") is not None:
+            row["score"]["groups"] = out["groups"]
+        if out.get("subsets") is not None:
+            row["score"]["subsets"] = out["subsets"]
         rows_out.append(row)
-    return EvaluationResults(rows_out, g, out.get("subsets"), out.get("groups"))
+    results = EvaluationResults(rows_out, g, out.get("subsets"), out.get("groups"))
+    info = getattr(data, "info", None)
+    if info is not None and getattr(info, "description", None):
+        results.metadata["dataset"] = info.description
+    from datetime import datetime
+
+    results.metadata["creation_time"] = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return results
+
+
+def get_logger(name: str = "unitxt_rs"):
+    """A ``logging.Logger`` (Unitxt's ``get_logger``)."""
+    import logging
+
+    return logging.getLogger(name)
+
+
+# ---- Unitxt's API beyond load_dataset / evaluate ----------------------------------------------
+
+from .artifact import Artifact, _install_modules, fetch_artifact  # noqa: E402
+from . import api  # noqa: E402
+from .api import create_dataset, fill_metadata, load_recipe, post_process, produce  # noqa: E402
+from .catalog import add_to_catalog  # noqa: E402
+from .settings_utils import get_constants, get_settings  # noqa: E402
+
+settings = get_settings()
+constants = get_constants()
+_install_modules()
+_default_catalog_searched()

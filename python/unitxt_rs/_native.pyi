@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension module (crates/unitxt-py)."""
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 class SplitStream:
     """A split being prepared; pulled in Arrow IPC chunks."""
@@ -21,6 +21,12 @@ def evaluate(
     confidence_intervals: bool = True,
 ) -> str:
     """Scores predictions; returns JSON text with global, instances, subsets, groups, summary, processed."""
+
+def post_process(predictions_json: str, data_ipc: Optional[bytes], data_json: Optional[str], catalog_dirs: List[str]) -> str:
+    """Each prediction after its instance's postprocessors, as a JSON array."""
+
+def known_types() -> List[Tuple[str, Optional[List[str]]]]:
+    """Every artifact __type__ the engine builds, with the keyword arguments it reads (None: not known)."""
 
 def dataset_schema_ipc() -> bytes:
     """An empty Arrow IPC stream with the schema of prepared splits."""

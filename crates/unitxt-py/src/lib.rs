@@ -233,6 +233,37 @@ fn evaluate(
     res.map_err(|e| py_err(py, e))
 }
 
+/// Each prediction after its instance's postprocessors ran (Unitxt's `post_process`), as a
+/// JSON array; data as in [`evaluate`].
+#[pyfunction]
+#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs))]
+fn post_process(
+    py: Python<'_>,
+    predictions_json: String,
+    data_ipc: Option<Vec<u8>>,
+    data_json: Option<String>,
+    catalog_dirs: Vec<String>,
+) -> PyResult<String> {
+    let res = py.detach(|| -> unitxt::error::Result<String> {
+        let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
+        let predictions = match serde_json::from_str::<Value>(&predictions_json) {
+            Ok(Value::Array(a)) => a,
+            _ => return Err(Error::invalid("predictions must be a list")),
+        };
+        let out = unitxt::evaluate::post_process(&data, &predictions, &catalogs(catalog_dirs))?;
+        Ok(Value::Array(out).to_string())
+    });
+    res.map_err(|e| py_err(py, e))
+}
+
+/// Every artifact `__type__` the engine builds, each with the keyword arguments it reads
+/// (`None` when they are not known from its structs, see `unitxt::registry::type_fields`): the
+/// one source the Python artifact classes are generated from.
+#[pyfunction]
+fn known_types(py: Python<'_>) -> Vec<(&'static str, Option<Vec<&'static str>>)> {
+    py.detach(|| unitxt::registry::KNOWN_TYPES.iter().map(|t| (*t, unitxt::registry::type_fields(t))).collect())
+}
+
 /// Arrow IPC bytes of an empty batch: the schema of prepared splits.
 #[pyfunction]
 fn dataset_schema_ipc<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -281,6 +312,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_seed, m)?)?;
     m.add_function(wrap_pyfunction!(dataset_schema_ipc, m)?)?;
     m.add_function(wrap_pyfunction!(get_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(post_process, m)?)?;
+    m.add_function(wrap_pyfunction!(known_types, m)?)?;
     ray::register(m)?;
     Ok(())
 }

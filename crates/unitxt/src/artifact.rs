@@ -89,43 +89,108 @@ pub const META_KEYS: &[&str] = &["__type__", "__description__", "__tags__", "__t
 /// `requirements`, the Python packages Unitxt checks are installed before an operator runs.
 pub const IGNORED_KEYS: &[&str] = &["requirements"];
 
+/// What [`fields_read`] learned about one artifact's build.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct FieldsRead {
+    /// The field names of the structs [`from_value`] deserialized, in order (repeats kept).
+    pub names: Vec<&'static str>,
+    /// Whether the names are all the fields read: some [`from_value`] ran, and every type it
+    /// deserialized was a plain struct (not a map, a flattened or a hand-written
+    /// `Deserialize`, whose fields cannot be listed).
+    pub complete: bool,
+}
+
+/// One [`fields_read`] frame.
+#[derive(Default)]
+struct Frame {
+    names: Vec<&'static str>,
+    ran: bool,
+    unlisted: bool,
+}
+
 thread_local! {
-    /// One entry per artifact being built on this thread (see [`fields_read`]): the field
-    /// names of the structs [`from_value`] deserialized from its JSON, or `None` once one of
-    /// them was not a plain struct (a map, a flattened or hand-written deserializer) whose
-    /// fields cannot be listed.
-    static FIELDS_READ: std::cell::RefCell<Vec<Option<Vec<&'static str>>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// One frame per [`fields_read`] running on this thread, innermost last.
+    static FIELDS_READ: std::cell::RefCell<Vec<Frame>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Runs `f`, which builds one artifact through [`from_value`] calls, and returns its result
-/// with the union of the field names those calls' structs declare: `None` when one of them
-/// could not list its fields or when none ran. The registry checks an artifact's keys against
-/// it, as Unitxt refuses an unexpected argument.
-pub fn fields_read<R>(f: impl FnOnce() -> R) -> (R, Option<Vec<&'static str>>) {
-    FIELDS_READ.with(|s| s.borrow_mut().push(Some(Vec::new())));
+/// with the fields those calls' structs declare ([`FieldsRead`]). Frames nest: a nested
+/// artifact's fields go to its own frame. The registry checks an artifact's keys against a
+/// complete list, as Unitxt refuses an unexpected argument; the Python package learns each
+/// type's keyword arguments from it.
+pub fn fields_read<R>(f: impl FnOnce() -> R) -> (R, FieldsRead) {
+    FIELDS_READ.with(|s| s.borrow_mut().push(Frame::default()));
     struct Pop;
     impl Drop for Pop {
         fn drop(&mut self) {
             FIELDS_READ.with(|s| s.borrow_mut().pop());
         }
     }
-    let pop = Pop;
+    let _pop = Pop;
     let r = f();
-    let fields = FIELDS_READ.with(|s| s.borrow_mut().last_mut().and_then(Option::take)).filter(|f| !f.is_empty());
-    drop(pop);
-    (r, fields)
+    let frame = FIELDS_READ.with(|s| s.borrow_mut().last_mut().map(std::mem::take)).unwrap_or_default();
+    (r, FieldsRead { complete: frame.ran && !frame.unlisted, names: frame.names })
 }
 
-/// Notes `T`'s field names in the innermost [`fields_read`] (serde's declared names, renames
-/// and aliases as serde gives them, by `serde_aux`'s introspection).
-fn note_fields<T: serde::de::DeserializeOwned>() {
+/// A deserializer that only records the field names of the struct asked for, then fails:
+/// `Some(fields)` when `T` asked for a struct (`fields` may be empty), `None` otherwise.
+struct FieldsProbe<'a>(&'a mut Option<&'static [&'static str]>);
+
+#[derive(Debug)]
+struct ProbeDone;
+
+impl fmt::Display for ProbeDone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("fields probed")
+    }
+}
+
+impl std::error::Error for ProbeDone {}
+
+impl serde::de::Error for ProbeDone {
+    fn custom<M: fmt::Display>(_: M) -> Self {
+        ProbeDone
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for FieldsProbe<'_> {
+    type Error = ProbeDone;
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, ProbeDone> {
+        Err(ProbeDone)
+    }
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> std::result::Result<V::Value, ProbeDone> {
+        *self.0 = Some(fields);
+        Err(ProbeDone)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The field names serde's derived `Deserialize` of struct `T` asks for (renamed as serde
+/// renames them); `None` when `T` is not read as a plain struct (a map, a flattened struct, a
+/// hand-written `Deserialize`).
+pub fn struct_fields<'de, T: serde::Deserialize<'de>>() -> Option<&'static [&'static str]> {
+    let mut asked = None;
+    let _ = T::deserialize(FieldsProbe(&mut asked));
+    asked
+}
+
+/// Notes `T`'s field names in the innermost [`fields_read`] frame.
+fn note_fields<'de, T: serde::Deserialize<'de>>() {
     FIELDS_READ.with(|s| {
         if let Some(top) = s.borrow_mut().last_mut() {
-            let fields = serde_aux::serde_introspection::serde_introspect::<T>();
-            match top {
-                Some(all) if !fields.is_empty() => all.extend_from_slice(fields),
-                _ => *top = None,
+            match struct_fields::<T>() {
+                Some(fields) => top.names.extend_from_slice(fields),
+                None => top.unlisted = true,
             }
+            top.ran = true;
         }
     });
 }

@@ -147,6 +147,34 @@ pub fn evaluate(instances: &[Instance], predictions: &[Value], opts: &EvaluateOp
     evaluate_in(instances, predictions, opts, &catalog)
 }
 
+/// Each prediction after its instance's target prefix was cut and its postprocessors ran
+/// (Unitxt's `post_process(predictions, data)`: the `processed_prediction`s), in order, without
+/// scoring. Instances without `references` (produced for inference) are processed with none.
+/// Errors: different counts (naming both), unknown processors, a processor failing.
+pub fn post_process(instances: &[Instance], predictions: &[Value], catalogs: &[std::path::PathBuf]) -> Result<Vec<Value>> {
+    if instances.len() != predictions.len() {
+        return Err(Error::invalid(format!(
+            "{} predictions for {} instances; give exactly one prediction per instance",
+            predictions.len(),
+            instances.len()
+        )));
+    }
+    let catalog = std::sync::Arc::new(Catalog::standard(catalogs));
+    let mut lists: std::collections::HashMap<Vec<String>, Postprocessors> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(instances.len());
+    for (i, (inst, pred)) in instances.iter().zip(predictions).enumerate() {
+        let names = processor_names(inst);
+        let processors = lists.entry(names.clone()).or_insert_with(|| Postprocessors::fetch(&names, &catalog));
+        let mut inst = inst.clone();
+        if !matches!(inst.get("references"), Some(Value::Array(_))) {
+            inst.insert("references".into(), Value::Array(Vec::new()));
+        }
+        let item = prepare_item(&inst, pred.clone(), &catalog, processors).with_ctx(|| format!("instance {i}"))?;
+        out.push(item.prediction);
+    }
+    Ok(out)
+}
+
 fn evaluate_in(
     instances: &[Instance],
     predictions: &[Value],

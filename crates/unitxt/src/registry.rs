@@ -353,9 +353,10 @@ impl<'de, T: ArtifactKind + ?Sized> Deserialize<'de> for Art<T> {
 /// Unitxt's `UnexpectedArgumentError` (checked where the type's fields can be listed: every
 /// artifact deserialized as plain structs).
 fn build_object(v: &Value) -> Result<Artifact> {
-    let (built, fields) = crate::artifact::fields_read(|| build_of_type(v));
+    let (built, read) = crate::artifact::fields_read(|| build_of_type(v));
     let a = built?;
-    if let (Some(fields), Some(m)) = (fields, v.as_object()) {
+    if let (true, Some(m)) = (read.complete, v.as_object()) {
+        let fields = read.names;
         for k in m.keys().map(|k| k.as_str()) {
             let common: &[&str] = match &a {
                 Artifact::Metric(_) => crate::metrics::COMMON_KEYS,
@@ -742,6 +743,290 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
     Ok(a)
 }
 
+/// Every `__type__` that [`build`] knows, in the order of its `match` (a test checks the two
+/// agree). The Python package makes one class per name (`unitxt_rs.templates.InputOutputTemplate`
+/// for `input_output_template`, ...).
+pub const KNOWN_TYPES: &[&str] = &[
+    "task_card",
+    "dataset_recipe",
+    "benchmark",
+    "task",
+    "templates_list",
+    "templates_dict",
+    "load_csv",
+    "load_iob",
+    "load_from_dictionary",
+    "load_hf",
+    "load_json_file",
+    "multiple_source_loader",
+    "add_constant",
+    "apply",
+    "capitalize",
+    "cast",
+    "add_id",
+    "cast_fields",
+    "chunk",
+    "copy",
+    "copy_fields",
+    "recursive_copy",
+    "dict_of_lists_to_pairs",
+    "dict_to_tuples_list",
+    "dictify",
+    "execute_expression",
+    "extract_with_regex",
+    "fillna",
+    "filter",
+    "flatten",
+    "format_text",
+    "get",
+    "get_item_by_index",
+    "get_length",
+    "group_dict_with_regex",
+    "index_of",
+    "interleave_lists_to_dialog_operator",
+    "join",
+    "join_str",
+    "list_field_values",
+    "construct_table_from_rows_cols",
+    "map_table_lists_to_std_table_json",
+    "parse_csv",
+    "literal_eval",
+    "lower",
+    "lower_case",
+    "map_instance_values",
+    "map_replace",
+    "map_values",
+    "move",
+    "regex_parser",
+    "regex_replace",
+    "regex_split",
+    "remove_fields",
+    "recursive_replace",
+    "iob_extractor",
+    "remove_values",
+    "rename",
+    "rename_fields",
+    "replace",
+    "select_fields",
+    "sequential_operator",
+    "set",
+    "add_fields",
+    "slice",
+    "split",
+    "strip",
+    "take_by_field",
+    "upper",
+    "wrap",
+    "zip",
+    "zip_field_values",
+    "zip_longest",
+    "add_incremental_id",
+    "deduplicate",
+    "delete_splits",
+    "deterministic_balancer",
+    "duplicate_instances",
+    "duplicate_split",
+    "filter_by_condition",
+    "filter_by_condition_based_on_fields",
+    "filter_by_expression",
+    "join_streams",
+    "length_balancer",
+    "merge_streams",
+    "minimum_one_example_per_label_refiner",
+    "shuffle",
+    "stream_refiner",
+    "rename_splits",
+    "separate_split",
+    "slice_split",
+    "split_random_mix",
+    "close_text_sampler",
+    "diverse_labels_sampler",
+    "fixed_indices_sampler",
+    "random_sampler",
+    "convert_to_boolean",
+    "extract_arena_hard_numerical_judgment",
+    "extract_harm_rating_judgement",
+    "extract_mt_bench_label_judgment",
+    "extract_mt_bench_rating_judgment",
+    "extract_safe_unsafe_judgment",
+    "extract_verbal_judgement_bad_good",
+    "extract_verbal_judgment",
+    "first_character",
+    "fix_white_space",
+    "get_sql",
+    "get_string_after",
+    "infer_dicts_to_binary_logprobs",
+    "list_to_empty_entities_tuples",
+    "load_json",
+    "lower_case_till_punc",
+    "match_closest_option",
+    "multiple_tool_call_post_processor",
+    "post_process",
+    "remove_articles",
+    "remove_punctuations",
+    "scale_number_to_zero_one_return_zero_if_fails",
+    "split_strip",
+    "stance_to_pro_con",
+    "str_to_float_format",
+    "string_equals",
+    "string_or_not_string",
+    "substring",
+    "take_first_non_empty_line",
+    "take_first_word",
+    "take_last_non_empty_line",
+    "to_list_by_comma",
+    "to_list_by_comma_space",
+    "to_string",
+    "to_string_stripped",
+    "to_yes_or_none",
+    "tool_call_post_processor",
+    "yes_no_to_int",
+    "yes_to_one_else_zero",
+    "conversation_serializer",
+    "default_list_serializer",
+    "default_serializer",
+    "dialog_serializer",
+    "dict_as_json_serializer",
+    "document_serializer",
+    "image_serializer",
+    "input_output_template",
+    "input_output_template_with_custom_target",
+    "json_output_template",
+    "key_val_template",
+    "list_serializer",
+    "multi_document_serializer",
+    "multi_label_template",
+    "multi_reference_template",
+    "multi_turn_template",
+    "multi_type_serializer",
+    "multiple_choice_template",
+    "null_template",
+    "number_quantizing_serializer",
+    "number_serializer",
+    "output_quantizing_template",
+    "pairwise_choice_template",
+    "pairwise_comparative_rating_template",
+    "span_labeling_json_template",
+    "span_labeling_template",
+    "sql_database_as_schema_serializer",
+    "table_serializer",
+    "tool_call_serializer",
+    "tools_serializer",
+    "video_serializer",
+    "yes_no_template",
+    "chat_api_format",
+    "granite_documents_format",
+    "hf_system_format",
+    "system_format",
+    "empty_system_prompt",
+    "textual_system_prompt",
+    "augment_prefix_suffix",
+    "augment_whitespace",
+    "null_augmentor",
+    "transpose_table",
+    "shuffle_table_rows",
+    "shuffle_table_columns",
+    "duplicate_table_rows",
+    "duplicate_table_columns",
+    "mask_columns_names",
+    "accuracy",
+    "accuracy_fast",
+    "anls",
+    "bert_score",
+    "faithfulness_hhem",
+    "granite_guardian_agentic_risk",
+    "granite_guardian_assistant_risk",
+    "granite_guardian_rag_risk",
+    "granite_guardian_user_risk",
+    "is_code_mixed",
+    "kpa",
+    "llama_index_correctness",
+    "llama_index_faithfulness",
+    "llm_as_judge",
+    "llm_judge_direct",
+    "llm_judge_pairwise",
+    "meteor_fast",
+    "perplexity",
+    "regard_metric",
+    "reward",
+    "safety_metric",
+    "sentence_bert",
+    "task_based_ll_mas_judge",
+    "binary_accuracy",
+    "binary_max_accuracy",
+    "binary_max_f1",
+    "char_edit_distance",
+    "char_edit_distance_accuracy",
+    "exact_match_mm",
+    "f1",
+    "f1_macro",
+    "f1_micro",
+    "f1_weighted",
+    "f1_binary",
+    "f1_binary_pos_only",
+    "precision_binary",
+    "recall_binary",
+    "f1_fast",
+    "f1_macro_multi_label",
+    "f1_micro_multi_label",
+    "precision_macro_multi_label",
+    "precision_micro_multi_label",
+    "recall_macro_multi_label",
+    "recall_micro_multi_label",
+    "huggingface_metric",
+    "squad",
+    "wer",
+    "jaccard_index",
+    "jaccard_index_string",
+    "kendall_tau_metric",
+    "map",
+    "matthews_correlation",
+    "max_accuracy",
+    "mean_squared_error",
+    "metric_pipeline",
+    "metrics_list",
+    "mrr",
+    "ner",
+    "normalized_sacrebleu",
+    "pearsonr",
+    "prediction_length",
+    "relaxed_correctness",
+    "retrieval_at_k",
+    "roc_auc",
+    "root_mean_squared_error",
+    "rouge",
+    "spearmanr",
+    "string_containment",
+    "string_containment_old",
+    "string_containment_ratio",
+    "token_overlap",
+    "unsorted_list_exact_match",
+];
+
+/// The keyword arguments the engine reads for artifact type `t` (one of [`KNOWN_TYPES`]): the
+/// field names of the structs it deserializes (see [`crate::artifact::fields_read`]), found
+/// by building `{"__type__": t}` in an empty catalog. `None` when the type is read by
+/// hand-written code (a task, a recipe, a metric with flattened options...), whose arguments
+/// are then not known here. Unitxt's common artifact fields (`__description__`, `__tags__`,
+/// `__title__`, `__deprecated_msg__`), which every artifact accepts, are not listed.
+pub fn type_fields(t: &str) -> Option<Vec<&'static str>> {
+    let catalog = Arc::new(Catalog::new(Vec::new()));
+    let mut probe = Value::Object(Default::default());
+    if let Value::Object(m) = &mut probe {
+        m.insert("__type__".into(), Value::String(t.into()));
+    }
+    let (_, read) = crate::artifact::fields_read(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| building_in(&catalog, || build_of_type(&probe)))).ok()
+    });
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in read.names {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// An augmentor artifact of `a`, built from `v`.
 pub fn augmentor<T: crate::augmentors::Augmentor + 'static>(a: T, v: &Value) -> Artifact {
     Artifact::Augmentor(Art::new(Arc::new(a) as Arc<dyn crate::augmentors::Augmentor>, v.clone()))
@@ -788,13 +1073,20 @@ pub fn operator<T: Operator + DeserializeOwned + 'static>(t: &str, v: &Value) ->
 /// Wraps a built [`InstanceOperator`] as an [`Operator`] with the stream scope read from `v`.
 pub fn wrap_instance_op<T: InstanceOperator + 'static>(t: &str, v: &Value, op: T) -> Result<Artifact> {
     let scope: StreamScope = from_value(t, v)?;
-    let op: Arc<dyn Operator> = Arc::new(InstanceOp { name: t.to_string(), scope, op: Arc::new(op) });
-    Ok(Artifact::Operator(Art::new(op, v.clone())))
+    Ok(scoped_instance_op(t, v, scope, op))
 }
 
-/// Builds an [`InstanceOperator`] struct and wraps it as an [`Operator`].
+/// Wraps a built [`InstanceOperator`] as an [`Operator`] applied to the streams of `scope`.
+fn scoped_instance_op<T: InstanceOperator + 'static>(t: &str, v: &Value, scope: StreamScope, op: T) -> Artifact {
+    let op: Arc<dyn Operator> = Arc::new(InstanceOp { name: t.to_string(), scope, op: Arc::new(op) });
+    Artifact::Operator(Art::new(op, v.clone()))
+}
+
+/// Builds an [`InstanceOperator`] struct and wraps it as an [`Operator`]. The stream scope is
+/// read first (it always deserializes), so [`type_fields`] sees the operator's own fields too.
 pub fn instance_op<T: InstanceOperator + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
-    wrap_instance_op(t, v, from_value::<T>(t, v)?)
+    let scope: StreamScope = from_value(t, v)?;
+    Ok(scoped_instance_op(t, v, scope, from_value::<T>(t, v)?))
 }
 
 /// Builds a [`StreamOperator`] struct and wraps it as an [`Operator`].
@@ -806,14 +1098,56 @@ pub fn stream_op<T: StreamOperator + DeserializeOwned + 'static>(t: &str, v: &Va
 
 /// Builds a [`FieldOperator`] struct with its [`FieldSpec`] and wraps it as an [`Operator`].
 pub fn field_op<T: FieldOperator + DeserializeOwned + 'static>(t: &str, v: &Value) -> Result<Artifact> {
+    let scope: StreamScope = from_value(t, v)?;
     let spec: FieldSpec = from_value(t, v)?;
     let inner = FieldOp::new(spec, Arc::new(from_value::<T>(t, v)?)).map_err(|e| e.context(format!("in `{t}`")))?;
-    wrap_instance_op(t, v, inner)
+    Ok(scoped_instance_op(t, v, scope, inner))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`KNOWN_TYPES`] lists exactly the names of `build_object`'s `match`, and each of them is
+    /// known to it.
+    #[test]
+    fn known_types_are_the_match_arms() {
+        let src = include_str!("registry.rs");
+        let start = src.find("let a = match t {").unwrap();
+        let end = src[start..].find("unknown artifact type").unwrap() + start;
+        let mut arms: Vec<String> = Vec::new();
+        for line in src[start..end].lines() {
+            let l = line.trim_start().trim_start_matches('|').trim_start();
+            if !l.starts_with('"') {
+                continue;
+            }
+            let pat = l.split("=>").next().unwrap();
+            arms.extend(pat.split('|').map(|p| p.trim().trim_matches('"').to_string()).filter(|p| !p.is_empty()));
+        }
+        assert_eq!(arms, KNOWN_TYPES.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let cat = Arc::new(Catalog::new(Vec::new()));
+        for t in KNOWN_TYPES {
+            let probe: Value = serde_json::from_str(&format!(r#"{{"__type__": "{t}"}}"#)).unwrap();
+            if let Err(e) = build(&probe, &cat) {
+                assert!(!e.message.contains("unknown artifact type"), "{t}: {e}");
+            }
+        }
+    }
+
+    /// The fields of a struct-built type are its serde fields, stream scope included; a type
+    /// with a flattened struct has none known.
+    #[test]
+    fn type_fields_are_serde_fields() {
+        let f = type_fields("rename").unwrap();
+        assert!(f.contains(&"field_to_field") && f.contains(&"apply_to_streams"), "{f:?}");
+        let f = type_fields("load_csv").unwrap();
+        assert!(f.contains(&"files") && f.contains(&"loader_limit"), "{f:?}");
+        // Templates share a flattened base struct: serde does not name its fields.
+        assert!(type_fields("input_output_template").is_none());
+        let f = type_fields("task_card").unwrap();
+        assert_eq!(f, vec!["loader", "preprocess_steps", "task", "templates", "sampler"]);
+        assert!(type_fields("no_such_type").is_none());
+    }
 
     /// A broken artifact met through a nested name is located in that artifact, as data, and
     /// nested names are an error outside a build.

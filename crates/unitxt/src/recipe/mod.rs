@@ -133,7 +133,7 @@ fn list_arg(name: &str, v: &Option<Value>) -> Result<Option<Vec<Value>>> {
 
 /// The names of the recipe's arguments: [`RecipeFields`]' fields, as serde names them.
 fn known_args() -> &'static [&'static str] {
-    serde_aux::serde_introspection::serde_introspect::<RecipeFields>()
+    crate::artifact::struct_fields::<RecipeFields>().unwrap_or_default()
 }
 
 impl RecipeArgs {

@@ -1,0 +1,248 @@
+"""Artifact classes: Python objects for the catalog's JSON artifacts (Unitxt's ``Artifact``).
+
+One class is made, at import, for every artifact ``__type__`` the engine builds, from the list
+the engine gives (``_native.known_types()``: each type with the keyword arguments its Rust
+structs read, when they can be read from them). The class carries Unitxt's name for it
+(``InputOutputTemplate`` for ``input_output_template``), accepts Unitxt's keyword arguments
+for it and is placed in the ``unitxt_rs`` modules named as Unitxt's (``unitxt_rs.templates``,
+``unitxt_rs.card``, ...), by the table in ``_unitxt_names`` (derived from Unitxt once;
+python/tests/test_parity.py checks it, and that the engine's arguments are among Unitxt's).
+
+An artifact object is thin: it keeps its keyword arguments as given, checks their names
+(an unknown one is an error that names the nearest known), and serializes to the catalog JSON
+(:meth:`Artifact.to_dict`, ``__type__`` first, as Unitxt writes it). The engine builds it when
+it is used: anywhere a catalog name or a dict with ``__type__`` is accepted
+(``load_dataset(card=TaskCard(...))``, ``add_to_catalog(template, "templates.x")``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import types as _types
+import typing
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import _native
+from ._unitxt_names import NAMES
+from .errors import ArtifactNotFoundError, InvalidInputError
+
+__all__ = ["Artifact", "fetch_artifact", "from_dict", "artifact_classes"]
+
+#: Keyword arguments every Unitxt artifact accepts (documentation and policy fields); the
+#: engine reads none of them but keeps them in the JSON.
+COMMON_FIELDS = ("__description__", "__tags__", "__title__", "__deprecated_msg__", "data_classification_policy")
+
+
+def _type_string(t: Any) -> str:
+    """A Python type as Unitxt writes it in JSON (``str``, ``List[str]``, ``Dict[str, Any]``)."""
+    if isinstance(t, type) and not getattr(t, "__args__", None):
+        return t.__name__
+    return str(t).replace("typing.", "")
+
+
+def _is_type(v: Any) -> bool:
+    return isinstance(v, type) or typing.get_origin(v) is not None or v is typing.Any
+
+
+def _jsonable(v: Any) -> Any:
+    """Nested artifacts as their JSON (a catalog name when they came from the catalog), types
+    as their names, tuples as lists."""
+    if isinstance(v, Artifact):
+        return v.__id__ if v.__id__ is not None else v.to_dict()
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if _is_type(v):
+        return _type_string(v)
+    return v
+
+
+class Artifact:
+    """Base class of the artifact classes (Unitxt's ``unitxt.artifact.Artifact``).
+
+    Create one with the artifact's keyword arguments, as in Unitxt::
+
+        InputOutputTemplate(input_format="Q: {q}", output_format="{a}")
+
+    Attributes:
+        __type__: The catalog type (``"input_output_template"``).
+        __id__: The catalog name the artifact was read by (:func:`get_from_catalog`) or saved
+            under (:func:`add_to_catalog`); ``None`` for an artifact made in code.
+
+    Raises:
+        InvalidInputError: a keyword argument the type does not have (the message names the
+            nearest known one), or more positional arguments than Unitxt takes.
+    """
+
+    __type__: str = ""
+    #: The keyword arguments the engine reads for this type (from its structs); ``None`` when
+    #: they cannot be read from them (hand-written or flattened deserialization).
+    _fields: Optional[Tuple[str, ...]] = None
+    #: Every keyword argument accepted: the engine's, Unitxt's for the class and the common
+    #: artifact ones; ``None``: any.
+    _accepted: Optional[Tuple[str, ...]] = None
+
+    #: The arguments that may also be given by position, in order (as Unitxt's).
+    _positional: Tuple[str, ...] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(self._positional):
+            raise InvalidInputError(
+                f"{type(self).__name__} takes at most {len(self._positional)} positional arguments, got {len(args)}"
+            )
+        for name, value in zip(self._positional, args):
+            if name in kwargs:
+                raise InvalidInputError(f"{type(self).__name__} got multiple values for argument {name!r}")
+            # After the keyword arguments, as Unitxt keeps them (it shows in `to_dict`'s order).
+            kwargs[name] = value
+        if self._accepted is not None:
+            for k in kwargs:
+                if k not in self._accepted:
+                    near = difflib.get_close_matches(k, self._accepted, n=1)
+                    hint = f"; did you mean {near[0]!r}?" if near else ""
+                    raise InvalidInputError(
+                        f"{type(self).__name__} ({self.__type__}) has no argument {k!r}{hint} "
+                        f"Its arguments: {', '.join(a for a in self._accepted if not a.startswith('__'))}"
+                    )
+        object.__setattr__(self, "_args", dict(kwargs))
+        object.__setattr__(self, "__id__", None)
+
+    def __getattr__(self, name: str) -> Any:
+        args = self.__dict__.get("_args", {})
+        if name in args:
+            return args[name]
+        if self._accepted is not None and name in self._accepted:
+            return None
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "__id__":
+            object.__setattr__(self, name, value)
+        elif self._accepted is None or name in self._accepted:
+            self._args[name] = value
+        else:
+            raise InvalidInputError(f"{type(self).__name__} has no argument {name!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The artifact's catalog JSON: ``__type__`` first, then the arguments as given (nested
+        artifacts as their JSON, or their catalog name when they have one; Python types as
+        their names), as Unitxt's ``to_dict``."""
+        return {"__type__": self.__type__, **{k: _jsonable(v) for k, v in self._args.items()}}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as the JSON text Unitxt writes in catalog files (4-space indent)."""
+        return json.dumps(self.to_dict(), indent=4, ensure_ascii=False)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Artifact) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True, default=str))
+
+    def __repr__(self) -> str:
+        if self.__id__ is not None:
+            return self.__id__
+        args = ", ".join(f"{k}={v!r}" for k, v in self._args.items())
+        return f"{type(self).__name__}({args})"
+
+
+def _make_classes() -> Dict[str, type]:
+    """One class per engine type, named as Unitxt's."""
+    classes: Dict[str, type] = {}
+    for t, fields in _native.known_types():
+        name, _, unitxt_fields, positional = NAMES.get(t, ("".join(p.capitalize() for p in t.split("_")), [], None, []))
+        accepted = None
+        if fields is not None or unitxt_fields is not None:
+            accepted = tuple(dict.fromkeys(list(fields or []) + list(unitxt_fields or []) + list(COMMON_FIELDS)))
+        read = f"The engine reads: {', '.join(fields)}." if fields else "The engine reads the arguments it supports."
+        doc = (
+            f"Unitxt's ``{name}`` (catalog ``__type__``: ``{t}``), built by the Rust engine when used.\n\n"
+            f"{read}\nAccepted (as in Unitxt): {', '.join(a for a in accepted or () if not a.startswith('__')) or 'any'}."
+        )
+        attrs = {
+            "__type__": t,
+            "_fields": tuple(fields) if fields else None,
+            "_accepted": accepted,
+            "_positional": tuple(positional),
+            "__doc__": doc,
+        }
+        classes[t] = type(name, (Artifact,), attrs)
+    return classes
+
+
+#: ``__type__`` -> class, for every type the engine knows.
+artifact_classes: Dict[str, type] = _make_classes()
+
+#: Module name (as Unitxt's, without the package) -> the classes it holds.
+MODULE_CLASSES: Dict[str, List[type]] = {}
+for _t, _cls in artifact_classes.items():
+    for _m in NAMES.get(_t, ("", [], None, []))[1]:
+        MODULE_CLASSES.setdefault(_m, []).append(_cls)
+for _cls in artifact_classes.values():
+    _cls.__module__ = "unitxt_rs." + (NAMES.get(_cls.__type__, ("", [], None, []))[1] or ["artifact"])[0]
+
+
+def from_dict(d: Dict[str, Any], id: Optional[str] = None) -> Artifact:
+    """The artifact object of catalog JSON ``d`` (a dict with ``__type__``; nested artifacts
+    become objects too), as Unitxt's ``Artifact.from_dict``.
+
+    Raises:
+        InvalidInputError: ``d`` has no ``__type__``.
+        ArtifactNotFoundError: a ``__type__`` the engine does not know.
+    """
+    if not isinstance(d, dict) or "__type__" not in d:
+        raise InvalidInputError(f"not an artifact (no __type__): {str(d)[:120]}")
+    cls = artifact_classes.get(d["__type__"])
+    if cls is None:
+        near = difflib.get_close_matches(d["__type__"], list(artifact_classes), n=1)
+        raise ArtifactNotFoundError(
+            f"unknown artifact type {d['__type__']!r}" + (f"; did you mean {near[0]!r}?" if near else "")
+        )
+
+    def nested(v: Any) -> Any:
+        if isinstance(v, dict):
+            if "__type__" in v and v["__type__"] in artifact_classes:
+                return from_dict(v)
+            return {k: nested(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [nested(x) for x in v]
+        return v
+
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "_args", {k: nested(v) for k, v in d.items() if k != "__type__"})
+    object.__setattr__(obj, "__id__", id)
+    return obj
+
+
+def fetch_artifact(artifact: Any) -> Tuple[Artifact, None]:
+    """Unitxt's ``fetch_artifact``: an artifact object stays as it is; a catalog name or a dict
+    with ``__type__`` becomes its object. Returns ``(artifact, None)`` as Unitxt does (the
+    second item is Unitxt's catalog, unused here)."""
+    if isinstance(artifact, Artifact):
+        return artifact, None
+    if isinstance(artifact, dict):
+        return from_dict(artifact), None
+    if isinstance(artifact, str):
+        from . import get_from_catalog
+
+        return get_from_catalog(artifact), None
+    raise InvalidInputError(f"not an artifact: {artifact!r}")
+
+
+def _install_modules() -> None:
+    """Registers ``unitxt_rs.<module>`` for each Unitxt module that holds artifact classes and
+    has no file of its own here, so that ``from unitxt_rs.templates import InputOutputTemplate``
+    works as with Unitxt."""
+    for m, classes in MODULE_CLASSES.items():
+        full = f"unitxt_rs.{m}"
+        mod = sys.modules.get(full)
+        if mod is None:
+            mod = _types.ModuleType(full, f"Unitxt's ``unitxt.{m}`` artifact classes, built by the Rust engine.")
+            sys.modules[full] = mod
+            setattr(sys.modules["unitxt_rs"], m, mod)
+        for cls in classes:
+            if not hasattr(mod, cls.__name__):
+                setattr(mod, cls.__name__, cls)
