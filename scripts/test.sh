@@ -53,7 +53,7 @@ fi
 # What python/tests/test_parity.py needs besides Unitxt: pandas and tabulate for the results'
 # `.summary` tables (Unitxt's and ours).
 if ! "$VENV/bin/python" -c "import pandas, tabulate" >>"$LOG" 2>&1; then
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" pandas
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" "pandas==3.1.1"
 fi
 
 # The Python package (PyO3 + maturin, dev profile to reuse the debug build) and what its tests
@@ -75,7 +75,7 @@ if [ ! -x /usr/bin/chromedriver ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >>"$LOG" 2>&1
 fi
 if ! "$VENV/bin/python" -c "import selenium" >>"$LOG" 2>&1; then
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check selenium
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "selenium==4.51.0"
 fi
 
 devnull_guard
