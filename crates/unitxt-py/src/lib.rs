@@ -29,6 +29,13 @@ static GLOBAL: unitxt_alloc::MiMalloc = unitxt_alloc::MiMalloc;
 /// Instances per Arrow record batch handed to Python.
 const BATCH: usize = 2048;
 
+/// Runs engine work `f` with the GIL released; a panic in it (a bug) becomes an engine error,
+/// raised in Python as a `UnitxtRsError` with the interpreter alive, rather than PyO3's
+/// `PanicException`.
+pub(crate) fn detach_guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> unitxt::error::Result<T> + Send) -> unitxt::error::Result<T> {
+    py.detach(|| unitxt::stream::catch_panic(f))
+}
+
 /// Converts an engine error into the `unitxt_rs.errors` class for its kind.
 fn py_err(py: Python<'_>, e: Error) -> PyErr {
     let class = match e.kind {
@@ -106,7 +113,7 @@ impl SplitStream {
     /// Errors name the split and the instance's index in it.
     #[pyo3(signature = (size = BATCH))]
     fn next_batch<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let res = py.detach(|| -> unitxt::error::Result<Option<Vec<u8>>> {
+        let res = detach_guarded(py, || -> unitxt::error::Result<Option<Vec<u8>>> {
             let mut guard = self.stream.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
             let mut count = self.count.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
             let Some(stream) = guard.as_mut() else { return Ok(None) };
@@ -152,7 +159,7 @@ fn prepare(
     split: Option<String>,
     catalog_dirs: Vec<String>,
 ) -> PyResult<Vec<SplitStream>> {
-    let res = py.detach(|| -> unitxt::error::Result<Vec<(String, StreamOf<ArrowRow>)>> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<Vec<(String, StreamOf<ArrowRow>)>> {
         let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
         // Each instance becomes an Arrow row on the worker thread that prepared it.
         let row: unitxt::recipe::Finisher<ArrowRow> = std::sync::Arc::new(|o: unitxt::recipe::OutputInstance<'_>| ArrowRow::from_output(&o));
@@ -213,7 +220,7 @@ fn evaluate(
     catalog_dirs: Vec<String>,
     confidence_intervals: bool,
 ) -> PyResult<String> {
-    let res = py.detach(|| -> unitxt::error::Result<String> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
         let predictions = match serde_json::from_str::<Value>(&predictions_json) {
             Ok(Value::Array(a)) => a,
@@ -244,7 +251,7 @@ fn post_process(
     data_json: Option<String>,
     catalog_dirs: Vec<String>,
 ) -> PyResult<String> {
-    let res = py.detach(|| -> unitxt::error::Result<String> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
         let predictions = match serde_json::from_str::<Value>(&predictions_json) {
             Ok(Value::Array(a)) => a,

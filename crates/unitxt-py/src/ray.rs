@@ -89,7 +89,7 @@ impl StagedSplit {
     /// `index`, `instance`), or `None` at the end. Errors name the split and the position.
     #[pyo3(signature = (size = BATCH))]
     fn next_batch<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let res = py.detach(|| -> Result<Option<Vec<u8>>> {
+        let res = crate::detach_guarded(py, || -> Result<Option<Vec<u8>>> {
             let mut guard = self.stream.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
             let Some(stream) = guard.as_mut() else { return Ok(None) };
             let mut index = Vec::with_capacity(size.min(BATCH * 4));
@@ -140,7 +140,7 @@ fn stage(
     split: String,
     catalog_dirs: Vec<String>,
 ) -> PyResult<StagedSplit> {
-    let res = py.detach(|| -> Result<StagedSplit> {
+    let res = crate::detach_guarded(py, || -> Result<StagedSplit> {
         let recipe = build_recipe(recipe.as_deref(), args_json.as_deref(), catalog_dirs)?;
         let mut staged = recipe.stage()?;
         let stream = staged.streams.take(&split)?;
@@ -202,7 +202,7 @@ impl InstanceWorker {
         catalog_dirs: Vec<String>,
         demos_pool_json: Option<String>,
     ) -> PyResult<InstanceWorker> {
-        let res = py.detach(|| -> Result<InstanceWorker> {
+        let res = crate::detach_guarded(py, || -> Result<InstanceWorker> {
             let recipe = build_recipe(recipe.as_deref(), args_json.as_deref(), catalog_dirs)?;
             let pool = match demos_pool_json {
                 Some(j) => Some(Arc::new(DemosPool::new(parse_pool(&j)?))),
@@ -221,7 +221,7 @@ impl InstanceWorker {
     fn process<'py>(&self, py: Python<'py>, staged_ipc: Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyBytes>> {
         // Read in place: bytes objects are immutable, and this one outlives the call.
         let staged_ipc: &[u8] = staged_ipc.as_bytes();
-        let res = py.detach(|| -> Result<Vec<u8>> {
+        let res = crate::detach_guarded(py, || -> Result<Vec<u8>> {
             let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(staged_ipc), None).map_err(arrow_err)?;
             let mut rows = Vec::new();
             for batch in reader {

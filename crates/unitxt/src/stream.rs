@@ -105,9 +105,9 @@ const PAR_WINDOW_PER_THREAD: usize = 3;
 /// the calling thread): a bug, reported instead of aborting the process.
 const PANIC_MESSAGE: &str = "processing instances panicked (a bug in unitxt-rs; please report it)";
 
-/// Runs `f` on one instance; a panic in it (a bug) becomes an error with [`PANIC_MESSAGE`]
-/// instead of unwinding through the stream. For per-instance work that does not go through
-/// [`par_map_with`], such as a filter's predicate.
+/// Runs `f`; a panic in it (a bug) becomes an error with [`PANIC_MESSAGE`] instead of
+/// unwinding further. For per-instance work that does not go through [`par_map_with`] (a
+/// filter's predicate) and for engine calls at an API boundary (the Python bindings).
 pub fn catch_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| Err(Error::invalid(PANIC_MESSAGE)))
 }
