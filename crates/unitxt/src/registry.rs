@@ -611,6 +611,11 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
             serializer::<tp::serializers::SqlDatabaseAsSchemaSerializer>(t, v)?
         }
         "table_serializer" => serializer::<tp::serializers::TableSerializer>(t, v)?,
+        "serialize_table_as_concatenation" => table_serializer(t, v, tp::serializers::TableLayout::Concatenation)?,
+        "serialize_table_as_html" => table_serializer(t, v, tp::serializers::TableLayout::Html)?,
+        "serialize_table_as_indexed_row_major" => table_serializer(t, v, tp::serializers::TableLayout::IndexedRowMajor)?,
+        "serialize_table_as_json" => table_serializer(t, v, tp::serializers::TableLayout::Json)?,
+        "serialize_table_as_markdown" => table_serializer(t, v, tp::serializers::TableLayout::Markdown)?,
         "tool_call_serializer" => serializer::<tp::serializers::ToolCallSerializer>(t, v)?,
         "tools_serializer" => serializer::<tp::serializers::ToolsSerializer>(t, v)?,
         "video_serializer" => serializer::<tp::serializers::VideoSerializer>(t, v)?,
@@ -910,6 +915,11 @@ pub const KNOWN_TYPES: &[&str] = &[
     "span_labeling_template",
     "sql_database_as_schema_serializer",
     "table_serializer",
+    "serialize_table_as_concatenation",
+    "serialize_table_as_html",
+    "serialize_table_as_indexed_row_major",
+    "serialize_table_as_json",
+    "serialize_table_as_markdown",
     "tool_call_serializer",
     "tools_serializer",
     "video_serializer",
@@ -1056,6 +1066,15 @@ pub fn serializer<T: crate::templates::Serializer + DeserializeOwned + 'static>(
     let _: FieldSpec = from_value(t, v)?;
     let s: Arc<dyn crate::templates::Serializer> = Arc::new(from_value::<T>(t, v)?);
     Ok(Artifact::Serializer(Art::new(s, v.clone())))
+}
+
+/// Builds one of Unitxt's `serialize_table_as_*` serializers, in `layout` (see
+/// [`crate::templates::serializers::SerializeTable`]).
+pub fn table_serializer(t: &str, v: &Value, layout: crate::templates::serializers::TableLayout) -> Result<Artifact> {
+    let _: FieldSpec = from_value(t, v)?;
+    let mut s: crate::templates::serializers::SerializeTable = from_value(t, v)?;
+    s.layout = layout;
+    Ok(Artifact::Serializer(Art::new(Arc::new(s), v.clone())))
 }
 
 /// Builds a demos [`crate::splitters::Sampler`] from its struct.

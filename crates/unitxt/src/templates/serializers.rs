@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
+use crate::py::random::new_random_generator;
 use crate::py::repr::str as py_str;
 use crate::templates::Serializer;
 use crate::value::{Instance, Value};
@@ -429,6 +430,169 @@ impl Serializer for TableSerializer {
 }
 
 use crate::py::ops::py_strip;
+
+/// The layout of a [`SerializeTable`] serializer: one per `serialize_table_as_*` type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableLayout {
+    /// `serialize_table_as_indexed_row_major`: `col : a | b row 1 : 1 | 2 row 2 : ...`.
+    IndexedRowMajor,
+    /// `serialize_table_as_markdown`: `|a|b|`, `|---|---|`, then one `|1|2|` line per row.
+    Markdown,
+    /// `serialize_table_as_json`: `json.dumps({0: {a: 1, b: 2}, 1: ...})` (row index as key).
+    Json,
+    /// `serialize_table_as_html`: `<table>` with a `<thead>` row and a `<tbody>` row per row,
+    /// cells as Python's `str()`, unescaped (as Unitxt writes them).
+    Html,
+    /// `serialize_table_as_concatenation`: header then every row, cells `str()`-ed, joined by
+    /// spaces.
+    Concatenation,
+}
+
+/// Unitxt's `SerializeTable` subclasses (`struct_data_operators.py`): a table (`{header,
+/// rows}`) as text in one [`TableLayout`]. With `shuffle_columns`, the columns are first put
+/// in an order drawn from a generator seeded with the table and `seed` (Unitxt's
+/// `shuffle_columns`); then, with `shuffle_rows`, the rows, from a generator seeded with the
+/// table as it then is (`shuffle_rows`). Errors: an empty header or no rows (Unitxt's
+/// assertion), and a header cell that is not a string for the layouts that join it as text.
+#[derive(Deserialize)]
+pub struct SerializeTable {
+    /// Which layout; set by the registry from the `__type__`.
+    #[serde(skip, default = "default_layout")]
+    pub layout: TableLayout,
+    /// `seed`: mixed into the shuffles' seeds (default 0).
+    #[serde(default)]
+    pub seed: Value,
+    /// `shuffle_rows` (default false).
+    #[serde(default)]
+    pub shuffle_rows: bool,
+    /// `shuffle_columns` (default false).
+    #[serde(default)]
+    pub shuffle_columns: bool,
+}
+
+fn default_layout() -> TableLayout {
+    TableLayout::Markdown
+}
+
+impl SerializeTable {
+    /// The header and rows after the configured shuffles.
+    fn shuffled(&self, value: &Value) -> Result<(Vec<Value>, Vec<Vec<Value>>)> {
+        let mut header: Vec<Value> = value.get("header").and_then(|h| h.as_array()).cloned().unwrap_or_default();
+        let mut rows: Vec<Vec<Value>> = value
+            .get("rows")
+            .and_then(|r| r.as_array())
+            .map(|r| r.iter().map(|row| row.as_array().cloned().unwrap_or_default()).collect())
+            .unwrap_or_default();
+        let table = |header: &Vec<Value>, rows: &Vec<Vec<Value>>| {
+            let mut t = value.as_object().cloned().unwrap_or_default();
+            t.insert("header".into(), Value::Array(header.clone()));
+            t.insert("rows".into(), Value::Array(rows.iter().cloned().map(Value::Array).collect()));
+            Value::Object(t)
+        };
+        let seeded = |t: Value| {
+            let mut m = crate::value::Map::new();
+            m.insert("table".into(), t);
+            m.insert("seed".into(), if self.seed.is_null() { Value::from(0) } else { self.seed.clone() });
+            new_random_generator(&Value::Object(m))
+        };
+        if self.shuffle_columns {
+            let mut order: Vec<usize> = (0..header.len()).collect();
+            seeded(table(&header, &rows)).shuffle(&mut order);
+            header = order.iter().map(|&i| header[i].clone()).collect();
+            rows = rows
+                .iter()
+                .map(|r| order.iter().map(|&i| r.get(i).cloned().ok_or_else(|| Error::invalid("list index out of range"))).collect())
+                .collect::<Result<_>>()?;
+        }
+        if self.shuffle_rows {
+            seeded(table(&header, &rows)).shuffle(&mut rows);
+        }
+        Ok((header, rows))
+    }
+}
+
+/// The header's cells as strings, for layouts that join them as text (`TypeError` in Python
+/// otherwise).
+fn header_texts(header: &[Value]) -> Result<Vec<&str>> {
+    header
+        .iter()
+        .map(|h| h.as_str().ok_or_else(|| Error::invalid(format!("sequence item: expected str instance, {} found", crate::py::repr::type_name(h)))))
+        .collect()
+}
+
+impl Serializer for SerializeTable {
+    fn skips_strings(&self) -> bool {
+        true
+    }
+    fn skips_string_lists(&self) -> bool {
+        true
+    }
+    fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
+        if !is_table(value) {
+            return Ok(None);
+        }
+        let (header, rows) = self.shuffled(value)?;
+        if header.is_empty() || rows.is_empty() {
+            return Err(Error::invalid("Incorrect input table format"));
+        }
+        let cells = |row: &[Value], sep: &str| row.iter().map(py_str).collect::<Vec<_>>().join(sep);
+        let text = match self.layout {
+            TableLayout::IndexedRowMajor => {
+                let mut s = format!("col : {} ", header_texts(&header)?.join(" | "));
+                for (i, row) in rows.iter().enumerate() {
+                    s.push_str(&format!("row {} : {} ", i + 1, cells(row, " | ")));
+                }
+                py_strip(&s).to_string()
+            }
+            TableLayout::Markdown => {
+                let h = header_texts(&header)?;
+                let mut s = format!("|{}|\n|{}|\n", h.join("|"), vec!["---"; h.len()].join("|"));
+                for row in &rows {
+                    s.push_str(&format!("|{}|\n", cells(row, "|")));
+                }
+                py_strip(&s).to_string()
+            }
+            TableLayout::Json => {
+                let mut out = crate::value::Map::new();
+                for (i, row) in rows.iter().enumerate() {
+                    let mut r = crate::value::Map::new();
+                    for (j, v) in row.iter().enumerate() {
+                        let key = header.get(j).ok_or_else(|| Error::invalid("list index out of range"))?;
+                        let key = key.as_str().map(str::to_string).unwrap_or_else(|| py_str(key));
+                        r.insert(key.into(), v.clone());
+                    }
+                    out.insert(i.to_string().into(), Value::Object(r));
+                }
+                dumps(&Value::Object(out), DumpOptions::default())
+            }
+            TableLayout::Html => {
+                let mut s = String::from("<table>\n  <thead>\n    <tr>");
+                for h in &header {
+                    s.push_str(&format!("<th>{}</th>", py_str(h)));
+                }
+                s.push_str("</tr>\n  </thead>\n  <tbody>");
+                for row in &rows {
+                    s.push_str("\n    <tr>");
+                    for c in row {
+                        s.push_str(&format!("<td>{}</td>", py_str(c)));
+                    }
+                    s.push_str("</tr>");
+                }
+                s.push_str("\n  </tbody>\n</table>");
+                py_strip(&s).to_string()
+            }
+            TableLayout::Concatenation => {
+                let mut s = cells(&header, " ");
+                for row in &rows {
+                    s.push(' ');
+                    s.push_str(&cells(row, " "));
+                }
+                py_strip(&s).to_string()
+            }
+        };
+        Ok(Some(text))
+    }
+}
 
 fn record_image(value: &mut Value, instance: &mut Instance) -> Result<String> {
     let media = instance.entry("media").or_insert_with(|| Value::Object(Default::default()));
