@@ -612,6 +612,7 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         }
         "table_serializer" => serializer::<tp::serializers::TableSerializer>(t, v)?,
         "serialize_table_as_concatenation" => table_serializer(t, v, tp::serializers::TableLayout::Concatenation)?,
+        "serialize_table_as_df_loader" => table_serializer(t, v, tp::serializers::TableLayout::DfLoader)?,
         "serialize_table_as_html" => table_serializer(t, v, tp::serializers::TableLayout::Html)?,
         "serialize_table_as_indexed_row_major" => table_serializer(t, v, tp::serializers::TableLayout::IndexedRowMajor)?,
         "serialize_table_as_json" => table_serializer(t, v, tp::serializers::TableLayout::Json)?,
@@ -916,6 +917,7 @@ pub const KNOWN_TYPES: &[&str] = &[
     "sql_database_as_schema_serializer",
     "table_serializer",
     "serialize_table_as_concatenation",
+    "serialize_table_as_df_loader",
     "serialize_table_as_html",
     "serialize_table_as_indexed_row_major",
     "serialize_table_as_json",

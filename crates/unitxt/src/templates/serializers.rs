@@ -12,7 +12,7 @@ use crate::artifact::Art;
 use crate::error::{Error, Result};
 use crate::py::json::{dumps, DumpOptions};
 use crate::py::random::new_random_generator;
-use crate::py::repr::str as py_str;
+use crate::py::repr::{float_repr, str as py_str};
 use crate::templates::Serializer;
 use crate::value::{Instance, Value};
 
@@ -446,6 +446,39 @@ pub enum TableLayout {
     /// `serialize_table_as_concatenation`: header then every row, cells `str()`-ed, joined by
     /// spaces.
     Concatenation,
+    /// `serialize_table_as_df_loader`: `pd.DataFrame({<columns as JSON lists>},\nindex=[0, ...])`,
+    /// the columns as pandas' `to_dict(orient="list")` gives them (see [`df_column`]), a
+    /// repeated column name suffixed `_1`, `_2`, ...
+    DfLoader,
+}
+
+/// One column of a table as pandas 3 infers and `DataFrame.to_dict(orient="list")` returns it,
+/// written as `json.dumps` writes the list: all integers stay integers; integers and floats
+/// (with `None` as NaN) become floats; all booleans stay booleans; strings with `None` become
+/// pandas' string dtype, `None` as NaN; anything else (objects, mixed types, all `None`) is
+/// kept as it is.
+fn df_column(values: &[&Value]) -> String {
+    let is_int = |v: &Value| v.is_i64() || v.is_u64();
+    let is_num = |v: &Value| matches!(v, Value::Number(_));
+    let float = |v: &Value| match v.as_f64() {
+        Some(f) if f.is_finite() => float_repr(f),
+        Some(f) if f.is_nan() => "NaN".to_string(),
+        Some(f) if f > 0.0 => "Infinity".to_string(),
+        Some(_) => "-Infinity".to_string(),
+        None => "NaN".to_string(),
+    };
+    let any = |f: &dyn Fn(&Value) -> bool| values.iter().any(|v| f(v));
+    let all = |f: &dyn Fn(&Value) -> bool| values.iter().all(|v| f(v));
+    let items: Vec<String> = if !values.is_empty() && all(&is_int) {
+        values.iter().map(|v| dumps(v, DumpOptions::default())).collect()
+    } else if all(&|v| is_num(v) || v.is_null()) && any(&is_num) {
+        values.iter().map(|v| float(v)).collect()
+    } else if all(&|v| v.is_string() || v.is_null()) && any(&|v| v.is_string()) {
+        values.iter().map(|v| if v.is_null() { "NaN".to_string() } else { dumps(v, DumpOptions::default()) }).collect()
+    } else {
+        values.iter().map(|v| dumps(v, DumpOptions::default())).collect()
+    };
+    format!("[{}]", items.join(", "))
 }
 
 /// Unitxt's `SerializeTable` subclasses (`struct_data_operators.py`): a table (`{header,
@@ -580,6 +613,30 @@ impl Serializer for SerializeTable {
                 }
                 s.push_str("\n  </tbody>\n</table>");
                 py_strip(&s).to_string()
+            }
+            TableLayout::DfLoader => {
+                let names: Vec<String> = header
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| {
+                        let n = header[..i].iter().filter(|x| crate::py::ops::py_eq(x, h)).count();
+                        let h = py_str(h);
+                        if n > 0 { format!("{h}_{n}") } else { h }
+                    })
+                    .collect();
+                if let Some(r) = rows.iter().find(|r| r.len() != header.len()) {
+                    return Err(Error::invalid(format!("{} columns passed, passed data had {} columns", header.len(), r.len())));
+                }
+                let columns: Vec<String> = names
+                    .iter()
+                    .enumerate()
+                    .map(|(j, n)| {
+                        let col: Vec<&Value> = rows.iter().map(|r| &r[j]).collect();
+                        format!("{}: {}", crate::py::json::dumps_str(n, true), df_column(&col))
+                    })
+                    .collect();
+                let index: Vec<String> = (0..rows.len()).map(|i| i.to_string()).collect();
+                format!("pd.DataFrame({{\n{}}},\nindex=[{}])", columns.join(", "), index.join(", "))
             }
             TableLayout::Concatenation => {
                 let mut s = cells(&header, " ");
