@@ -38,6 +38,13 @@ if ! "$VENV/bin/python" -c "import sklearn, regex, nltk, rouge_score, editdistan
   "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex nltk rouge_score editdistance sacrebleu
 fi
 
+# pandas and tabulate, pinned: pandas types the columns of Unitxt's `serialize_table_as_df_loader`
+# (the oracle's goldens depend on its version), and both print the results' `.summary` tables
+# (Unitxt's and ours, python/tests/test_parity.py).
+if ! "$VENV/bin/python" -c "import pandas, tabulate, sys; sys.exit(pandas.__version__ != '3.1.1')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" "pandas==3.1.1"
+fi
+
 devnull_guard
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.
@@ -50,11 +57,6 @@ fi
 # Golden scores of Unitxt's evaluate on derived predictions (kept in target/oracle-eval).
 "$VENV/bin/python" scripts/oracle_eval.py tests/oracle_eval_recipes.tsv target/oracle-eval
 
-# What python/tests/test_parity.py needs besides Unitxt: pandas and tabulate for the results'
-# `.summary` tables (Unitxt's and ours).
-if ! "$VENV/bin/python" -c "import pandas, tabulate" >>"$LOG" 2>&1; then
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" "pandas==3.1.1"
-fi
 
 # The Python package (PyO3 + maturin, dev profile to reuse the debug build) and what its tests
 # need: pytest, and lm-evaluation-harness for the lm-eval task test (no torch needed).
