@@ -152,35 +152,24 @@ pub fn evaluate(instances: &[Instance], predictions: &[Value], opts: &EvaluateOp
 /// scoring. Instances without `references` (produced for inference) are processed with none.
 /// Errors: different counts (naming both), unknown processors, a processor failing.
 pub fn post_process(instances: &[Instance], predictions: &[Value], catalogs: &[std::path::PathBuf]) -> Result<Vec<Value>> {
-    if instances.len() != predictions.len() {
-        return Err(Error::invalid(format!(
-            "{} predictions for {} instances; give exactly one prediction per instance",
-            predictions.len(),
-            instances.len()
-        )));
-    }
+    one_prediction_each(instances, predictions)?;
     let catalog = std::sync::Arc::new(Catalog::standard(catalogs));
-    let mut lists: std::collections::HashMap<Vec<String>, Postprocessors> = std::collections::HashMap::new();
+    let (lists, which) = distinct_postprocessors(instances, &catalog);
     let mut out = Vec::with_capacity(instances.len());
     for (i, (inst, pred)) in instances.iter().zip(predictions).enumerate() {
-        let names = processor_names(inst);
-        let processors = lists.entry(names.clone()).or_insert_with(|| Postprocessors::fetch(&names, &catalog));
         let mut inst = inst.clone();
         if !matches!(inst.get("references"), Some(Value::Array(_))) {
             inst.insert("references".into(), Value::Array(Vec::new()));
         }
-        let item = prepare_item(&inst, pred.clone(), &catalog, processors).with_ctx(|| format!("instance {i}"))?;
+        let item = prepare_item(&inst, pred.clone(), &catalog, &lists[which[i]]).with_ctx(|| format!("instance {i}"))?;
         out.push(item.prediction);
     }
     Ok(out)
 }
 
-fn evaluate_in(
-    instances: &[Instance],
-    predictions: &[Value],
-    opts: &EvaluateOptions,
-    catalog: &std::sync::Arc<Catalog>,
-) -> Result<EvaluationResults> {
+/// The count check shared by [`evaluate`] and [`post_process`]: one prediction per instance,
+/// else an error naming both counts.
+fn one_prediction_each(instances: &[Instance], predictions: &[Value]) -> Result<()> {
     if instances.len() != predictions.len() {
         return Err(Error::invalid(format!(
             "{} predictions for {} instances; give exactly one prediction per instance",
@@ -188,11 +177,12 @@ fn evaluate_in(
             instances.len()
         )));
     }
-    if instances.is_empty() {
-        return Err(Error::invalid("there are no instances to evaluate (empty split?)"));
-    }
-    // The postprocessors the instances name, each distinct list built once, here.
-    // `lists[which[i]]` are instance `i`'s.
+    Ok(())
+}
+
+/// The postprocessors the instances name, each distinct list built once: `lists[which[i]]`
+/// are instance `i`'s.
+fn distinct_postprocessors(instances: &[Instance], catalog: &std::sync::Arc<Catalog>) -> (Vec<Postprocessors>, Vec<usize>) {
     let mut lists: Vec<Postprocessors> = Vec::new();
     let mut which: Vec<usize> = Vec::with_capacity(instances.len());
     let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
@@ -204,6 +194,20 @@ fn evaluate_in(
         });
         which.push(k);
     }
+    (lists, which)
+}
+
+fn evaluate_in(
+    instances: &[Instance],
+    predictions: &[Value],
+    opts: &EvaluateOptions,
+    catalog: &std::sync::Arc<Catalog>,
+) -> Result<EvaluationResults> {
+    one_prediction_each(instances, predictions)?;
+    if instances.is_empty() {
+        return Err(Error::invalid("there are no instances to evaluate (empty split?)"));
+    }
+    let (lists, which) = distinct_postprocessors(instances, catalog);
     // Per instance (in parallel, in order): task data, target prefix removal, postprocessors,
     // subset and groups.
     let prepared: Vec<Result<(Item, Vec<String>, Vec<String>)>> = {
