@@ -29,6 +29,41 @@ static GLOBAL: unitxt_alloc::MiMalloc = unitxt_alloc::MiMalloc;
 /// Instances per Arrow record batch handed to Python.
 const BATCH: usize = 2048;
 
+/// Up to `size` (at least one) items from the stream in `slot`, fewer at its end; the stream
+/// is dropped (`slot` emptied) at its end or at an error, which comes with the count of items
+/// taken before it. An empty slot gives no items.
+pub(crate) fn next_chunk<T>(
+    slot: &mut Option<impl Iterator<Item = unitxt::error::Result<T>>>,
+    size: usize,
+) -> std::result::Result<Vec<T>, (Error, usize)> {
+    let mut items = Vec::new();
+    let Some(stream) = slot.as_mut() else { return Ok(items) };
+    items.reserve(size.min(BATCH * 4));
+    while items.len() < size.max(1) {
+        match stream.next() {
+            Some(Ok(item)) => items.push(item),
+            Some(Err(e)) => {
+                *slot = None;
+                return Err((e, items.len()));
+            }
+            None => {
+                *slot = None;
+                break;
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// A batch of engine work as Python `bytes`, `None` at the end, or the engine's error raised.
+pub(crate) fn py_bytes<'py>(py: Python<'py>, res: unitxt::error::Result<Option<Vec<u8>>>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    match res {
+        Ok(Some(b)) => Ok(Some(PyBytes::new(py, &b))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(py_err(py, e)),
+    }
+}
+
 /// Runs engine work `f` with the GIL released; a panic in it (a bug) becomes an engine error,
 /// raised in Python as a `UnitxtRsError` with the interpreter alive, rather than PyO3's
 /// `PanicException`.
@@ -116,32 +151,14 @@ impl SplitStream {
         let res = detach_guarded(py, || -> unitxt::error::Result<Option<Vec<u8>>> {
             let mut guard = self.stream.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
             let mut count = self.count.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
-            let Some(stream) = guard.as_mut() else { return Ok(None) };
-            let mut rows = Vec::with_capacity(size.min(BATCH * 4));
-            while rows.len() < size.max(1) {
-                match stream.next() {
-                    Some(Ok(inst)) => rows.push(inst),
-                    Some(Err(e)) => {
-                        *guard = None;
-                        return Err(e.at_instance(&self.name, *count + rows.len()));
-                    }
-                    None => {
-                        *guard = None;
-                        break;
-                    }
-                }
-            }
+            let rows = next_chunk(&mut *guard, size).map_err(|(e, taken)| e.at_instance(&self.name, *count + taken))?;
             if rows.is_empty() {
                 return Ok(None);
             }
             *count += rows.len();
             ipc_bytes(rows).map(Some)
         });
-        match res {
-            Ok(Some(b)) => Ok(Some(PyBytes::new(py, &b))),
-            Ok(None) => Ok(None),
-            Err(e) => Err(py_err(py, e)),
-        }
+        py_bytes(py, res)
     }
 }
 
@@ -206,6 +223,14 @@ fn read_data(data_ipc: Option<&[u8]>, data_json: Option<&str>) -> unitxt::error:
     }
 }
 
+/// The predictions of `evaluate` and `post_process`: a JSON array, else an error.
+fn predictions_list(json: &str) -> unitxt::error::Result<Vec<Value>> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Array(a)) => Ok(a),
+        _ => Err(Error::invalid("predictions must be a list")),
+    }
+}
+
 /// Evaluates `predictions_json` (a JSON array, one prediction per instance) against data given
 /// as Arrow IPC bytes or a JSON array of instances. Returns the results as JSON text:
 /// `{"global", "instances", "subsets", "groups", "summary", "processed"}` where `processed`
@@ -222,10 +247,7 @@ fn evaluate(
 ) -> PyResult<String> {
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
-        let predictions = match serde_json::from_str::<Value>(&predictions_json) {
-            Ok(Value::Array(a)) => a,
-            _ => return Err(Error::invalid("predictions must be a list")),
-        };
+        let predictions = predictions_list(&predictions_json)?;
         let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals, catalogs: catalogs(catalog_dirs) };
         let res = unitxt::evaluate::evaluate(&data, &predictions, &opts)?;
         let mut out = match res.to_json() {
@@ -253,10 +275,7 @@ fn post_process(
 ) -> PyResult<String> {
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
-        let predictions = match serde_json::from_str::<Value>(&predictions_json) {
-            Ok(Value::Array(a)) => a,
-            _ => return Err(Error::invalid("predictions must be a list")),
-        };
+        let predictions = predictions_list(&predictions_json)?;
         let out = unitxt::evaluate::post_process(&data, &predictions, &catalogs(catalog_dirs))?;
         Ok(Value::Array(out).to_string())
     });

@@ -91,27 +91,15 @@ impl StagedSplit {
     fn next_batch<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let res = crate::detach_guarded(py, || -> Result<Option<Vec<u8>>> {
             let mut guard = self.stream.lock().map_err(|_| Error::invalid("the stream was poisoned"))?;
-            let Some(stream) = guard.as_mut() else { return Ok(None) };
-            let mut index = Vec::with_capacity(size.min(BATCH * 4));
-            let mut text = Vec::with_capacity(size.min(BATCH * 4));
-            while index.len() < size.max(1) {
-                match stream.next() {
-                    Some(Ok((i, line))) => {
-                        index.push(i as u64);
-                        text.push(String::from_utf8(line).map_err(|e| Error::invalid(format!("instance JSON: {e}")))?);
-                    }
-                    Some(Err(e)) => {
-                        *guard = None;
-                        return Err(e);
-                    }
-                    None => {
-                        *guard = None;
-                        break;
-                    }
-                }
-            }
-            if index.is_empty() {
+            let staged = crate::next_chunk(&mut *guard, size).map_err(|(e, _)| e)?;
+            if staged.is_empty() {
                 return Ok(None);
+            }
+            let mut index = Vec::with_capacity(staged.len());
+            let mut text = Vec::with_capacity(staged.len());
+            for (i, line) in staged {
+                index.push(i as u64);
+                text.push(String::from_utf8(line).map_err(|e| Error::invalid(format!("instance JSON: {e}")))?);
             }
             let batch = RecordBatch::try_new(
                 staged_schema(),
@@ -120,11 +108,7 @@ impl StagedSplit {
             .map_err(arrow_err)?;
             batch_ipc(&batch).map(Some)
         });
-        match res {
-            Ok(Some(b)) => Ok(Some(PyBytes::new(py, &b))),
-            Ok(None) => Ok(None),
-            Err(e) => Err(py_err(py, e)),
-        }
+        crate::py_bytes(py, res)
     }
 }
 
