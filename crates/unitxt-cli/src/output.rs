@@ -180,11 +180,17 @@ fn write_to(split: Split, f: &mut File, pb: &ProgressBar) -> Result<u64> {
     }
 }
 
+/// An I/O error (a full disk) in writing output `path` says so, naming the user's path rather
+/// than the temporary file's; other errors are left as they are.
+fn naming(path: &Path) -> impl Fn(Error) -> Error + '_ {
+    move |e| if e.kind == unitxt::ErrorKind::Io { e.context(format!("writing {}", path.display())) } else { e }
+}
+
 /// Writes `split` to `path` through a temporary file beside it ([`Pending`]), renamed over it
 /// on success and removed otherwise; straight into `path` when it is a device or FIFO. I/O
 /// errors name `path`.
 fn write_file_atomic(split: Split, path: &Path, pb: &ProgressBar) -> Result<u64> {
-    let named = |e: Error| if e.kind == unitxt::ErrorKind::Io { e.context(format!("writing {}", path.display())) } else { e };
+    let named = naming(path);
     if is_special_file(path) {
         let mut f = std::fs::OpenOptions::new().write(true).open(path).with_ctx(|| format!("opening {}", path.display()))?;
         return write_to(split, &mut f, pb).map_err(named);
@@ -227,9 +233,7 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
                     let pb = bar(progress, &name);
                     let path = dir.join(format!("{name}.jsonl"));
                     let mut tmp = Pending::beside(&path)?;
-                    write_lines(stream, tmp.file(), &pb).map_err(|e| {
-                        if e.kind == unitxt::ErrorKind::Io { e.context(format!("writing {}", path.display())) } else { e }
-                    })?;
+                    write_lines(stream, tmp.file(), &pb).map_err(naming(&path))?;
                     pb.finish_and_clear();
                     done.push(tmp);
                 }
