@@ -6,8 +6,10 @@ use std::process::Command;
 use std::sync::Arc;
 
 use clap::Subcommand;
+use indexmap::IndexMap;
 use unitxt::catalog::{default_catalog_dir, Catalog, UNITXT_VERSION};
-use unitxt::error::{Error, Result};
+use unitxt::error::{Error, Need, Result};
+use unitxt::registry::Outcome;
 
 #[derive(Subcommand)]
 pub enum CatalogCommand {
@@ -29,8 +31,9 @@ pub enum CatalogCommand {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
-    /// Build every artifact (or those whose name starts with PREFIX, e.g. `cards.`) and report
-    /// how many build, with the failures grouped by cause; exits with 1 when any fails.
+    /// Build every artifact (or those whose name starts with PREFIX, e.g. `cards.`) and report,
+    /// per top folder, how many work, need a model (or an LLM judge, an inference engine), need
+    /// the network, and fail, with the reasons grouped; exits with 1 when any fails.
     Check {
         /// Only artifacts whose name starts with this (e.g. `cards.mmlu`).
         #[arg(default_value = "")]
@@ -38,9 +41,14 @@ pub enum CatalogCommand {
         /// Extra catalog directories (as for `prepare`).
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
-        /// List every failing artifact with its cause, not only the groups.
+        /// List every artifact that does not work, with its reason, not only the groups.
         #[arg(long)]
         list: bool,
+        /// Print the report as JSON: `{"folders": {FOLDER: {"works", "needs_model",
+        /// "needs_network", "fails"}}, "total": {...}, "artifacts": [{"name", "status",
+        /// "reason"}]}` (artifacts that work are not listed).
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -59,15 +67,34 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&*v).map_err(|e| Error::invalid(e.to_string()))?);
             Ok(())
         }
-        CatalogCommand::Check { prefix, catalogs, list } => check(&Arc::new(Catalog::standard(&catalogs)), &prefix, list),
+        CatalogCommand::Check {
+            prefix,
+            catalogs,
+            list,
+            json,
+        } => check(&Arc::new(Catalog::standard(&catalogs)), &prefix, list, json),
     }
 }
 
-/// `catalog check`: prints `N of M artifacts build`, then each cause of failure (the first
-/// line of the error) with its count and one artifact that has it, most frequent first (with
-/// `list`: every failing artifact and its cause). Errors when an artifact fails, or when no
-/// artifact matches `prefix`.
-fn check(cat: &Arc<Catalog>, prefix: &str, list: bool) -> Result<()> {
+/// The four columns of `catalog check`, in order, as the JSON report names them.
+const STATUSES: [&str; 4] = ["works", "needs_model", "needs_network", "fails"];
+
+/// The column of `outcome` in [`STATUSES`], with its reason.
+fn status(outcome: &Outcome) -> (usize, Option<&str>) {
+    match outcome {
+        Outcome::Works => (0, None),
+        Outcome::Needs(u) if u.need == Need::Model => (1, Some(&u.reason)),
+        Outcome::Needs(u) => (2, Some(&u.reason)),
+        Outcome::Fails(cause) => (3, Some(cause)),
+    }
+}
+
+/// `catalog check`: prints a table of the four counts ([`STATUSES`]) per top folder (`cards`,
+/// `metrics`, ...) and in total, then, for each column but "works", the reasons with their
+/// count and one artifact that has it, most frequent first (with `list`: every such artifact
+/// and its reason). With `json`, the same as one JSON document on stdout. Errors when an
+/// artifact fails, or when no artifact matches `prefix`.
+fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()> {
     let results = unitxt::registry::check(cat, prefix);
     if results.is_empty() {
         let dirs: Vec<String> = cat.dirs().iter().map(|d| d.display().to_string()).collect();
@@ -77,29 +104,98 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool) -> Result<()> {
             if dirs.is_empty() { "none".to_string() } else { dirs.join(", ") }
         )));
     }
-    let failed: Vec<(&str, &str)> = results.iter().filter_map(|(n, e)| Some((n.as_str(), e.as_deref()?))).collect();
-    println!("{} of {} artifacts build", results.len() - failed.len(), results.len());
-    if failed.is_empty() {
-        return Ok(());
+    let mut folders: IndexMap<&str, [usize; 4]> = IndexMap::new();
+    let mut total = [0usize; 4];
+    for (name, outcome) in &results {
+        let folder = name.split('.').next().unwrap_or_default();
+        let (col, _) = status(outcome);
+        folders.entry(folder).or_default()[col] += 1;
+        total[col] += 1;
     }
-    // cause -> (count, first artifact with it); most frequent first, then by cause.
-    let mut by_cause: std::collections::HashMap<&str, (usize, &str)> = std::collections::HashMap::new();
-    for (name, cause) in &failed {
-        by_cause.entry(cause).or_insert((0, name)).0 += 1;
-    }
-    let mut causes: Vec<(&str, (usize, &str))> = by_cause.into_iter().collect();
-    causes.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
-    println!("failures by cause (count, cause, e.g. artifact):");
-    for (cause, (count, example)) in &causes {
-        println!("{count:6}  {cause}  ({example})");
-    }
-    if list {
-        println!("failing artifacts:");
-        for (name, cause) in &failed {
-            println!("{name}: {cause}");
+    folders.sort_keys();
+    let fails = total[3];
+    if json {
+        let counts = |c: &[usize; 4]| -> serde_json::Value {
+            STATUSES
+                .iter()
+                .zip(c)
+                .map(|(s, n)| (s.to_string(), serde_json::Value::from(*n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        };
+        let artifacts: Vec<serde_json::Value> = results
+            .iter()
+            .filter_map(|(name, outcome)| {
+                let (col, reason) = status(outcome);
+                Some(serde_json::json!({"name": name, "status": STATUSES[col], "reason": reason?}))
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "folders": folders.iter().map(|(f, c)| (f.to_string(), counts(c))).collect::<serde_json::Map<_, _>>(),
+            "total": counts(&total),
+            "artifacts": artifacts,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| Error::invalid(e.to_string()))?
+        );
+    } else {
+        println!(
+            "{:<16} {:>7} {:>12} {:>14} {:>6}",
+            "folder", "works", "needs model", "needs network", "fails"
+        );
+        for (folder, c) in folders
+            .iter()
+            .map(|(f, c)| (*f, c))
+            .chain([("total", &total)])
+        {
+            println!(
+                "{folder:<16} {:>7} {:>12} {:>14} {:>6}",
+                c[0], c[1], c[2], c[3]
+            );
+        }
+        for (col, title) in [
+            (1, "needs a model, an LLM judge or an inference engine"),
+            (2, "needs the network"),
+            (3, "fails"),
+        ] {
+            let of_col: Vec<(&str, &str)> = results
+                .iter()
+                .filter_map(|(n, o)| match status(o) {
+                    (c, Some(reason)) if c == col => Some((n.as_str(), reason)),
+                    _ => None,
+                })
+                .collect();
+            if of_col.is_empty() {
+                continue;
+            }
+            // reason -> (count, first artifact with it); most frequent first, then by reason.
+            let mut by_reason: IndexMap<&str, (usize, &str)> = IndexMap::new();
+            for (name, reason) in &of_col {
+                by_reason.entry(reason).or_insert((0, name)).0 += 1;
+            }
+            by_reason.sort_by(|ra, a, rb, b| b.0.cmp(&a.0).then(ra.cmp(rb)));
+            println!(
+                "\n{title} ({} artifacts; count, reason, e.g. artifact):",
+                of_col.len()
+            );
+            for (reason, (count, example)) in &by_reason {
+                println!("{count:6}  {reason}  ({example})");
+            }
+            if list {
+                for (name, reason) in &of_col {
+                    println!("  {name}: {reason}");
+                }
+            }
         }
     }
-    Err(Error::invalid(format!("{} of {} artifacts do not build", failed.len(), results.len())))
+    if fails > 0 {
+        return Err(Error::invalid(format!(
+            "{fails} of {} artifacts fail",
+            results.len()
+        )));
+    }
+    Ok(())
 }
 
 const UNPACK: &str = r#"

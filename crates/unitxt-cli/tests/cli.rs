@@ -386,47 +386,142 @@ fn task_errors_after_a_set_of_constants_are_unchanged() {
     assert!(errors.iter().all(|x| x == e), "{errors:#?}");
 }
 
-/// `catalog check` builds every artifact: the example catalog builds whole (exit 0); a catalog
-/// with a `dataset_recipe` over the example card and an artifact of an unknown type reports
-/// 2 of 3, the cause with its count and artifact, and exits non-zero.
+/// `catalog check` builds every artifact and sorts it into four columns per top folder: the
+/// example catalog works whole (exit 0); a catalog with an artifact of an unknown type (fails),
+/// a metric that needs a model, a card whose loader needs the network, an inference engine and
+/// a `dataset_recipe` over the example card gives each its column, as a table (with the
+/// reasons grouped, and listed with `--list`) and as JSON, and exits 1 because one fails.
 #[test]
-fn catalog_check_counts_what_builds_and_groups_failures() {
+fn catalog_check_sorts_artifacts_into_four_columns() {
     let o = run(&["catalog", "check", "--catalog", "examples/catalog"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "3 of 3 artifacts build\n");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "folder             works  needs model  needs network  fails\n\
+         cards                  1            0              0      0\n\
+         tasks                  1            0              0      0\n\
+         templates              1            0              0      0\n\
+         total                  3            0              0      0\n"
+    );
 
     let d = tempdir();
-    std::fs::create_dir_all(d.join("recipes")).unwrap();
-    std::fs::create_dir_all(d.join("operators")).unwrap();
+    for dir in ["recipes", "operators", "metrics", "cards", "engines"] {
+        std::fs::create_dir_all(d.join(dir)).unwrap();
+    }
     std::fs::write(
         d.join("recipes/capitals.json"),
         r#"{"__type__": "dataset_recipe", "card": "cards.example.capitals", "template": "templates.example.capital", "num_demos": 1, "demos_pool_size": 2}"#,
     )
     .unwrap();
-    std::fs::write(d.join("operators/odd.json"), r#"{"__type__": "no_such_operator"}"#).unwrap();
+    std::fs::write(
+        d.join("operators/odd.json"),
+        r#"{"__type__": "no_such_operator"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("metrics/bs.json"),
+        r#"{"__type__": "bert_score", "model_name": "bert-base-uncased"}"#,
+    )
+    .unwrap();
+    std::fs::write(d.join("metrics/acc.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    std::fs::write(
+        d.join("engines/gpt.json"),
+        r#"{"__type__": "open_ai_inference_engine", "model": "gpt-4o"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("cards/space.json"),
+        r#"{"__type__": "task_card", "loader": {"__type__": "load_from_hf_space", "space_name": "x/y", "data_files": {"test": "t.json"}}, "task": "tasks.example.capital"}"#,
+    )
+    .unwrap();
     let (ex, extra) = ("examples/catalog", d.to_str().unwrap());
-    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra, "--list", "operators."]);
-    assert!(!o.status.success());
+    let o = run(&[
+        "catalog",
+        "check",
+        "--catalog",
+        ex,
+        "--catalog",
+        extra,
+        "--list",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let table: Vec<&str> = out.lines().take(8).collect();
     assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "0 of 1 artifacts build\nfailures by cause (count, cause, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\nfailing artifacts:\noperators.odd: unknown artifact type `__type__: no_such_operator`\n"
+        table,
+        [
+            "folder             works  needs model  needs network  fails",
+            "cards                  1            0              1      0",
+            "engines                0            1              0      0",
+            "metrics                1            1              0      0",
+            "operators              0            0              0      1",
+            "recipes                1            0              0      0",
+            "tasks                  1            0              0      0",
+            "templates              1            0              0      0",
+        ]
     );
-    assert!(stderr(&o).contains("1 of 1 artifacts do not build"), "{}", stderr(&o));
-    // A metric that needs a model builds only as a stand-in: it counts as not built.
-    let m = tempdir();
-    std::fs::create_dir_all(m.join("metrics")).unwrap();
-    std::fs::write(m.join("metrics/bs.json"), r#"{"__type__": "bert_score", "model_name": "bert-base-uncased"}"#).unwrap();
-    std::fs::write(m.join("metrics/acc.json"), r#"{"__type__": "accuracy"}"#).unwrap();
-    let o = run(&["catalog", "check", "--catalog", m.to_str().unwrap(), "--list", "metrics."]);
-    assert!(!o.status.success());
-    let out = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(out.starts_with("1 of 2 artifacts build\n") && out.contains("metrics.bs: metric `bert_score` needs a model"), "{out}");
-    std::fs::remove_dir_all(&m).ok();
-    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra]);
-    assert!(!o.status.success());
-    let out = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(out.starts_with("4 of 5 artifacts build\n"), "{out}");
-    let o = run(&["catalog", "check", "--catalog", ex, "--catalog", extra, "recipes."]);
+    assert!(
+        out.contains("total                  5            2              1      1\n"),
+        "{out}"
+    );
+    assert!(out.contains("\nfails (1 artifacts; count, reason, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\n  operators.odd: unknown artifact type"), "{out}");
+    assert!(
+        out.contains("  metrics.bs: metric `bert_score` needs a model"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  cards.space: `load_from_hf_space` needs files of a Hugging Face Space"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("1 of 9 artifacts fail"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(&[
+        "catalog",
+        "check",
+        "--catalog",
+        ex,
+        "--catalog",
+        extra,
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    assert_eq!(
+        doc["total"],
+        serde_json::json!({"works": 5, "needs_model": 2, "needs_network": 1, "fails": 1})
+    );
+    assert_eq!(
+        doc["folders"]["engines"],
+        serde_json::json!({"works": 0, "needs_model": 1, "needs_network": 0, "fails": 0})
+    );
+    let statuses: Vec<(&str, &str)> = doc["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["name"].as_str().unwrap(), a["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("cards.space", "needs_network"),
+            ("engines.gpt", "needs_model"),
+            ("metrics.bs", "needs_model"),
+            ("operators.odd", "fails")
+        ]
+    );
+
+    let o = run(&[
+        "catalog",
+        "check",
+        "--catalog",
+        ex,
+        "--catalog",
+        extra,
+        "recipes.",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&["catalog", "check", "--catalog", ex, "nothing.here"]);
     assert!(!o.status.success() && stderr(&o).contains("no artifact name starts with"), "{}", stderr(&o));

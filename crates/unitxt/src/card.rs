@@ -97,9 +97,11 @@ impl<'de> Deserialize<'de> for Templates {
 /// A card.
 #[derive(Deserialize)]
 pub struct Card {
-    /// `loader`: where the raw records come from (required); its splits are the card's
-    /// initial streams.
-    pub loader: Art<dyn Loader>,
+    /// `loader`: where the raw records come from (required, but may be `null`, as in Unitxt's
+    /// cards that only describe a task over data given elsewhere: such a card builds, and
+    /// preparing a recipe over it is an error); its splits are the card's initial streams.
+    #[serde(deserialize_with = "nullable")]
+    pub loader: Option<Art<dyn Loader>>,
     /// `preprocess_steps`: operators run in order on the loaded streams, before the task
     /// (absent: none), as Unitxt's `TaskCard.preprocess_steps`.
     #[serde(default)]
@@ -113,4 +115,11 @@ pub struct Card {
     /// Demos sampler; Unitxt's default is `random_sampler`.
     #[serde(default)]
     pub sampler: Option<Art<dyn Sampler>>,
+}
+
+/// A required field that may be `null` (`None`): serde makes a plain `Option` field optional.
+fn nullable<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
+    d: D,
+) -> std::result::Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
 }

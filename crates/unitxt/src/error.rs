@@ -29,6 +29,29 @@ pub enum ErrorKind {
     Unsupported,
 }
 
+/// What an artifact needs that this engine does not have, when it cannot work here although
+/// it is well formed (see [`Unavailable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Need {
+    /// A model, an LLM judge or an inference engine (a metric that scores with a model, an
+    /// `*_inference_engine`).
+    Model,
+    /// The network: a loader or operator that fetches from a service (`load_from_hf_space`,
+    /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first
+    /// (NLTK's wordnet for METEOR).
+    Network,
+}
+
+/// Why a well-formed artifact cannot work here: what it [`Need`]s, and a sentence saying so
+/// (for `unitxt-rs catalog check`, which counts such artifacts apart from those that fail).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// What is missing.
+    pub need: Need,
+    /// The reason, as one line ("metric `bert_score` needs a model ...").
+    pub reason: String,
+}
+
 /// Where an error happened, as far as the engine knows: each part is set once, by the
 /// innermost code that knows it (an error inside a nested artifact names that artifact).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

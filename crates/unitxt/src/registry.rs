@@ -40,6 +40,60 @@ thread_local! {
     /// catalog names, or `{__type__}` for an inline object. A name met again is a reference
     /// cycle; the stack's length is the nesting depth ([`MAX_ARTIFACT_DEPTH`]).
     static RESOLVING: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// What the last artifact refused by [`needs`] on this thread needed: a build that fails
+    /// with such an artifact inside fails for that reason (serde carries the nested error as
+    /// text only). Read and cleared by [`check`].
+    static NEEDED: RefCell<Option<crate::error::Unavailable>> = const { RefCell::new(None) };
+}
+
+/// The catalog types this engine knows but cannot run here, with what they need and why:
+/// building one is an `Unsupported` error that says so, and [`check`] counts the artifacts
+/// that contain one under that need instead of among the failures.
+pub const NEEDS: &[(&str, crate::error::Need, &str)] = {
+    use crate::error::Need::{Model, Network};
+    const ENGINE: &str = "an inference engine (a model served elsewhere)";
+    &[
+        ("azure_open_ai_inference_engine", Model, ENGINE),
+        ("cross_provider_inference_engine", Model, ENGINE),
+        ("generic_inference_engine", Model, ENGINE),
+        ("hf_pipeline_based_inference_engine", Model, ENGINE),
+        ("ollama_inference_engine", Model, ENGINE),
+        ("open_ai_inference_engine", Model, ENGINE),
+        ("rits_inference_engine", Model, ENGINE),
+        ("wml_inference_engine", Model, ENGINE),
+        ("wml_inference_engine_generation", Model, ENGINE),
+        ("load_from_hf_space", Network, "files of a Hugging Face Space, fetched from the Hub"),
+        ("load_from_kaggle", Network, "Kaggle's API"),
+        ("load_from_sklearn", Network, "scikit-learn's dataset downloads"),
+        ("turl_column_type_annotation_loader", Network, "files downloaded from the Hugging Face Hub"),
+        ("wikipedia_fetcher", Network, "Wikipedia's API"),
+        ("read_file", Network, "to fetch a URL (reading local files named by a catalog is refused: catalogs are untrusted)"),
+    ]
+};
+
+/// The error for an artifact of type `t` that needs `need` (see [`NEEDS`]), remembered for
+/// [`check`].
+fn needs(t: &str, need: crate::error::Need, why: &str) -> Error {
+    let reason = format!("`{t}` needs {why}, which unitxt-rs does not have here");
+    NEEDED.with(|n| {
+        *n.borrow_mut() = Some(crate::error::Unavailable {
+            need,
+            reason: reason.clone(),
+        })
+    });
+    Error::unsupported(reason)
+}
+
+/// What [`check`] found for one artifact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// It builds, and it runs here.
+    Works,
+    /// It is well formed, but it (or an artifact inside it) needs something this engine does
+    /// not have here: a model, an LLM judge, an inference engine, or the network.
+    Needs(crate::error::Unavailable),
+    /// It does not build: the first line of the error.
+    Fails(String),
 }
 
 /// How deeply artifacts may nest (an artifact naming or containing another, which names or
@@ -126,25 +180,30 @@ pub fn fetch(catalog: &Arc<Catalog>, query: &str) -> Result<Artifact> {
 
 /// Builds every artifact of `catalog` whose name starts with `prefix` (`""`: all of them) as
 /// [`fetch`] builds it (nested names resolved, no data loaded), and returns the names in
-/// order, each with the first line of its error, `None` when it builds. A metric that builds
-/// only as a stand-in that cannot compute ([`crate::metrics::Metric::unavailable`]: it needs a
-/// model or an LLM judge) is reported with that reason. A panic while building (a bug) is
-/// reported as that artifact's error. For `unitxt-rs catalog check`: how much of a catalog this
-/// engine reads and runs.
-pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Option<String>)> {
+/// order, each with its [`Outcome`]. A metric that builds only as a stand-in that cannot
+/// compute ([`crate::metrics::Metric::unavailable`]) and an artifact that fails because of a
+/// type of [`NEEDS`] inside it are [`Outcome::Needs`], never [`Outcome::Works`]. A panic while
+/// building (a bug) is reported as that artifact's failure. For `unitxt-rs catalog check`:
+/// how much of a catalog this engine reads and runs.
+pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Outcome)> {
     catalog
         .all_names()
         .into_iter()
         .filter(|n| n.starts_with(prefix))
         .map(|name| {
+            NEEDED.with(|n| n.borrow_mut().take());
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
-            let error = match built {
-                Ok(Ok(Artifact::Metric(m))) => m.unavailable(),
-                Ok(Ok(_)) => None,
-                Ok(Err(e)) => Some(e.to_string().lines().next().unwrap_or_default().to_string()),
-                Err(_) => Some("building it panicked (a bug in unitxt-rs)".to_string()),
+            let needed = NEEDED.with(|n| n.borrow_mut().take());
+            let outcome = match built {
+                Ok(Ok(Artifact::Metric(m))) => m.unavailable().map_or(Outcome::Works, Outcome::Needs),
+                Ok(Ok(_)) => Outcome::Works,
+                Ok(Err(e)) => match needed {
+                    Some(u) => Outcome::Needs(u),
+                    None => Outcome::Fails(e.to_string().lines().next().unwrap_or_default().to_string()),
+                },
+                Err(_) => Outcome::Fails("building it panicked (a bug in unitxt-rs)".to_string()),
             };
-            (name, error)
+            (name, outcome)
         })
         .collect()
 }
@@ -743,6 +802,9 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
 
         _ => {
+            if let Some((_, need, why)) = NEEDS.iter().find(|(n, _, _)| *n == t) {
+                return Err(needs(t, *need, why));
+            }
             return Err(Error::not_found(format!("unknown artifact type `__type__: {t}`")));
         }
     };

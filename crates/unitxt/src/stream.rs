@@ -96,6 +96,37 @@ pub fn locate_errors<T: 'static>(split: &str, stream: StreamOf<T>) -> StreamOf<T
     }))
 }
 
+/// Wraps a finished split so that, when it ends without having yielded anything, it yields
+/// one error instead: "stream 'SPLIT' is empty". Unitxt's last recipe step
+/// (`FinalizeDataset`, an `InstanceOperatorValidator`) raises `EmptyStreamError` on an empty
+/// stream, so a recipe whose requested split comes out empty (every instance went to the
+/// demos pool, a filter removed them all) is refused rather than giving no rows.
+pub fn non_empty<T: Send + 'static>(split: &str, stream: StreamOf<T>) -> StreamOf<T> {
+    let split = split.to_string();
+    let mut seen = false;
+    let mut done = false;
+    let mut stream = stream;
+    Box::new(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        match stream.next() {
+            Some(r) => {
+                seen = true;
+                Some(r)
+            }
+            None => {
+                done = true;
+                (!seen).then(|| {
+                    Err(Error::invalid(format!(
+                        "stream '{split}' is empty (Unitxt's EmptyStreamError)"
+                    )))
+                })
+            }
+        }
+    }))
+}
+
 /// Instances in one job of [`par_map`].
 const PAR_CHUNK: usize = 64;
 /// Jobs of [`par_map`] in flight, per worker thread.

@@ -831,7 +831,9 @@ impl NeedsModel {
             other => other,
         };
         let what = match t {
-            "meteor_fast" => "NLTK's wordnet data and METEOR (not reimplemented here)",
+            "meteor_fast" => {
+                "NLTK's wordnet data, which is downloaded from the network (not in NLTK_DATA here)"
+            }
             _ => "a model or an inference engine (not available in unitxt-rs)",
         };
         NeedsModel {
@@ -846,8 +848,17 @@ impl Metric for NeedsModel {
     fn main_score(&self) -> &str {
         &self.main_score
     }
-    fn unavailable(&self) -> Option<String> {
-        Some(format!("metric `{}` needs {}", self.type_name, self.what))
+    fn unavailable(&self) -> Option<crate::error::Unavailable> {
+        // METEOR's wordnet data is a download away; the rest need a model.
+        let need = if self.type_name == "meteor_fast" {
+            crate::error::Need::Network
+        } else {
+            crate::error::Need::Model
+        };
+        Some(crate::error::Unavailable {
+            need,
+            reason: format!("metric `{}` needs {}", self.type_name, self.what),
+        })
     }
     fn map(&self, _: &Value, _: &[Value], _: &Instance) -> Result<Value> {
         Err(Error::unsupported(format!("metric `{}` needs {}", self.type_name, self.what)))

@@ -52,8 +52,9 @@ pub trait Metric: Send + Sync {
     }
     /// Why this metric cannot compute here (it needs a model, an LLM judge or data this
     /// engine does not have); `None` when it computes. A `metrics_list` answers for its
-    /// first such item. `unitxt-rs catalog check` counts such a metric as not built.
-    fn unavailable(&self) -> Option<String> {
+    /// first such item. `unitxt-rs catalog check` counts such a metric apart from those that
+    /// work, under what it needs.
+    fn unavailable(&self) -> Option<crate::error::Unavailable> {
         self.sub_metrics()?.iter().find_map(|m| m.unavailable())
     }
     /// The metrics this one stands for when it is a `metrics_list` (Unitxt applies them one by

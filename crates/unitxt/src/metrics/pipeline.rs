@@ -114,6 +114,9 @@ impl Metric for MetricPipeline {
     fn main_score(&self) -> &str {
         &self.main_score
     }
+    fn unavailable(&self) -> Option<crate::error::Unavailable> {
+        self.metric.unavailable()
+    }
     fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
         if self.preprocess.is_empty() {
             return self.metric.map(prediction, references, task_data);

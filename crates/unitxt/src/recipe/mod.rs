@@ -204,6 +204,10 @@ pub struct Recipe {
     /// `max_train_instances`, `max_validation_instances`, `max_test_instances`: split name to the
     /// most instances kept.
     pub max_instances: IndexMap<String, usize>,
+    /// `train_refiner`, `validation_refiner`, `test_refiner`: split name to the stream
+    /// operator that refines it in place of the `max_instances` cut (Unitxt's `StreamRefiner`
+    /// and its balancers), its `max_instances` set from the recipe's. Absent for most recipes.
+    pub refiners: IndexMap<String, Art<dyn Operator>>,
     /// `metrics`: overrides the task's metrics in every instance (absent: the task's).
     pub metrics: Option<Constant>,
     /// The task's metrics, lent to every instance when the recipe gives none.
@@ -352,13 +356,6 @@ impl Recipe {
         if f.task.is_some() {
             return Err(Error::unsupported("recipe argument `task` (a task replacing the card's) is not supported; give the task in the card"));
         }
-        for (refiner, given) in [("train_refiner", &f.train_refiner), ("validation_refiner", &f.validation_refiner), ("test_refiner", &f.test_refiner)] {
-            if given.is_some() {
-                return Err(Error::unsupported(format!(
-                    "recipe argument `{refiner}` is not supported; use max_train_instances, max_validation_instances or max_test_instances"
-                )));
-            }
-        }
         for (arg, default, given) in [("demos_field", "demos", &f.demos_field), ("demos_pool_field_name", "_demos_pool_", &f.demos_pool_field_name)] {
             match given {
                 None => {}
@@ -434,6 +431,39 @@ impl Recipe {
                 max_instances.insert(split.to_string(), n);
             }
         }
+        // `train_refiner`, `validation_refiner`, `test_refiner`: a stream operator for its split
+        // (a balancer, say) that replaces the plain `max_*_instances` cut: as Unitxt's
+        // `prepare_refiners`, the recipe sets its `max_instances` to the split's
+        // `max_*_instances` (none when that is absent, whatever the refiner said) and applies
+        // it to that split only.
+        let mut refiners = IndexMap::new();
+        for (arg, split, given) in [
+            ("train_refiner", "train", &f.train_refiner),
+            ("validation_refiner", "validation", &f.validation_refiner),
+            ("test_refiner", "test", &f.test_refiner),
+        ] {
+            let Some(given) = given else { continue };
+            let mut json = match given {
+                Value::String(s) => {
+                    artifact_json(s, &catalog).ctx(format!("recipe argument `{arg}`"))?
+                }
+                other => other.clone(),
+            };
+            let Value::Object(m) = &mut json else {
+                return Err(Error::invalid(format!("recipe argument `{arg}` must be a stream refiner (a catalog name or an object with __type__), got {given}")));
+            };
+            match max_instances.shift_remove(split) {
+                Some(n) => m.insert("max_instances".into(), Value::from(n as i64)),
+                None => m.shift_remove("max_instances"),
+            };
+            m.insert(
+                "apply_to_streams".into(),
+                Value::Array(vec![Value::String(split.into())]),
+            );
+            let op = build_as::<dyn Operator>(&json, &catalog)
+                .ctx(format!("recipe argument `{arg}`"))?;
+            refiners.insert(split.to_string(), op);
+        }
         let sampler = match f.sampler.as_ref() {
             Some(v) => Some(build_as::<dyn Sampler>(v, &catalog).ctx("recipe argument `sampler`")?),
             None => card.sampler.clone(),
@@ -452,6 +482,7 @@ impl Recipe {
             sampler,
             loader_limit,
             max_instances,
+            refiners,
             metrics: list_arg("metrics", &f.metrics)?.map(|m| Constant::new(Value::Array(m))),
             task_metrics: Constant::new(Value::Array(task.inner.metrics.clone())),
             postprocessors: list_arg("postprocessors", &f.postprocessors)?.map(|p| Constant::new(Value::Array(p))),
@@ -497,8 +528,11 @@ impl Recipe {
             // Every artifact was built with the recipe: nothing looks up the catalog here.
             crate::stream::par_map_with(s, move |i, inst| work.run(i, inst, &finish))
         });
-        // Errors raised before verbalization get located too (by output position).
-        Ok(ms.map_streams(|split, s| crate::stream::locate_errors(split, s)))
+        // Errors raised before verbalization get located too (by output position); a split
+        // that comes out empty is an error, as in Unitxt.
+        Ok(ms.map_streams(|split, s| {
+            crate::stream::non_empty(split, crate::stream::locate_errors(split, s))
+        }))
     }
 
     /// The per-instance steps that follow the card's last stream-level preprocess step, in
@@ -534,9 +568,12 @@ impl Recipe {
     pub fn stage(self: &Arc<Self>) -> Result<Staged> {
         // Loading: only the columns the card's steps and the task read, when they all say
         // which (every other field is dropped by the task unread).
+        let loader = self.card.loader.as_ref().ok_or_else(|| {
+            Error::invalid("the card has no loader (`\"loader\": null`): it describes a task over data given elsewhere; give the data with `create_dataset` or a card with a loader")
+        })?;
         let mut ms = match self.columns_read() {
-            Some(columns) => self.card.loader.load_columns(self.loader_limit, &columns),
-            None => self.card.loader.load(self.loader_limit),
+            Some(columns) => loader.load_columns(self.loader_limit, &columns),
+            None => loader.load(self.loader_limit),
         }
         .ctx("in the card's loader")?;
         if let Some(l) = self.loader_limit {
@@ -592,6 +629,21 @@ impl Recipe {
             Some(&n) => Box::new(s.take(n)) as Stream,
             None => s,
         });
+        // A refiner of the recipe (a balancer) reads the standardized instances: its split runs
+        // the deferred steps first, as the demos pool's split did.
+        for (split, refiner) in &self.refiners {
+            if !ms.streams.contains_key(split) {
+                continue;
+            }
+            if !(pool.is_some() && *split == self.demos_taken_from) {
+                ms = run_steps(ms, split, &deferred);
+            }
+            ms = refiner
+                .inner
+                .clone()
+                .process(ms)
+                .ctx(format!("in the recipe's {split}_refiner"))?;
+        }
         Ok(Staged { streams: ms, pool })
     }
 
@@ -604,7 +656,7 @@ impl Recipe {
     pub fn split_work(self: &Arc<Self>, split: &str, pool: Option<Arc<DemosPool>>) -> SplitWork {
         let (_, deferred) = self.deferred_steps();
         // The split's plan: its steps (none left for the split the demos pool was taken
-        // from, which ran them first), and the task_data items of its fixed fields.
+        // from, or one the recipe refines, which ran them first), and the task_data items of its fixed fields.
         let plan = Steps::for_split(&deferred, split);
         let (task, fixed) = (&self.card.task.inner, &plan.fixed().fields);
         let fixed_items = FixedItems::new(
@@ -615,6 +667,7 @@ impl Recipe {
         let render_plans: Vec<RenderPlan> = self.templates.all().iter().map(|t| t.plan(fixed)).collect();
         let steps = match pool {
             Some(_) if split == self.demos_taken_from => Steps::default(),
+            _ if self.refiners.contains_key(split) => Steps::default(),
             _ => plan,
         };
         SplitWork { recipe: self.clone(), split: split.to_string(), steps, pool, fixed_items, render_plans }
@@ -1191,11 +1244,30 @@ mod tests {
         };
         assert!(build(&[]).is_ok());
         assert!(build(&[("demos_field", json!("demos")), ("demos_pool_field_name", json!("_demos_pool_"))]).is_ok());
-        for (arg, v) in [("task", card["task"].clone()), ("train_refiner", json!({"__type__": "stream_refiner"})), ("demos_field", json!("shots")), ("demos_pool_field_name", json!("pool"))] {
+        for (arg, v) in [("task", card["task"].clone()), ("demos_field", json!("shots")), ("demos_pool_field_name", json!("pool"))] {
             let e = build(&[(arg, v)]).err().unwrap_or_else(|| panic!("{arg} accepted"));
             assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{arg}: {e}");
             assert!(e.to_string().contains(&format!("`{arg}`")), "{arg}: {e}");
         }
+        // A refiner is built for its split, with the recipe's max; it must be a stream operator.
+        let r = build(&[
+            (
+                "train_refiner",
+                json!({"__type__": "stream_refiner", "max_instances": 3}),
+            ),
+            ("max_train_instances", json!(5)),
+        ])
+        .unwrap();
+        assert_eq!(r.refiners.keys().collect::<Vec<_>>(), ["train"]);
+        assert!(r.max_instances.is_empty(), "the refiner takes the cut");
+        let e = build(&[("test_refiner", json!(5))])
+            .err()
+            .expect("not a refiner");
+        assert!(
+            e.to_string()
+                .contains("`test_refiner` must be a stream refiner"),
+            "{e}"
+        );
         let number = json!({"__type__": "number_quantizing_serializer", "quantum": 0.5});
         assert!(build(&[("serializer", number.clone())]).is_ok());
         let two = json!([template.clone(), template.clone()]);
