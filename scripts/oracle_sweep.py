@@ -5,8 +5,8 @@ Usage: python scripts/oracle_sweep.py --bin target/release/unitxt-rs [--n 50] [-
                                       [--out target/sweep] [--recipes FILE]
 
 Each recipe combines a card whose loader reads a dataset of HF_HUB_CACHE with a template (one of
-the card's own, or one that another card of the same task lists), and at random a format, a
-system prompt, an augmentor, demos (count, pool size, taken from which split) and instance limits,
+the card's own, one that another card of the same task lists, or any), and at random a format,
+a system prompt, an augmentor, a serializer, demos (count, pool size, taken from which split) and instance limits,
 all drawn from Unitxt's catalog (the last of `unitxt-rs catalog where`). The drawn recipes
 go to OUT/recipes.tsv (the format of tests/oracle_recipes.tsv, ready to be copied there), Unitxt's
 rows to OUT/<key>.jsonl (or .error) as scripts/oracle.py writes them, ours beside them as
@@ -105,7 +105,9 @@ def draw(rng, cards, cat):
         by_task.setdefault(json.dumps(card.get("task"), sort_keys=True), set()).update(template_names(card, cat))
     formats = [f for f in names(cat, "formats")]
     prompts = names(cat, "system_prompts")
-    augmentors = [a for a in names(cat, "augmentors") if ".image." not in a and ".table." not in a]
+    augmentors = names(cat, "augmentors")
+    text_augmentors = [a for a in augmentors if ".image." not in a and ".table." not in a]
+    serializers = names(cat, "serializers")
     # A card family (mmlu's 57 subjects) counts once, so that small families are drawn too.
     families = {}
     for name in cards:
@@ -130,8 +132,13 @@ def draw(rng, cards, cat):
     if rng.random() < 0.5:
         parts.append(f"system_prompt={rng.choice(prompts)}")
     if rng.random() < 0.3:
-        parts.append(f"augmentor={rng.choice(augmentors)}")
-    if rng.random() < 0.6:
+        parts.append(f"augmentor={rng.choice(text_augmentors if rng.random() < 0.8 else augmentors)}")
+    if rng.random() < 0.05:
+        parts.append(f"serializer={rng.choice(serializers)}")
+    if rng.random() < 0.1:
+        parts.append(f"num_demos=[{rng.choice([0, 1])},{rng.choice([2, 3])}]")
+        parts.append(f"demos_pool_size={rng.choice([5, 10])}")
+    elif rng.random() < 0.6:
         n = rng.choice([1, 2, 3, 5])
         parts.append(f"num_demos={n}")
         parts.append(f"demos_pool_size={rng.choice([n, n + 1, n + 2, 10, 20, 50])}")
@@ -145,6 +152,12 @@ def draw(rng, cards, cat):
             parts.append("demos_removed_from_data=False")
         if rng.random() < 0.1:
             parts.append("skip_demoed_instances=True")
+    if rng.random() < 0.05:
+        parts.append(f"metrics=[{rng.choice(['metrics.accuracy', 'metrics.f1_micro', 'metrics.rouge'])}]")
+    if rng.random() < 0.05:
+        parts.append(f"postprocessors=[{rng.choice(['processors.lower_case', 'processors.take_first_word', 'processors.to_string_stripped'])}]")
+    if rng.random() < 0.05:
+        parts.append("group_by=[template]")
     split = "test" if rng.random() < 0.8 else rng.choice(["train", "validation"])
     parts.append(f"max_{split}_instances={rng.choice([5, 10, 30])}")
     if rng.random() < 0.2:
@@ -169,7 +182,8 @@ def first_diff(ours, theirs):
 def close(a, b, tol):
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
         return a == b or abs(a - b) <= tol * max(1.0, abs(b))
-    if b in ("NaN",) and isinstance(a, float) and a != a:
+    # The oracle writes NaN as "NaN"; our results JSON as NaN or null (JSON has no NaN).
+    if b == "NaN" and (a is None or a == "NaN" or (isinstance(a, float) and a != a)):
         return True
     return a == b
 
