@@ -159,6 +159,9 @@ def draw(rng, cards, cat):
     if rng.random() < 0.05:
         parts.append("group_by=[template]")
     split = "test" if rng.random() < 0.8 else rng.choice(["train", "validation"])
+    if rng.random() < 0.05:
+        balancer = rng.choice(["classification.by_label", "qa.by_answer", "multi_label.zero_vs_many_labels"])
+        parts.append(f"{split}_refiner=operators.balancers.{balancer}")
     parts.append(f"max_{split}_instances={rng.choice([5, 10, 30])}")
     if rng.random() < 0.2:
         parts.append(f"loader_limit={rng.choice([50, 200])}")

@@ -67,6 +67,7 @@ pub const NEEDS: &[(&str, crate::error::Need, &str)] = {
         ("load_from_sklearn", Network, "scikit-learn's dataset downloads"),
         ("turl_column_type_annotation_loader", Network, "files downloaded from the Hugging Face Hub"),
         ("wikipedia_fetcher", Network, "Wikipedia's API"),
+        ("sql_execution_accuracy", Network, "the databases its SQL runs on, downloaded or reached through a database API"),
         ("read_file", Network, "to fetch a URL (reading local files named by a catalog is refused: catalogs are untrusted)"),
     ]
 };
