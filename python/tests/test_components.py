@@ -250,3 +250,34 @@ def test_stubs_declare_every_class_with_its_arguments():
     assert "FieldOperator as FieldOperator" in ops and "InstanceOperator as InstanceOperator" in ops
     assert inspect.isclass(unitxt_rs.metrics.InstanceMetric)
 
+
+
+def test_inline_template_postprocessors_are_json_as_unitxts(unitxt):
+    """A template's postprocessors given as objects reach the instance's `postprocessors` as
+    their JSON text (Unitxt's `Artifact.to_json`), and post_process/evaluate read them back."""
+    got, res = {}, {}
+    for lib in ("ours", "theirs"):
+        if lib == "ours":
+            from unitxt_rs.processors import LowerCaseTillPunc, PostProcess
+            from unitxt_rs.templates import InputOutputTemplate
+
+            u = unitxt_rs
+        else:
+            from unitxt.processors import LowerCaseTillPunc, PostProcess
+            from unitxt.templates import InputOutputTemplate
+
+            u = unitxt
+        tpl = InputOutputTemplate(input_format="{text}", output_format="{label}",
+                                  postprocessors=[PostProcess(operator=LowerCaseTillPunc()), "processors.to_string_stripped"])
+        ds = u.load_dataset(card="cards.sst2", template=tpl, split="test", max_test_instances=12)
+        got[lib] = rows(ds)
+        preds = ["Positive. really", " NEGATIVE", "x"] * 4
+        res[lib] = (u.post_process(preds, ds), dict(u.evaluate(preds, ds).global_scores))
+    inline = '{\n    "__type__": "post_process",\n    "operator": {\n        "__type__": "lower_case_till_punc"\n    }\n}'
+    assert got["ours"][0]["postprocessors"] == [inline, "processors.to_string_stripped"]
+    for a, b in zip(got["ours"], got["theirs"]):
+        ta, tb = json.loads(a.pop("task_data")), json.loads(b.pop("task_data"))
+        assert ta == tb
+        assert a == b
+    assert res["ours"][0] == res["theirs"][0]
+    close(res["ours"][1], res["theirs"][1])
