@@ -312,3 +312,63 @@ impl Metric for MetricCall {
         self.spec.mean.is_empty() && !self.spec.max.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host standing in for Python: component 1 upper-cases values, component 2 fails, and
+    /// component 3 scores 1.0 when the prediction equals the first reference.
+    struct Fake;
+
+    impl CallbackHost for Fake {
+        fn call(&self, id: u64, method: &str, args: Value) -> Result<Value> {
+            match (id, method) {
+                (1, "process_value") => Ok(Value::from(args.get("value").and_then(|v| v.as_str()).unwrap_or_default().to_uppercase())),
+                (3, "compute") => {
+                    let hit = args.get("prediction") == args.get("references").and_then(|r| r.as_array()).and_then(|r| r.first());
+                    Ok(serde_json::from_str(&format!(r#"{{"acc": {}, "label": "x"}}"#, if hit { 1.0 } else { 0.0 })).unwrap())
+                }
+                _ => Err(Error::invalid("ValueError: boom")),
+            }
+        }
+    }
+
+    fn json(s: &str) -> Value {
+        serde_json::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn field_operator_metric_and_errors_go_through_the_host() {
+        set_host(Box::new(Fake));
+        let op = match build(&json(r#"{"__type__": "python_callback", "kind": "field_operator", "id": 1, "name": "Up", "field": "a", "to_field": "b"}"#)).unwrap() {
+            Artifact::Operator(o) => o,
+            _ => panic!("not an operator"),
+        };
+        let inst = json(r#"{"a": "hi"}"#).as_object().unwrap().clone();
+        let out = crate::operators::apply_to_instance(&op, inst.clone(), "test").unwrap();
+        assert_eq!(out.get("b"), Some(&Value::from("HI")));
+        assert_eq!(out.get("a"), Some(&Value::from("hi")));
+
+        let bad = match build(&json(r#"{"__type__": "python_callback", "kind": "field_operator", "id": 2, "name": "Boom", "field": "a"}"#)).unwrap() {
+            Artifact::Operator(o) => o,
+            _ => panic!("not an operator"),
+        };
+        let e = crate::operators::apply_to_instance(&bad, inst, "test").unwrap_err().to_string();
+        assert!(e.contains("Boom") && e.contains("ValueError: boom"), "{e}");
+
+        let m = match build(&json(r#"{"__type__": "python_callback", "kind": "instance_metric", "id": 3, "name": "Acc", "main_score": "acc", "mean": ["acc"]}"#)).unwrap() {
+            Artifact::Metric(m) => m,
+            _ => panic!("not a metric"),
+        };
+        let td = Instance::new();
+        let r1 = m.map(&Value::from("a"), &[Value::from("a")], &td).unwrap();
+        let r2 = m.map(&Value::from("a"), &[Value::from("b")], &td).unwrap();
+        assert_eq!(m.instance_scores(&r1).unwrap().get("acc"), Some(&1.0));
+        assert_eq!(m.reduce(&[&r1, &r2, &r1, &r1]).unwrap().get("acc"), Some(&0.75));
+        assert_eq!(m.kind(), MetricKind::Instance);
+        assert!(m.ci_scores().is_empty(), "no ci_scores given: no intervals, as Unitxt");
+
+        assert!(build(&json(r#"{"__type__": "python_callback", "kind": "nope", "id": 4, "name": "X"}"#)).is_err());
+    }
+}
