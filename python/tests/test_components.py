@@ -281,3 +281,18 @@ def test_inline_template_postprocessors_are_json_as_unitxts(unitxt):
         assert a == b
     assert res["ours"][0] == res["theirs"][0]
     close(res["ours"][1], res["theirs"][1])
+
+
+@pytest.mark.parametrize("fmt", ["formats.empty", "formats.chat_api"])
+def test_produce_with_demos_equals_unitxts(unitxt, fmt):
+    """produce with num_demos: the demos pool from the card's train split, as Unitxt's."""
+    recipe = f"card=cards.sst2,template={TEMPLATE},format={fmt},num_demos=2,demos_pool_size=10"
+    common = {"text_type": "sentence", "classes": ["negative", "positive"], "type_of_class": "sentiment"}
+
+    def inst():  # Unitxt's produce adds fields to the dicts it is given: fresh ones each time
+        return [{"text": "A joy.", **common}, {"text": "Dull café.", **common}, {"text": "Fine.", "label": "positive", **common}]
+
+    ours, theirs = unitxt_rs.produce(inst(), recipe), unitxt.produce(inst(), recipe)
+    assert len(ours) == 3 and ours[0]["source"] != unitxt_rs.produce(inst(), recipe.replace("num_demos=2,demos_pool_size=10", ""))[0]["source"]
+    assert rows(ours) == rows(theirs)
+    assert unitxt_rs.produce(inst()[0], recipe) == unitxt.produce(inst()[0], recipe)
