@@ -19,7 +19,8 @@ recipe's ``metrics``):
   ``compute(self, references, predictions, task_data)`` over lists.
 
 Each component reaches the engine as an inline object (``to_dict()``: ``__type__``
-``python_callback`` with a handle to the Python object, valid in this process only); the
+``python_callback`` with a handle to the Python object, valid in this process only: not in
+Ray workers, nor in datasets saved and evaluated by another process); the
 engine calls back into Python, holding the GIL only for the call. An exception raised in a
 component becomes a :class:`unitxt_rs.UnitxtRsError` naming the component and, for operators,
 the split and instance.
