@@ -726,6 +726,7 @@ def get_logger(name: str = "unitxt_rs"):
 # ---- Unitxt's API beyond load_dataset / evaluate ----------------------------------------------
 
 from .artifact import Artifact, _install_modules, fetch_artifact  # noqa: E402
+from . import _callbacks  # noqa: E402
 from . import api  # noqa: E402
 from .api import create_dataset, fill_metadata, load_recipe, post_process, produce  # noqa: E402
 from .catalog import add_to_catalog  # noqa: E402
@@ -734,4 +735,5 @@ from .settings_utils import get_constants, get_settings  # noqa: E402
 settings = get_settings()
 constants = get_constants()
 _install_modules()
+_callbacks.install()
 _default_catalog_searched()

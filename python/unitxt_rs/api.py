@@ -247,12 +247,12 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
         For a list, a ``datasets.Dataset`` with Unitxt's produce columns (``source`` as the
         list of messages for chat formats); for one dict, that one instance as a dict.
 
+    With demos (``num_demos``), the demos pool is made from the card's data as Unitxt's
+    ``produce`` makes it (``demos_pool_size`` instances of ``demos_taken_from``).
+
     Raises:
-        UnsupportedError: the recipe uses demos (``num_demos``): the engine does not yet
-            produce with demonstrations.
-        And as :func:`load_dataset`.
+        As :func:`load_dataset`.
     """
-    from .errors import UnsupportedError
 
     is_list = isinstance(instance_or_instances, list)
     instances = instance_or_instances if is_list else [instance_or_instances]
@@ -261,8 +261,6 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
     if dataset_query and "=" not in dataset_query:
         args = {**fetch_artifact(dataset_query)[0].to_dict(), **args}
         args.pop("__type__", None)
-    if args.get("num_demos"):
-        raise UnsupportedError("produce with demos (num_demos) is not supported by unitxt_rs yet")
     card = args.get("card")
     if card is None:
         raise InvalidInputError("produce needs a recipe with a card (card=...)")
@@ -275,9 +273,25 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
     # task_data entries) is left out of the result, as Unitxt's inference stream has none.
     missing = [r for r in ref_types if any(r not in inst for inst in instances)]
     filled = [{**{r: _placeholder(ref_types[r]) for r in missing}, **inst} for inst in instances]
+    data = {"test": filled}
+    loader: Dict[str, Any] = {"__type__": "load_from_dictionary", "data": data, "data_classification_policy": []}
+    if args.get("num_demos"):
+        # Demos come from the card's own data, as in Unitxt's produce: the card's demos split
+        # (after its steps and the task) is read until it holds enough distinct instances for
+        # the pool, and given, as task instances, beside the instances to verbalize; the
+        # engine then builds the pool and samples the demos as for load_dataset.
+        pool = _demos_source(args, task)
+        # The demos keep the policy of the card's data; the instances given have none.
+        policy = (pool[0].pop("data_classification_policy", None) if pool else None) or []
+        for p in pool:
+            p.pop("data_classification_policy", None)
+        source = {"__type__": "load_from_dictionary", "data": {args.get("demos_taken_from") or "train": pool},
+                  "data_classification_policy": policy}
+        loader = {"__type__": "multiple_source_loader", "sources": [loader, source]}
+        args.pop("demos_taken_from", None)
     inference_card = {
         "__type__": "task_card",
-        "loader": {"__type__": "load_from_dictionary", "data": {"test": filled}, "data_classification_policy": []},
+        "loader": loader,
         "task": card["task"],
     }
     for k in ("templates", "sampler"):
@@ -293,7 +307,7 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
         td = json.loads(row["task_data"])
         for r in missing:
             td.pop(r, None)
-        row["task_data"] = json.dumps(td, ensure_ascii=False)
+        row["task_data"] = json.dumps(td)  # as Unitxt writes it (non-ASCII escaped)
         if missing:
             row.pop("target", None)
             row.pop("references", None)
@@ -305,6 +319,30 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
     from . import _decode_batch
 
     return datasets.Dataset.from_list(rows).with_transform(_decode_batch)
+
+
+def _demos_source(args: Dict[str, Any], task: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The task instances of the recipe's demos split (``demos_taken_from``, default
+    ``train``), in order, up to the first ``demos_pool_size`` distinct ones (by their input
+    fields, as Unitxt's ``CreateDemosPool`` counts them); all of them for a pool size of -1."""
+    size = args.get("demos_pool_size")
+    size = None if size is None or int(size) < 0 else int(size)
+    keep = {k: v for k, v in args.items() if k in ("card", "template", "template_card_index", "loader_limit", "format")}
+    inputs = task.get("input_fields", task.get("inputs")) or {}
+    inputs = list(inputs) if isinstance(inputs, (dict, list)) else []
+    out: List[Dict[str, Any]] = []
+    seen = set()
+    for row in load_dataset(split=args.get("demos_taken_from") or "train", streaming=True, **keep):
+        td = row["task_data"]
+        td = json.loads(td) if isinstance(td, str) else dict(td)
+        td.pop("metadata", None)
+        if row.get("data_classification_policy") is not None:
+            td["data_classification_policy"] = list(row["data_classification_policy"])
+        out.append(td)
+        seen.add(json.dumps({k: td.get(k) for k in inputs}, sort_keys=True, default=str))
+        if size is not None and len(seen) > size:
+            break
+    return out
 
 
 def _placeholder(type_name: Any) -> Any:

@@ -51,6 +51,8 @@ def _jsonable(v: Any) -> Any:
     as their names, tuples as lists."""
     if isinstance(v, Artifact):
         return v.__id__ if v.__id__ is not None else v.to_dict()
+    if getattr(v, "_unitxt_rs_callback", False):
+        return v.to_dict()
     if isinstance(v, dict):
         return {k: _jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -123,6 +125,9 @@ class Artifact:
             object.__setattr__(self, name, value)
         elif self._accepted is None or name in self._accepted:
             self._args[name] = value
+            # Changed, it is no longer the catalog's artifact of that name: it is passed on as
+            # its JSON from now on.
+            object.__setattr__(self, "__id__", None)
         else:
             raise InvalidInputError(f"{type(self).__name__} has no argument {name!r}")
 

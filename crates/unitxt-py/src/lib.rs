@@ -8,6 +8,7 @@
 //! the engine's message (context lines included) and its location as the attributes
 //! `artifact`, `field`, `split` and `instance`.
 
+mod callbacks;
 mod ray;
 
 use std::path::PathBuf;
@@ -341,5 +342,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(post_process, m)?)?;
     m.add_function(wrap_pyfunction!(known_types, m)?)?;
     ray::register(m)?;
+    callbacks::install();
     Ok(())
 }

@@ -450,6 +450,10 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
     let raw = || v.clone();
     use crate::{augmentors as aug, formats as fmt, loaders as ld, metrics as mt, operators as op, processors as pr, splitters as sp, system_prompts as sysp, templates as tp};
     let _ = raw;
+    // A user's Python component (operators/callback.rs): not a catalog type of its own.
+    if t == op::callback::CALLBACK_TYPE {
+        return op::callback::build(v);
+    }
     let a = match t {
         // ---- cards, tasks, template collections (card.rs, task.rs) ----
         "task_card" => Artifact::Card(plain::<crate::card::Card>(t, v)?),

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+pub mod callback;
 pub mod collections;
 pub mod composite;
 pub mod expressions;

@@ -431,6 +431,28 @@ pub fn finalize<'p>(
     output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, v)
 }
 
+/// A `metrics` or `postprocessors` list with its inline artifacts (objects with `__type__`)
+/// written as their JSON text (4-space indent, non-ASCII kept), as Unitxt's `Finalize` writes
+/// them (`Artifact.to_json`); names stay as they are. A list without objects is kept as is.
+fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
+    let has_object = matches!(&*list, Value::Array(a) if a.iter().any(|x| matches!(x, Value::Object(_))));
+    if !has_object {
+        return list;
+    }
+    let opts = DumpOptions { ensure_ascii: false, sort_keys: false, indent: Some(4) };
+    match list.into_value() {
+        Value::Array(a) => Shared::Own(Value::Array(
+            a.into_iter()
+                .map(|x| match x {
+                    Value::Object(_) => Value::String(dumps(&x, opts).into()),
+                    other => other,
+                })
+                .collect(),
+        )),
+        other => Shared::Own(other),
+    }
+}
+
 /// The output instance from `v` (its input and reference fields taken for `task_data`) and
 /// what is left of the instance (its policy and media; the rest is dropped).
 fn output_instance<'p>(mut inst: Instance, task_data: TaskData<'p>, groups: Vec<Value>, v: Verbalized<'p>) -> Result<OutputInstance<'p>> {
@@ -438,7 +460,7 @@ fn output_instance<'p>(mut inst: Instance, task_data: TaskData<'p>, groups: Vec<
     let data_classification_policy = inst.swap_remove("data_classification_policy").ok_or_else(|| field("data_classification_policy"))?;
     let target = v.target.ok_or_else(|| field("target"))?;
     let references = v.references.ok_or_else(|| field("references"))?;
-    let postprocessors = v.postprocessors.ok_or_else(|| field("postprocessors"))?;
+    let postprocessors = artifacts_as_json(v.postprocessors.ok_or_else(|| field("postprocessors"))?);
     let mut media = match inst.swap_remove("media") {
         Some(Value::Object(m)) => m,
         _ => Instance::new(),
@@ -447,7 +469,7 @@ fn output_instance<'p>(mut inst: Instance, task_data: TaskData<'p>, groups: Vec<
         source: v.source,
         target,
         references,
-        metrics: v.metrics,
+        metrics: artifacts_as_json(v.metrics),
         groups,
         subset: Vec::new(),
         images: media.swap_remove("images").unwrap_or_else(|| Value::Array(vec![])),

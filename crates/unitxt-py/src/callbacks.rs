@@ -1,0 +1,33 @@
+//! The engine's [`CallbackHost`] for Python components (a user's subclass of
+//! `unitxt_rs.operators.FieldOperator`, `InstanceOperator`, `serializers.SingleTypeSerializer`,
+//! `metrics.InstanceMetric` or `GlobalMetric`): each call takes the GIL, hands the arguments
+//! to `unitxt_rs._callbacks.dispatch` as JSON text and reads its JSON answer back; everything
+//! else runs in the engine without the GIL. A Python exception becomes an engine error whose
+//! message is the exception's type and text (the engine adds the component and the instance).
+
+use pyo3::prelude::*;
+use unitxt::error::{Error, Result};
+use unitxt::operators::callback::CallbackHost;
+use unitxt::value::Value;
+
+/// Calls into `unitxt_rs._callbacks.dispatch(id, method, args_json) -> str`.
+pub(crate) struct PyHost;
+
+impl CallbackHost for PyHost {
+    fn call(&self, id: u64, method: &str, args: Value) -> Result<Value> {
+        let args_json = args.to_string();
+        let out = Python::attach(|py| -> std::result::Result<String, String> {
+            let run = || -> PyResult<String> {
+                py.import("unitxt_rs._callbacks")?.getattr("dispatch")?.call1((id, method, args_json))?.extract()
+            };
+            run().map_err(|e| e.to_string())
+        })
+        .map_err(|msg| Error::invalid(format!("Python raised {msg}")))?;
+        serde_json::from_str::<Value>(&out).map_err(|e| Error::invalid(format!("the Python component's answer is not JSON: {e}")))
+    }
+}
+
+/// Installs [`PyHost`] as the engine's callback host (once per process).
+pub(crate) fn install() {
+    unitxt::operators::callback::set_host(Box::new(PyHost));
+}
