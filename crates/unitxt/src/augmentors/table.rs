@@ -7,9 +7,12 @@
 //! is a list of lists (Unitxt's `isoftype(value, Table)`; other keys may be present); any other
 //! value is left unchanged. Tables are `{"header": [...], "rows": [[...], ...]}` in and out.
 //!
-//! Not here: `insert_empty_table_rows` and `shuffle_columns_names` draw from Python's global
-//! `random`, whose state in Unitxt depends on everything the process drew before (it is seeded
-//! once at import), so no engine can reproduce them.
+//! `insert_empty_table_rows` and `shuffle_columns_names`, and the field operator
+//! `truncate_table_rows` (which the catalog keeps among the table augmentors), draw from
+//! Python's global `random` in Unitxt, whose state depends on everything the process drew
+//! before (it is seeded once at import), so their output cannot be reproduced: here they draw
+//! from the generator `shuffle_table_rows` uses, seeded by the table itself, so a table is
+//! always changed the same way.
 
 use std::sync::Arc;
 
@@ -204,6 +207,95 @@ impl FieldOperator for MaskColumnsNames {
     }
 }
 table_augmentor!(MaskColumnsNames);
+
+/// `insert_empty_table_rows` (Unitxt's `InsertEmptyTableRows`): `times` times, a row of
+/// empty strings as wide as the header is inserted at a position drawn by `randint(0,
+/// len(rows))`. The result has only `header` and `rows`. Unitxt draws the positions from the
+/// unseeded global `random`; here they come from the generator seeded by the table (see the
+/// module doc), so only the number and the shape of the inserted rows match Unitxt's.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct InsertEmptyTableRows {
+    /// `times`: how many empty rows are inserted (default 0).
+    #[serde(default)]
+    pub times: i64,
+}
+
+impl FieldOperator for InsertEmptyTableRows {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut rng = table_rng(&value);
+        let mut rows = rows.to_vec();
+        let empty = Value::Array(vec![Value::from(""); header.len()]);
+        for _ in 0..self.times.max(0) {
+            let at = rng.randint(0, rows.len() as i64)?;
+            rows.insert(at as usize, empty.clone());
+        }
+        Ok(table(header.to_vec(), rows))
+    }
+}
+table_augmentor!(InsertEmptyTableRows);
+
+/// `shuffle_columns_names` (Unitxt's `ShuffleColumnsNames`): the header cells in a shuffled
+/// order, the rows unchanged (so names no longer match their columns). The result has only
+/// `header` and `rows`. Unitxt shuffles with the unseeded global `random`; here the order
+/// comes from the generator seeded by the table (see the module doc).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ShuffleColumnsNames {}
+
+impl FieldOperator for ShuffleColumnsNames {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut header = header.to_vec();
+        table_rng(&value).shuffle(&mut header);
+        Ok(table(header, rows.to_vec()))
+    }
+}
+table_augmentor!(ShuffleColumnsNames);
+
+fn ten() -> i64 {
+    10
+}
+
+/// `truncate_table_rows` (Unitxt's `TruncateTableRows`, a field operator, not an augmentor):
+/// a dict whose `rows` has more than `rows_to_keep` items keeps `rows_to_keep` of them, in
+/// their order, the others deleted at random; the dict is changed in place (in its field too,
+/// when the result goes to another field), its other keys kept. Unitxt picks the deleted rows
+/// with `random.sample` of the unseeded global `random`; here with the generator seeded by
+/// the table (see the module doc). Errors on a value that is not a dict, `rows` without a
+/// length, or a negative `rows_to_keep` with rows to delete.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruncateTableRows {
+    /// `rows_to_keep`: the most rows kept (default 10).
+    #[serde(default = "ten")]
+    pub rows_to_keep: i64,
+}
+
+impl crate::operators::collections::InPlaceFieldOperator for TruncateTableRows {
+    fn process_in_place(&self, value: &mut Value) -> Result<Value> {
+        let Value::Object(m) = &*value else {
+            return Err(Error::invalid(format!("truncate_table_rows: '{}' object has no attribute 'get'", crate::py::repr::type_name(value))));
+        };
+        let n = match m.get("rows") {
+            None => 0,
+            Some(Value::Array(a)) => a.len(),
+            Some(Value::String(s)) => s.chars().count(),
+            Some(Value::Object(o)) => o.len(),
+            Some(other) => return Err(Error::invalid(format!("truncate_table_rows: object of type '{}' has no len()", crate::py::repr::type_name(other)))),
+        };
+        if n as i64 <= self.rows_to_keep {
+            return Ok(value.clone());
+        }
+        let Some(Value::Array(rows)) = m.get("rows") else {
+            return Err(Error::invalid("truncate_table_rows: `rows` must be a list to be truncated"));
+        };
+        let deleted = table_rng(value).try_sample_indices(n, (n as i64 - self.rows_to_keep) as usize)?;
+        let kept: Vec<Value> = rows.iter().enumerate().filter(|(i, _)| !deleted.contains(i)).map(|(_, r)| r.clone()).collect();
+        if let Some(m) = value.as_object_mut() {
+            m.insert("rows".into(), Value::Array(kept));
+        }
+        Ok(value.clone())
+    }
+}
 
 #[cfg(test)]
 mod tests {

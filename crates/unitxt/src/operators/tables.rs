@@ -249,3 +249,185 @@ pub fn csv_records(text: &str, d: char) -> Result<Vec<Vec<String>>> {
     }
     Ok(records)
 }
+
+/// `str(v)` of Python, for the serializers below.
+fn s(v: &Value) -> String {
+    crate::py::repr::str(v)
+}
+
+/// The items of `v` unpacked into exactly `n` values (Python's `a, b, c = v`), an error
+/// naming `who` otherwise.
+fn unpack(v: &Value, n: usize, who: &str) -> Result<Vec<Value>> {
+    let items = crate::py::ops::py_iter(v).map_err(|e| e.context(format!("{who}: cannot unpack {}", crate::artifact::short(v))))?;
+    if items.len() != n {
+        return Err(Error::invalid(format!("{who}: expected {n} values to unpack, got {}", items.len())));
+    }
+    Ok(items)
+}
+
+/// `serialize_triples` (Unitxt's `SerializeTriples`): `[[subject, relation, object], ...]`
+/// becomes `"subject : relation : object | ..."`, each relation lower-cased (Python's
+/// `str.lower`), subjects and objects as Python's `str()`. Errors when a triple does not unpack
+/// into three values or a relation is not a string.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SerializeTriples {}
+
+impl FieldOperator for SerializeTriples {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let mut parts = Vec::new();
+        for triple in crate::py::ops::py_iter(&value)? {
+            let t = unpack(&triple, 3, "serialize_triples")?;
+            let rel = t[1].as_str().ok_or_else(|| {
+                Error::invalid(format!("serialize_triples: a relation must be a string, got {}", crate::artifact::short(&t[1])))
+            })?;
+            parts.push(format!("{} : {} : {}", s(&t[0]), rel.to_lowercase(), s(&t[2])));
+        }
+        Ok(Value::from(parts.join(" | ")))
+    }
+}
+
+/// `serialize_key_val_pairs` (Unitxt's `SerializeKeyValPairs`): `{"k1": v1, "k2": v2}` becomes
+/// `"k1 is v1, k2 is v2"` (values as Python's `str()`; `""` for an empty dict). Errors on a
+/// value that is not a dict.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SerializeKeyValPairs {}
+
+impl FieldOperator for SerializeKeyValPairs {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Value::Object(m) = &value else {
+            return Err(Error::invalid(format!("'{}' object has no attribute 'items'", crate::py::repr::type_name(&value))));
+        };
+        Ok(Value::from(m.iter().map(|(k, v)| format!("{k} is {}", s(v))).collect::<Vec<_>>().join(", ")))
+    }
+}
+
+/// `list_to_key_val_pairs` (Unitxt's `ListToKeyValPairs`): the lists at paths `fields[0]`
+/// (keys) and `fields[1]` (values) are zipped into a dict at top-level field `to_field` (a
+/// repeated key keeps its first place and its last value). Keys must be strings or integers
+/// (an integer key is written as its digits, as JSON writes it). Errors on a missing field, a
+/// value that is not iterable, or another key.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ListToKeyValPairs {
+    /// `fields`: the paths of the keys and of the values.
+    pub fields: Vec<String>,
+    /// `to_field`: the top-level field that receives the dict.
+    pub to_field: String,
+}
+
+impl InstanceOperator for ListToKeyValPairs {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let [keys_path, values_path, ..] = self.fields.as_slice() else {
+            return Err(Error::invalid("list_to_key_val_pairs: `fields` needs the keys' and the values' fields"));
+        };
+        let keys = crate::py::ops::py_iter(&*dict_get(&instance, keys_path)?)?;
+        let values = crate::py::ops::py_iter(&*dict_get(&instance, values_path)?)?;
+        let mut out = Instance::new();
+        for (k, v) in keys.into_iter().zip(values) {
+            let key = match &k {
+                Value::String(s) => s.to_string(),
+                Value::Number(n) if n.as_i64().is_some() => s(&k),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "list_to_key_val_pairs: a key must be a string or an integer, got {}",
+                        crate::artifact::short(other)
+                    )))
+                }
+            };
+            out.insert(key.as_str().into(), v);
+        }
+        instance.insert(self.to_field.as_str().into(), Value::Object(out));
+        Ok(instance)
+    }
+}
+
+/// Unitxt's `truncate_cell`: a string longer than `max_len` characters that is not blank is
+/// cut to its first `max_len` characters (`Some`); `None` leaves the value as it is (`null`,
+/// numbers, booleans, short or blank strings). Errors on other values (Python calls `strip` on
+/// them).
+pub(crate) fn truncate_cell(v: &Value, max_len: i64) -> Result<Option<Value>> {
+    match v {
+        Value::Null | Value::Number(_) | Value::Bool(_) => Ok(None),
+        Value::String(t) => {
+            let n = t.chars().count() as i64;
+            if py_strip(t).is_empty() {
+                return Ok(None);
+            }
+            if n > max_len {
+                return Ok(Some(crate::py::ops::py_slice(v, None, Some(max_len), None)?));
+            }
+            Ok(None)
+        }
+        other => Err(Error::invalid(format!("'{}' object has no attribute 'strip'", crate::py::repr::type_name(other)))),
+    }
+}
+
+/// `serialize_table_row_as_text` (Unitxt's `SerializeTableRowAsText`): the values at the
+/// paths `fields` become `"f1 is v1, f2 is v2, "` (note the trailing separator, as in Unitxt;
+/// values as Python's `str()`, strings cut to `max_cell_length` characters when given, see
+/// [`truncate_cell`]), stored at top-level field `to_field`. Errors on a missing field.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SerializeTableRowAsText {
+    /// `fields`: the paths of the values, in order.
+    pub fields: Vec<String>,
+    /// `to_field`: the top-level field that receives the text.
+    pub to_field: String,
+    /// `max_cell_length`: the longest a string value may be (absent: no limit).
+    #[serde(default)]
+    pub max_cell_length: Option<i64>,
+}
+
+impl InstanceOperator for SerializeTableRowAsText {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let mut text = String::new();
+        for f in &self.fields {
+            let mut value = dict_get(&instance, f)?.into_owned();
+            if let Some(max) = self.max_cell_length {
+                if let Some(cut) = truncate_cell(&value, max)? {
+                    value = cut;
+                }
+            }
+            text.push_str(&format!("{f} is {}, ", s(&value)));
+        }
+        instance.insert(self.to_field.as_str().into(), Value::from(text));
+        Ok(instance)
+    }
+}
+
+/// Python's `len(v)` of a list, string or dict, `TypeError` otherwise.
+fn py_len(v: Option<&Value>, what: &str) -> Result<usize> {
+    match v {
+        Some(Value::Array(a)) => Ok(a.len()),
+        Some(Value::String(t)) => Ok(t.chars().count()),
+        Some(Value::Object(m)) => Ok(m.len()),
+        Some(other) => Err(Error::invalid(format!("{what}: object of type '{}' has no len()", crate::py::repr::type_name(other)))),
+        None => Err(Error::invalid(format!("{what}: object of type 'NoneType' has no len()"))),
+    }
+}
+
+/// `get_num_of_table_cells` (Unitxt's `GetNumOfTableCells`): the number of rows times the
+/// number of header cells of a table. Errors on a value that is not a dict, or a missing or
+/// length-less `rows` or `header`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GetNumOfTableCells {}
+
+impl FieldOperator for GetNumOfTableCells {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Value::Object(m) = &value else {
+            return Err(Error::invalid(format!("'{}' object has no attribute 'get'", crate::py::repr::type_name(&value))));
+        };
+        let rows = py_len(m.get("rows"), "get_num_of_table_cells: rows")?;
+        let cols = py_len(m.get("header"), "get_num_of_table_cells: header")?;
+        Ok(Value::from(rows * cols))
+    }
+}
+
+/// `dump_json` (Unitxt's `DumpJson`): the value as Python's `json.dumps` writes it (non-ASCII
+/// escaped, `", "` and `": "` separators).
+#[derive(Debug, Clone, Deserialize)]
+pub struct DumpJson {}
+
+impl FieldOperator for DumpJson {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        Ok(Value::from(crate::py::json::dumps(&value, Default::default())))
+    }
+}
