@@ -347,6 +347,60 @@ mod tests {
         Value::Object(m)
     }
 
+    /// The augmentors that draw from Unitxt's unseeded `random` cannot match its output; they
+    /// keep its shape: the same rows plus `times` empty ones, the same header names, the
+    /// same rows in their order less the deleted ones. And a table is changed the same way
+    /// on every run (the generator is seeded by the table), different tables differently.
+    #[test]
+    fn unseeded_table_augmentors_keep_unitxts_shape() {
+        use crate::operators::collections::InPlaceFieldOperator;
+        use crate::operators::FieldOperator;
+        let rows: Vec<Value> = (0..30).map(|i| crate::json!([format!("r{i}"), i])).collect();
+        let t = crate::json!({"header": ["name", "n"], "rows": rows, "caption": "c"});
+        let none = Default::default();
+        // insert_empty_table_rows
+        let ins = super::InsertEmptyTableRows { times: 5 };
+        let out = ins.process_value(t.clone(), &none).unwrap();
+        assert_eq!(out, ins.process_value(t.clone(), &none).unwrap());
+        assert_eq!(out.as_object().unwrap().keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["header", "rows"]);
+        let got = out["rows"].as_array().unwrap();
+        assert_eq!(got.len(), 35);
+        assert_eq!(got.iter().filter(|r| **r == crate::json!(["", ""])).count(), 5);
+        assert_eq!(got.iter().filter(|r| **r != crate::json!(["", ""])).cloned().collect::<Vec<_>>(), rows);
+        let positions = |v: &Value| v["rows"].as_array().unwrap().iter().map(|r| r[0] == "").collect::<Vec<_>>();
+        let mut other = t.clone();
+        other["caption"] = Value::from("d");
+        assert_ne!(positions(&out), positions(&ins.process_value(other, &none).unwrap()));
+        let zero = super::InsertEmptyTableRows { times: 0 }.process_value(t.clone(), &none).unwrap();
+        assert_eq!(zero, crate::json!({"header": ["name", "n"], "rows": rows}));
+        // shuffle_columns_names
+        let wide = crate::json!({"header": ["a", "b", "c", "d", "e", "f", "g", "h"], "rows": [[1, 2, 3, 4, 5, 6, 7, 8]]});
+        let out = super::ShuffleColumnsNames {}.process_value(wide.clone(), &none).unwrap();
+        assert_eq!(out, super::ShuffleColumnsNames {}.process_value(wide.clone(), &none).unwrap());
+        assert_eq!(out["rows"], wide["rows"]);
+        let mut names: Vec<String> = out["header"].as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect();
+        assert_ne!(names, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+        names.sort();
+        assert_eq!(names, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+        // truncate_table_rows: the table itself changes too, and keeps its other keys.
+        let mut v = t.clone();
+        let out = super::TruncateTableRows { rows_to_keep: 7 }.process_in_place(&mut v).unwrap();
+        assert_eq!(out, v);
+        assert_eq!(out["caption"], "c");
+        let kept = out["rows"].as_array().unwrap();
+        assert_eq!(kept.len(), 7);
+        let idx: Vec<usize> = kept.iter().map(|r| rows.iter().position(|x| x == r).unwrap()).collect();
+        assert!(idx.windows(2).all(|w| w[0] < w[1]), "{idx:?}");
+        assert_ne!(idx, (0..7).collect::<Vec<_>>());
+        assert_eq!(super::TruncateTableRows { rows_to_keep: 7 }.process_in_place(&mut t.clone()).unwrap(), out);
+        let mut short = t.clone();
+        assert_eq!(super::TruncateTableRows { rows_to_keep: 30 }.process_in_place(&mut short).unwrap(), t);
+        assert!(super::TruncateTableRows { rows_to_keep: -1 }.process_in_place(&mut t.clone()).is_err());
+        assert!(super::TruncateTableRows { rows_to_keep: 1 }.process_in_place(&mut crate::json!([1])).is_err());
+        // Non-tables pass the augmentors unchanged.
+        assert_eq!(ins.process_value(crate::json!("text"), &none).unwrap(), "text");
+    }
+
     #[test]
     fn short_rows_are_errors() {
         use crate::operators::FieldOperator;
