@@ -45,7 +45,8 @@ fn wildcard_path_operators_match_unitxt() {
 /// `to_dialog`, `serialize_dialog`, `serialize_open_ai_format_dialog`, `dump_json`,
 /// `serialize_triples`, `serialize_key_val_pairs`, `list_to_key_val_pairs`,
 /// `serialize_table_row_as_text`, `get_num_of_table_cells`, `fix_json_schema_of_parameter_types`,
-/// `shuffle_field_values` and `extract_field_values`.
+/// `shuffle_field_values`, `extract_field_values` and `map_html_table_to_json` (that one with
+/// beautifulsoup4 lent to Unitxt, see the generator).
 #[test]
 fn card_operators_match_unitxt() {
     let text = include_str!("testdata/card_ops.jsonl");
@@ -126,6 +127,7 @@ const OUR_TYPES: &[&str] = &[
     "pop", "duplicate_by_list", "explode", "duplicate_by_sub_lists", "to_dialog", "serialize_dialog", "serialize_open_ai_format_dialog",
     "dump_json", "serialize_triples", "serialize_key_val_pairs", "list_to_key_val_pairs", "serialize_table_row_as_text",
     "get_num_of_table_cells", "fix_json_schema_of_parameter_types", "shuffle_field_values", "extract_field_values", "truncate_table_rows",
+    "map_html_table_to_json",
 ];
 
 fn collect_ours(v: &Value, out: &mut Vec<Value>) {

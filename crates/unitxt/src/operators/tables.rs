@@ -431,3 +431,319 @@ impl FieldOperator for DumpJson {
         Ok(Value::from(crate::py::json::dumps(&value, Default::default())))
     }
 }
+
+/// `map_html_table_to_json` (Unitxt's `MapHTMLTableToJSON`, which reads the HTML with
+/// BeautifulSoup's `html.parser` builder): the header is the text of every `th` inside the
+/// first `thead`, each row the texts of the `td`s inside one `tr` of the first `tbody` (every
+/// `tr` and `td` below it, nested tables included, as `find_all` finds them). The HTML is read
+/// as that builder reads it: tags are not closed implicitly (a `td` opened before the previous
+/// one is closed lies inside it), an end tag closes the nearest open element of its name and
+/// is ignored when there is none, void elements (`br`, `img`, ...) hold nothing, comments and
+/// the text of `script` and `style` are not text, and character references are decoded as
+/// Python's `html.unescape` decodes them (named references: the common ones; an unknown one
+/// stays as written). Errors (Unitxt's `AttributeError`) when there is no `thead` or no
+/// `tbody`, and on a value that is not a string.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MapHtmlTableToJson {}
+
+impl FieldOperator for MapHtmlTableToJson {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let html = value.as_str().ok_or_else(|| {
+            Error::invalid(format!("map_html_table_to_json: expected HTML text, got {}", crate::artifact::short(&value)))
+        })?;
+        let doc = html_soup::parse(html);
+        let section = |name: &str| {
+            doc.find(0, name).ok_or_else(|| Error::invalid(format!("map_html_table_to_json: the HTML has no <{name}>")))
+        };
+        let header: Vec<Value> = doc.find_all(section("thead")?, "th").into_iter().map(|c| Value::from(doc.text(c))).collect();
+        let rows: Vec<Value> = doc
+            .find_all(section("tbody")?, "tr")
+            .into_iter()
+            .map(|r| Value::Array(doc.find_all(r, "td").into_iter().map(|c| Value::from(doc.text(c))).collect()))
+            .collect();
+        Ok(Value::Object(table(Value::Array(header), Value::Array(rows))))
+    }
+}
+
+/// A small HTML tree as BeautifulSoup builds it with Python's `html.parser` (see
+/// [`MapHtmlTableToJson`]).
+mod html_soup {
+    /// What an element holds.
+    enum Child {
+        Text(String),
+        Elem(usize),
+    }
+
+    struct Node {
+        name: String,
+        children: Vec<Child>,
+    }
+
+    /// The elements; element 0 is the document.
+    pub struct Doc {
+        nodes: Vec<Node>,
+    }
+
+    const VOID: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "menuitem", "meta", "param", "source",
+        "track", "wbr", "basefont", "bgsound", "command", "frame", "image", "isindex", "nextid", "spacer",
+    ];
+
+    impl Doc {
+        /// The first element named `name` below element `at`, in document order.
+        pub fn find(&self, at: usize, name: &str) -> Option<usize> {
+            self.find_all(at, name).into_iter().next()
+        }
+
+        /// Every element named `name` below element `at`, in document order.
+        pub fn find_all(&self, at: usize, name: &str) -> Vec<usize> {
+            let mut out = Vec::new();
+            self.walk(at, &mut |i| {
+                if self.nodes[i].name == name {
+                    out.push(i)
+                }
+            });
+            out
+        }
+
+        fn walk(&self, at: usize, f: &mut impl FnMut(usize)) {
+            for c in &self.nodes[at].children {
+                if let Child::Elem(i) = c {
+                    f(*i);
+                    self.walk(*i, f);
+                }
+            }
+        }
+
+        /// The text below element `at` (BeautifulSoup's `get_text()`).
+        pub fn text(&self, at: usize) -> String {
+            let mut out = String::new();
+            self.collect_text(at, &mut out);
+            out
+        }
+
+        fn collect_text(&self, at: usize, out: &mut String) {
+            for c in &self.nodes[at].children {
+                match c {
+                    Child::Text(t) => out.push_str(t),
+                    Child::Elem(i) => self.collect_text(*i, out),
+                }
+            }
+        }
+    }
+
+    struct Builder {
+        doc: Doc,
+        open: Vec<usize>,
+        text: String,
+    }
+
+    impl Builder {
+        fn flush(&mut self) {
+            self.flush_text(false);
+        }
+
+        /// Adds the pending text (`last`: it ends the document).
+        fn flush_text(&mut self, last: bool) {
+            if !self.text.is_empty() {
+                let t = super::html_unescape(&std::mem::take(&mut self.text), last);
+                let top = *self.open.last().unwrap_or(&0);
+                self.doc.nodes[top].children.push(Child::Text(t));
+            }
+        }
+
+        fn start(&mut self, name: String, self_closing: bool) {
+            self.flush();
+            let i = self.doc.nodes.len();
+            let top = *self.open.last().unwrap_or(&0);
+            let void = VOID.contains(&name.as_str());
+            self.doc.nodes.push(Node { name: name.clone(), children: Vec::new() });
+            self.doc.nodes[top].children.push(Child::Elem(i));
+            if !void {
+                self.open.push(i);
+                if self_closing {
+                    self.end(&name);
+                }
+            }
+        }
+
+        fn end(&mut self, name: &str) {
+            self.flush();
+            if let Some(at) = self.open.iter().rposition(|&i| i != 0 && self.doc.nodes[i].name == name) {
+                self.open.truncate(at);
+            }
+        }
+    }
+
+    /// The byte index of the `>` that ends the tag starting at `from` (quoted attribute values
+    /// may hold `>`), or `None`.
+    fn tag_end(s: &str, from: usize) -> Option<usize> {
+        let b = s.as_bytes();
+        let mut i = from;
+        let mut after_eq = false;
+        while i < b.len() {
+            match b[i] {
+                b'>' => return Some(i),
+                b'=' => after_eq = true,
+                q @ (b'"' | b'\'') if after_eq => {
+                    i += 1 + s[i + 1..].find(q as char)?;
+                    after_eq = false;
+                }
+                c if c.is_ascii_whitespace() => {}
+                _ => after_eq = false,
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Reads `html` into a tree.
+    pub fn parse(html: &str) -> Doc {
+        let mut b = Builder { doc: Doc { nodes: vec![Node { name: String::new(), children: Vec::new() }] }, open: vec![0], text: String::new() };
+        let bytes = html.as_bytes();
+        let mut i = 0;
+        while i < html.len() {
+            let Some(lt) = html[i..].find('<').map(|p| p + i) else {
+                b.text.push_str(&html[i..]);
+                break;
+            };
+            b.text.push_str(&html[i..lt]);
+            let next = bytes.get(lt + 1).copied();
+            let close = |from: usize| html[from..].find('>').map_or(html.len(), |p| from + p + 1);
+            match next {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    let Some(end) = tag_end(html, lt + 1) else {
+                        b.text.push_str(&html[lt..]);
+                        break;
+                    };
+                    let inner = &html[lt + 1..end];
+                    let name_len = inner.find(|c: char| c.is_whitespace() || c == '/' || c == '\0').unwrap_or(inner.len());
+                    let name = inner[..name_len].to_ascii_lowercase();
+                    let self_closing = inner.ends_with('/');
+                    b.start(name.clone(), self_closing);
+                    i = end + 1;
+                    if (name == "script" || name == "style") && !self_closing {
+                        // Raw text up to the closing tag, which is not text for get_text().
+                        let lower = html[i..].to_ascii_lowercase();
+                        let stop = lower.find(&format!("</{name}")).map_or(html.len(), |p| i + p);
+                        i = stop;
+                    }
+                }
+                Some(b'/') => match bytes.get(lt + 2) {
+                    Some(c) if c.is_ascii_alphabetic() => {
+                        let end = close(lt + 2);
+                        let inner = &html[lt + 2..end.saturating_sub(1).max(lt + 2)];
+                        let name = inner.split(|c: char| c.is_whitespace() || c == '/' || c == '>').next().unwrap_or_default().to_ascii_lowercase();
+                        b.end(&name);
+                        i = end;
+                    }
+                    // `</>` and bogus comments are dropped.
+                    Some(_) => i = close(lt + 2),
+                    None => {
+                        b.text.push_str(&html[lt..]);
+                        break;
+                    }
+                },
+                Some(b'!') if html[lt..].starts_with("<!--") => {
+                    b.flush();
+                    i = html[lt + 4..].find("-->").map_or(html.len(), |p| lt + 4 + p + 3);
+                }
+                Some(b'!') | Some(b'?') => {
+                    b.flush();
+                    i = close(lt + 2);
+                }
+                _ => {
+                    b.text.push('<');
+                    i = lt + 1;
+                }
+            }
+        }
+        b.flush_text(true);
+        b.doc
+    }
+}
+
+/// Named character references decoded by [`html_unescape`] (a common subset of HTML's):
+/// (name, text, unused flag).
+const ENTITIES: &[(&str, &str, bool)] = &[
+    ("amp", "&", true), ("lt", "<", true), ("gt", ">", true), ("quot", "\"", true), ("apos", "'", false),
+    ("nbsp", "\u{a0}", true), ("copy", "\u{a9}", true), ("reg", "\u{ae}", true), ("deg", "\u{b0}", true),
+    ("plusmn", "\u{b1}", true), ("times", "\u{d7}", true), ("divide", "\u{f7}", true), ("middot", "\u{b7}", true),
+    ("para", "\u{b6}", true), ("sect", "\u{a7}", true), ("pound", "\u{a3}", true), ("euro", "\u{20ac}", false),
+    ("yen", "\u{a5}", true), ("cent", "\u{a2}", true), ("laquo", "\u{ab}", true), ("raquo", "\u{bb}", true),
+    ("micro", "\u{b5}", true), ("frac12", "\u{bd}", true), ("frac14", "\u{bc}", true), ("frac34", "\u{be}", true),
+    ("sup2", "\u{b2}", true), ("sup3", "\u{b3}", true), ("ndash", "\u{2013}", false), ("mdash", "\u{2014}", false),
+    ("lsquo", "\u{2018}", false), ("rsquo", "\u{2019}", false), ("ldquo", "\u{201c}", false), ("rdquo", "\u{201d}", false),
+    ("hellip", "\u{2026}", false), ("bull", "\u{2022}", false), ("le", "\u{2264}", false), ("ge", "\u{2265}", false),
+    ("ne", "\u{2260}", false), ("minus", "\u{2212}", false), ("asymp", "\u{2248}", false), ("infin", "\u{221e}", false),
+    ("alpha", "\u{3b1}", false), ("beta", "\u{3b2}", false), ("gamma", "\u{3b3}", false), ("delta", "\u{3b4}", false),
+    ("mu", "\u{3bc}", false), ("pi", "\u{3c0}", false), ("sigma", "\u{3c3}", false), ("thinsp", "\u{2009}", false),
+    ("ensp", "\u{2002}", false), ("emsp", "\u{2003}", false), ("zwnj", "\u{200c}", false), ("zwj", "\u{200d}", false),
+];
+
+/// Character references as BeautifulSoup's `html.parser` builder decodes them: `&#NN` /
+/// `&#xHH` (the code point; 128-159 as Windows-1252 reads the byte; 0, surrogates and values
+/// past U+10FFFF as U+FFFD) and `&name` of [`ENTITIES`] (else `&name` is kept, its `;`
+/// dropped), each ended by `;` (consumed) or by another character that cannot continue it;
+/// a reference at the very end of the document (`last`) stays as written.
+fn html_unescape(s: &str, last: bool) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    const CP1252: [u32; 32] = [
+        0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+        0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('&') {
+        out.push_str(&rest[..p]);
+        let after = &rest[p + 1..];
+        // (bytes used after `&`, the text) of a reference ended properly.
+        let ended = |n: usize, stop: &dyn Fn(char) -> bool| -> Option<usize> {
+            match after[n..].chars().next() {
+                Some(';') => Some(n + 1),
+                Some(c) if !stop(c) => Some(n),
+                None if !last => Some(n),
+                _ => None,
+            }
+        };
+        let mut done = false;
+        if let Some(num) = after.strip_prefix('#') {
+            let (hex, digits) = match num.strip_prefix(['x', 'X']) {
+                Some(h) => (true, h),
+                None => (false, num),
+            };
+            let n = digits.find(|c: char| if hex { !c.is_ascii_hexdigit() } else { !c.is_ascii_digit() }).unwrap_or(digits.len());
+            if n > 0 {
+                if let Some(used) = ended(1 + usize::from(hex) + n, &|c: char| c.is_ascii_hexdigit()) {
+                    let code = u32::from_str_radix(&digits[..n], if hex { 16 } else { 10 }).unwrap_or(u32::MAX);
+                    let code = if (128..160).contains(&code) { CP1252[(code - 128) as usize] } else { code };
+                    out.push(if code == 0 { '\u{fffd}' } else { char::from_u32(code).unwrap_or('\u{fffd}') });
+                    rest = &after[used..];
+                    done = true;
+                }
+            }
+        } else if after.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            let n = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.')).unwrap_or(after.len());
+            if let Some(used) = ended(n, &|c: char| c.is_ascii_alphanumeric()) {
+                let name = &after[..n];
+                match ENTITIES.iter().find(|(e, _, _)| *e == name) {
+                    Some((_, text, _)) => out.push_str(text),
+                    None => {
+                        out.push('&');
+                        out.push_str(name);
+                    }
+                }
+                rest = &after[used..];
+                done = true;
+            }
+        }
+        if !done {
+            out.push('&');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}

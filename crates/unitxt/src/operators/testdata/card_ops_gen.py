@@ -175,6 +175,37 @@ case(EFV, {"other": 1})
 case({**EFV, "to_field": "meta/classes"}, {"label": "a"}, {"label": "b", "meta": {"k": 1}})
 case({**EFV, "stream_name": "train"}, {"label": "a"})
 
+# map_html_table_to_json: Unitxt needs the `bs4` distribution, which the oracle's environment
+# lacks; the generator runs Unitxt's own class with beautifulsoup4 on PYTHONPATH and the
+# requirement check skipped (PYTHONPATH=DIR_WITH_BS4 python card_ops_gen.py).
+try:
+    import bs4  # noqa: F401
+    from unitxt.struct_data_operators import MapHTMLTableToJSON
+
+    MapHTMLTableToJSON.check_missing_requirements = lambda self, *a, **k: None
+    HTML = [
+        "<table><thead><tr><th>a<b>x</b></th><th>b &amp; c &nbsp;&lt; &#65;&#x42; &amp &copy &#233 &euro;</th></tr></thead>"
+        "<tbody><tr><td>1<td>2</tr><tr><td><table><tr><td>in</td></tr></table></td></tr></tbody></table>",
+        "<table><tr><td>1</td></tr></table>",
+        "<thead><th>a<!-- c --></th></thead><tbody><tr><td>x<script>var a=1;</script><style>p{}</style></td><td/>"
+        "<td>y<br>z</td></tr></tbody></tbody><tbody><tr><td>second</td></tr></tbody>",
+        "<THEAD><TH>A</TH></THEAD><TBODY><TR><TD>b</TD></TR></TBODY>",
+        "<thead><th>a</thead><tbody><tr><td>1</td></tr></tbody>",
+        "<thead><tr><th>a</tr></th><th>b</th></thead><tbody><tr><td>1</tbody><tr><td>2</td></tr>",
+        "x < y <thead><th>1<2</th><th a=\"x>y\" b='q>'>q</th></thead><tbody></tbody>",
+        "<!DOCTYPE html><html><body><table class=t><thead><tr><th> Model </th><th>BLEU</th></tr></thead><tbody>"
+        "<tr><td>Ours\n</td><td>27.3</td></tr><tr><td>Base</td><td>25.1<sup>*</sup></td></tr></tbody></table></body></html>",
+        "<thead><th>&notanentity; &#xZZ; & &#0; &#x110000;</th></thead><tbody><tr></tr></tbody>",
+        "<thead></thead><tbody><tr><td>only</td><th>th in body</th></tr></tbody>",
+        "<thead><th>é ü 中</th></thead><tbody><tr><td><img src=x>pic</td><td><p>para<p>two</td></tr></tbody>",
+        "",
+    ]
+    for h in HTML:
+        case({"__type__": "map_html_table_to_json", "field": "t", "to_field": "table"}, {"t": h})
+    case({"__type__": "map_html_table_to_json", "field": "t", "to_field": "table"}, {"t": 5})
+except ImportError:
+    pass
+
 for op, insts in cases:
     line = {"op": op, "inputs": insts}
     try:
