@@ -1550,7 +1550,7 @@ impl ExtractFieldValues {
             }
         }
         let mut ranked: Vec<(Value, usize)> = counts.into_values().collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1));
+        ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
         Ok(Value::Array(ranked.into_iter().map(|(v, _)| v).collect()))
     }
 }
