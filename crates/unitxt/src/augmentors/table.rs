@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn table_augmentors_match_unitxt() {
         let cases: Vec<Value> = serde_json::from_str(include_str!("testdata/table_oracle_cases.json")).unwrap();
-        assert_eq!(cases.len(), 64);
+        assert_eq!(cases.len(), 72);
         let catalog = std::sync::Arc::new(crate::catalog::Catalog::new(vec![]));
         for case in &cases {
             let name = case["augmentor"].as_str().unwrap();
@@ -333,6 +333,7 @@ mod tests {
             "augmentors.table.mask_cols_names" => "mask_columns_names",
             "augmentors.table.duplicate_rows" => "duplicate_table_rows",
             "augmentors.table.duplicate_columns" => "duplicate_table_columns",
+            "augmentors.table.insert_empty_rows" => "insert_empty_table_rows",
             other => panic!("no type for {other}"),
         };
         let mut m = crate::value::Instance::new();
