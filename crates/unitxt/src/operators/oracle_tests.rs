@@ -79,7 +79,8 @@ fn card_operators_match_unitxt() {
             (Err(e), Some(want)) => failures.push(format!("case {n} {op_json}: error {e}, want {want}")),
         }
     }
-    assert!(n_cases > 150, "only {n_cases} cases");
+    // 158 cases, and 13 of map_html_table_to_json when beautifulsoup4 was lent to the generator.
+    assert!(n_cases >= 171, "only {n_cases} cases (was the generator run without beautifulsoup4?)");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -4,7 +4,8 @@
 # An instance's `recipe_metadata/format`, a format definition in the file, is given to Unitxt
 # as the built format object (as a recipe stores it) and written back as the definition.
 # Run from the repository root:
-#   /work/main/.venv/bin/python crates/unitxt/src/operators/testdata/card_ops_gen.py > crates/unitxt/src/operators/testdata/card_ops.jsonl
+#   PYTHONPATH=DIR_WITH_BEAUTIFULSOUP4 .venv/bin/python crates/unitxt/src/operators/testdata/card_ops_gen.py > crates/unitxt/src/operators/testdata/card_ops.jsonl
+# (e.g. `pip install --target DIR beautifulsoup4==4.15.0`; see map_html_table_to_json below)
 import copy
 import json
 
@@ -204,7 +205,9 @@ try:
         case({"__type__": "map_html_table_to_json", "field": "t", "to_field": "table"}, {"t": h})
     case({"__type__": "map_html_table_to_json", "field": "t", "to_field": "table"}, {"t": 5})
 except ImportError:
-    pass
+    import sys
+
+    print("beautifulsoup4 is not importable: map_html_table_to_json cases left out", file=sys.stderr)
 
 for op, insts in cases:
     line = {"op": op, "inputs": insts}
