@@ -559,6 +559,21 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "zip" => instance_op::<op::collections::Zip>(t, v)?,
         "zip_field_values" => instance_op::<op::fields::ZipFieldValues>(t, v)?,
         "zip_longest" => instance_op::<op::collections::ZipLongest>(t, v)?,
+        // card operators of the dialog, table and JSON-schema families (issue 39)
+        "dump_json" => field_op::<op::tables::DumpJson>(t, v)?,
+        "fix_json_schema_of_parameter_types" => instance_op::<op::fields::FixJsonSchemaOfParameterTypes>(t, v)?,
+        "get_num_of_table_cells" => field_op::<op::tables::GetNumOfTableCells>(t, v)?,
+        "list_to_key_val_pairs" => instance_op::<op::tables::ListToKeyValPairs>(t, v)?,
+        "map_html_table_to_json" => field_op::<op::tables::MapHtmlTableToJson>(t, v)?,
+        "pop" => in_place_field_op::<op::collections::Pop>(t, v)?,
+        "serialize_dialog" => instance_op::<op::dialog::SerializeDialogOp>(t, v)?,
+        "serialize_key_val_pairs" => field_op::<op::tables::SerializeKeyValPairs>(t, v)?,
+        "serialize_open_ai_format_dialog" => instance_op::<op::dialog::SerializeOpenAiFormatDialogOp>(t, v)?,
+        "serialize_table_row_as_text" => instance_op::<op::tables::SerializeTableRowAsText>(t, v)?,
+        "serialize_triples" => field_op::<op::tables::SerializeTriples>(t, v)?,
+        "shuffle_field_values" => field_op::<op::fields::ShuffleFieldValues>(t, v)?,
+        "to_dialog" => field_op::<op::dialog::ToDialog>(t, v)?,
+        "truncate_table_rows" => in_place_field_op::<aug::table::TruncateTableRows>(t, v)?,
 
         // stream operators
         "add_incremental_id" => stream_op::<op::streams::AddIncrementalId>(t, v)?,
@@ -576,6 +591,9 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "minimum_one_example_per_label_refiner" => stream_op::<op::streams::MinimumOneExamplePerLabelRefiner>(t, v)?,
         "shuffle" => operator::<op::streams::Shuffle>(t, v)?,
         "stream_refiner" => stream_op::<op::streams::StreamRefiner>(t, v)?,
+        "duplicate_by_list" | "explode" => stream_op::<op::collections::DuplicateByList>(t, v)?,
+        "duplicate_by_sub_lists" => stream_op::<op::collections::DuplicateBySubLists>(t, v)?,
+        "extract_field_values" => operator::<op::streams::ExtractFieldValues>(t, v)?,
 
         // ---- splitters and samplers (splitters/) ----
         "rename_splits" => operator::<sp::splitters::RenameSplits>(t, v)?,
@@ -685,6 +703,8 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "tools_serializer" => serializer::<tp::serializers::ToolsSerializer>(t, v)?,
         "video_serializer" => serializer::<tp::serializers::VideoSerializer>(t, v)?,
         "yes_no_template" => template::<tp::others::YesNoTemplate>(t, v)?,
+        "dialog_template" => template::<tp::others::DialogTemplate>(t, v)?,
+        "dialog_pairwise_choice_template" => template::<tp::others::DialogPairwiseChoiceTemplate>(t, v)?,
 
         // ---- formats (formats/) ----
         "chat_api_format" => Artifact::Format(Art::new(
@@ -717,6 +737,8 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "duplicate_table_rows" => augmentor(from_value::<aug::table::DuplicateTableRows>(t, v)?, v),
         "duplicate_table_columns" => augmentor(from_value::<aug::table::DuplicateTableColumns>(t, v)?, v),
         "mask_columns_names" => augmentor(from_value::<aug::table::MaskColumnsNames>(t, v)?, v),
+        "insert_empty_table_rows" => augmentor(from_value::<aug::table::InsertEmptyTableRows>(t, v)?, v),
+        "shuffle_columns_names" => augmentor(from_value::<aug::table::ShuffleColumnsNames>(t, v)?, v),
 
         // ---- metrics (metrics/) ----
         "accuracy" | "accuracy_fast" => {
@@ -893,6 +915,20 @@ pub const KNOWN_TYPES: &[&str] = &[
     "zip",
     "zip_field_values",
     "zip_longest",
+    "dump_json",
+    "fix_json_schema_of_parameter_types",
+    "get_num_of_table_cells",
+    "list_to_key_val_pairs",
+    "map_html_table_to_json",
+    "pop",
+    "serialize_dialog",
+    "serialize_key_val_pairs",
+    "serialize_open_ai_format_dialog",
+    "serialize_table_row_as_text",
+    "serialize_triples",
+    "shuffle_field_values",
+    "to_dialog",
+    "truncate_table_rows",
     "add_incremental_id",
     "deduplicate",
     "delete_splits",
@@ -908,6 +944,10 @@ pub const KNOWN_TYPES: &[&str] = &[
     "minimum_one_example_per_label_refiner",
     "shuffle",
     "stream_refiner",
+    "duplicate_by_list",
+    "explode",
+    "duplicate_by_sub_lists",
+    "extract_field_values",
     "rename_splits",
     "separate_split",
     "slice_split",
@@ -993,6 +1033,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "tools_serializer",
     "video_serializer",
     "yes_no_template",
+    "dialog_template",
+    "dialog_pairwise_choice_template",
     "chat_api_format",
     "granite_documents_format",
     "hf_system_format",
@@ -1008,6 +1050,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "duplicate_table_rows",
     "duplicate_table_columns",
     "mask_columns_names",
+    "insert_empty_table_rows",
+    "shuffle_columns_names",
     "accuracy",
     "accuracy_fast",
     "anls",
@@ -1182,6 +1226,16 @@ pub fn stream_op<T: StreamOperator + DeserializeOwned + 'static>(t: &str, v: &Va
     let scope: StreamScope = from_value(t, v)?;
     let op: Arc<dyn Operator> = Arc::new(StreamOp { name: t.to_string(), scope, op: Arc::new(from_value::<T>(t, v)?) });
     Ok(Artifact::Operator(Art::new(op, v.clone())))
+}
+
+/// Builds an [`crate::operators::collections::InPlaceFieldOperator`] struct with its
+/// [`FieldSpec`] and wraps it as an [`Operator`].
+pub fn in_place_field_op<T: crate::operators::collections::InPlaceFieldOperator + DeserializeOwned + 'static>(
+    t: &str,
+    v: &Value,
+) -> Result<Artifact> {
+    let spec: FieldSpec = from_value(t, v)?;
+    wrap_instance_op(t, v, crate::operators::collections::InPlaceFieldOp::new(spec, from_value::<T>(t, v)?))
 }
 
 /// Builds a [`FieldOperator`] struct with its [`FieldSpec`] and wraps it as an [`Operator`].

@@ -7,9 +7,12 @@
 //! is a list of lists (Unitxt's `isoftype(value, Table)`; other keys may be present); any other
 //! value is left unchanged. Tables are `{"header": [...], "rows": [[...], ...]}` in and out.
 //!
-//! Not here: `insert_empty_table_rows` and `shuffle_columns_names` draw from Python's global
-//! `random`, whose state in Unitxt depends on everything the process drew before (it is seeded
-//! once at import), so no engine can reproduce them.
+//! `insert_empty_table_rows` and `shuffle_columns_names`, and the field operator
+//! `truncate_table_rows` (which the catalog keeps among the table augmentors), draw from
+//! Python's global `random` in Unitxt, whose state depends on everything the process drew
+//! before (it is seeded once at import), so their output cannot be reproduced: here they draw
+//! from the generator `shuffle_table_rows` uses, seeded by the table itself, so a table is
+//! always changed the same way.
 
 use std::sync::Arc;
 
@@ -205,6 +208,95 @@ impl FieldOperator for MaskColumnsNames {
 }
 table_augmentor!(MaskColumnsNames);
 
+/// `insert_empty_table_rows` (Unitxt's `InsertEmptyTableRows`): `times` times, a row of
+/// empty strings as wide as the header is inserted at a position drawn by `randint(0,
+/// len(rows))`. The result has only `header` and `rows`. Unitxt draws the positions from the
+/// unseeded global `random`; here they come from the generator seeded by the table (see the
+/// module doc), so only the number and the shape of the inserted rows match Unitxt's.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct InsertEmptyTableRows {
+    /// `times`: how many empty rows are inserted (default 0).
+    #[serde(default)]
+    pub times: i64,
+}
+
+impl FieldOperator for InsertEmptyTableRows {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut rng = table_rng(&value);
+        let mut rows = rows.to_vec();
+        let empty = Value::Array(vec![Value::from(""); header.len()]);
+        for _ in 0..self.times.max(0) {
+            let at = rng.randint(0, rows.len() as i64)?;
+            rows.insert(at as usize, empty.clone());
+        }
+        Ok(table(header.to_vec(), rows))
+    }
+}
+table_augmentor!(InsertEmptyTableRows);
+
+/// `shuffle_columns_names` (Unitxt's `ShuffleColumnsNames`): the header cells in a shuffled
+/// order, the rows unchanged (so names no longer match their columns). The result has only
+/// `header` and `rows`. Unitxt shuffles with the unseeded global `random`; here the order
+/// comes from the generator seeded by the table (see the module doc).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ShuffleColumnsNames {}
+
+impl FieldOperator for ShuffleColumnsNames {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let Some((header, rows)) = as_table(&value) else { return Ok(value) };
+        let mut header = header.to_vec();
+        table_rng(&value).shuffle(&mut header);
+        Ok(table(header, rows.to_vec()))
+    }
+}
+table_augmentor!(ShuffleColumnsNames);
+
+fn ten() -> i64 {
+    10
+}
+
+/// `truncate_table_rows` (Unitxt's `TruncateTableRows`, a field operator, not an augmentor):
+/// a dict whose `rows` has more than `rows_to_keep` items keeps `rows_to_keep` of them, in
+/// their order, the others deleted at random; the dict is changed in place (in its field too,
+/// when the result goes to another field), its other keys kept. Unitxt picks the deleted rows
+/// with `random.sample` of the unseeded global `random`; here with the generator seeded by
+/// the table (see the module doc). Errors on a value that is not a dict, `rows` without a
+/// length, or a negative `rows_to_keep` with rows to delete.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruncateTableRows {
+    /// `rows_to_keep`: the most rows kept (default 10).
+    #[serde(default = "ten")]
+    pub rows_to_keep: i64,
+}
+
+impl crate::operators::collections::InPlaceFieldOperator for TruncateTableRows {
+    fn process_in_place(&self, value: &mut Value) -> Result<Value> {
+        let Value::Object(m) = &*value else {
+            return Err(Error::invalid(format!("truncate_table_rows: '{}' object has no attribute 'get'", crate::py::repr::type_name(value))));
+        };
+        let n = match m.get("rows") {
+            None => 0,
+            Some(Value::Array(a)) => a.len(),
+            Some(Value::String(s)) => s.chars().count(),
+            Some(Value::Object(o)) => o.len(),
+            Some(other) => return Err(Error::invalid(format!("truncate_table_rows: object of type '{}' has no len()", crate::py::repr::type_name(other)))),
+        };
+        if n as i64 <= self.rows_to_keep {
+            return Ok(value.clone());
+        }
+        let Some(Value::Array(rows)) = m.get("rows") else {
+            return Err(Error::invalid("truncate_table_rows: `rows` must be a list to be truncated"));
+        };
+        let deleted = table_rng(value).try_sample_indices(n, (n as i64 - self.rows_to_keep) as usize)?;
+        let kept: Vec<Value> = rows.iter().enumerate().filter(|(i, _)| !deleted.contains(i)).map(|(_, r)| r.clone()).collect();
+        if let Some(m) = value.as_object_mut() {
+            m.insert("rows".into(), Value::Array(kept));
+        }
+        Ok(value.clone())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::registry::Artifact;
@@ -216,7 +308,7 @@ mod tests {
     #[test]
     fn table_augmentors_match_unitxt() {
         let cases: Vec<Value> = serde_json::from_str(include_str!("testdata/table_oracle_cases.json")).unwrap();
-        assert_eq!(cases.len(), 64);
+        assert_eq!(cases.len(), 72);
         let catalog = std::sync::Arc::new(crate::catalog::Catalog::new(vec![]));
         for case in &cases {
             let name = case["augmentor"].as_str().unwrap();
@@ -241,6 +333,7 @@ mod tests {
             "augmentors.table.mask_cols_names" => "mask_columns_names",
             "augmentors.table.duplicate_rows" => "duplicate_table_rows",
             "augmentors.table.duplicate_columns" => "duplicate_table_columns",
+            "augmentors.table.insert_empty_rows" => "insert_empty_table_rows",
             other => panic!("no type for {other}"),
         };
         let mut m = crate::value::Instance::new();
@@ -253,6 +346,60 @@ mod tests {
             m.insert("times".into(), Value::from(times.parse::<i64>().unwrap()));
         }
         Value::Object(m)
+    }
+
+    /// The augmentors that draw from Unitxt's unseeded `random` cannot match its output; they
+    /// keep its shape: the same rows plus `times` empty ones, the same header names, the
+    /// same rows in their order less the deleted ones. And a table is changed the same way
+    /// on every run (the generator is seeded by the table), different tables differently.
+    #[test]
+    fn unseeded_table_augmentors_keep_unitxts_shape() {
+        use crate::operators::collections::InPlaceFieldOperator;
+        use crate::operators::FieldOperator;
+        let rows: Vec<Value> = (0..30).map(|i| crate::json!([format!("r{i}"), i])).collect();
+        let t = crate::json!({"header": ["name", "n"], "rows": rows, "caption": "c"});
+        let none = Default::default();
+        // insert_empty_table_rows
+        let ins = super::InsertEmptyTableRows { times: 5 };
+        let out = ins.process_value(t.clone(), &none).unwrap();
+        assert_eq!(out, ins.process_value(t.clone(), &none).unwrap());
+        assert_eq!(out.as_object().unwrap().keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["header", "rows"]);
+        let got = out["rows"].as_array().unwrap();
+        assert_eq!(got.len(), 35);
+        assert_eq!(got.iter().filter(|r| **r == crate::json!(["", ""])).count(), 5);
+        assert_eq!(got.iter().filter(|r| **r != crate::json!(["", ""])).cloned().collect::<Vec<_>>(), rows);
+        let positions = |v: &Value| v["rows"].as_array().unwrap().iter().map(|r| r[0] == "").collect::<Vec<_>>();
+        let mut other = t.clone();
+        other["caption"] = Value::from("d");
+        assert_ne!(positions(&out), positions(&ins.process_value(other, &none).unwrap()));
+        let zero = super::InsertEmptyTableRows { times: 0 }.process_value(t.clone(), &none).unwrap();
+        assert_eq!(zero, crate::json!({"header": ["name", "n"], "rows": rows}));
+        // shuffle_columns_names
+        let wide = crate::json!({"header": ["a", "b", "c", "d", "e", "f", "g", "h"], "rows": [[1, 2, 3, 4, 5, 6, 7, 8]]});
+        let out = super::ShuffleColumnsNames {}.process_value(wide.clone(), &none).unwrap();
+        assert_eq!(out, super::ShuffleColumnsNames {}.process_value(wide.clone(), &none).unwrap());
+        assert_eq!(out["rows"], wide["rows"]);
+        let mut names: Vec<String> = out["header"].as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect();
+        assert_ne!(names, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+        names.sort();
+        assert_eq!(names, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+        // truncate_table_rows: the table itself changes too, and keeps its other keys.
+        let mut v = t.clone();
+        let out = super::TruncateTableRows { rows_to_keep: 7 }.process_in_place(&mut v).unwrap();
+        assert_eq!(out, v);
+        assert_eq!(out["caption"], "c");
+        let kept = out["rows"].as_array().unwrap();
+        assert_eq!(kept.len(), 7);
+        let idx: Vec<usize> = kept.iter().map(|r| rows.iter().position(|x| x == r).unwrap()).collect();
+        assert!(idx.windows(2).all(|w| w[0] < w[1]), "{idx:?}");
+        assert_ne!(idx, (0..7).collect::<Vec<_>>());
+        assert_eq!(super::TruncateTableRows { rows_to_keep: 7 }.process_in_place(&mut t.clone()).unwrap(), out);
+        let mut short = t.clone();
+        assert_eq!(super::TruncateTableRows { rows_to_keep: 30 }.process_in_place(&mut short).unwrap(), t);
+        assert!(super::TruncateTableRows { rows_to_keep: -1 }.process_in_place(&mut t.clone()).is_err());
+        assert!(super::TruncateTableRows { rows_to_keep: 1 }.process_in_place(&mut crate::json!([1])).is_err());
+        // Non-tables pass the augmentors unchanged.
+        assert_eq!(ins.process_value(crate::json!("text"), &none).unwrap(), "text");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
-use crate::py::ops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, CastError};
+use crate::py::ops::{self, py_add, py_cast, py_eq, py_getitem, py_iter, py_str, py_strip, CastError};
 use super::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOperator};
 use crate::error::{Error, Result, ResultExt};
 use crate::py::dict_path::{dict_delete, dict_delete_with, dict_get, dict_set, is_subpath, plain_key};
@@ -827,5 +827,151 @@ mod tests {
         assert_eq!(order(rename(json!({"field": "a", "to_field": "c"}), json!({"a": 1, "b": 2, "c": 3}))), "b=2,c=1");
         assert_eq!(order(rename(json!({"field_to_field": [["a", "b"], ["b", "c"]]}), json!({"a": 1, "b": 2}))), "c=1");
         assert_eq!(order(rename(json!({"field": "b", "to_field": "c/d"}), json!({"b": 2, "a": 1}))), "a=1,c={\"d\":2}");
+    }
+}
+
+/// `shuffle_field_values` (Unitxt's `ShuffleFieldValues`): the items of the value (list items,
+/// string characters or dict keys, as Python iterates) as a list in the order Python's
+/// `random.shuffle` gives with the generator seeded by that list itself
+/// (`new_random_generator(sub_seed=items)`), so the order is the same on every run.
+#[derive(Debug, Deserialize)]
+pub struct ShuffleFieldValues {}
+
+impl FieldOperator for ShuffleFieldValues {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let mut items = py_iter(&value)?;
+        let mut rng = crate::py::random::new_random_generator(&Value::Array(items.clone()));
+        rng.shuffle(&mut items);
+        Ok(Value::Array(items))
+    }
+}
+
+/// `fix_json_schema_of_parameter_types` (Unitxt's `FixJsonSchemaOfParameterTypes`): everywhere
+/// in the top-level field `main_field` (dicts and lists, at any depth), a `"type"` key whose
+/// value is a string naming a Python, Java or typing type (`int`, `List[str]`,
+/// `Union[int, str]`, `str, optional`, `int, default=5`, ...) is replaced by the JSON-schema
+/// keys for it (`{"type": "integer"}`, `{"type": "array", "items": {...}}`, `{"anyOf": [...]}`,
+/// ...), added at the end of its dict as Unitxt's `pop` then `update` do. Unknown names are
+/// kept as the type. Errors when the field is missing, when a comma-separated type has more
+/// than three parts (Unitxt's assertion), and on a `default` part with no value.
+#[derive(Debug, Deserialize)]
+pub struct FixJsonSchemaOfParameterTypes {
+    /// `main_field`: the top-level field holding the schemas.
+    pub main_field: String,
+}
+
+/// Type names that map to one JSON-schema type.
+const SIMPLE_TYPES: &[(&str, &str)] = &[
+    ("", "object"), ("any", "object"), ("Any", "object"), ("Array", "array"), ("ArrayList", "array"),
+    ("Bigint", "integer"), ("bool", "boolean"), ("Boolean", "boolean"), ("byte", "integer"), ("char", "string"),
+    ("dict", "object"), ("Dict", "object"), ("double", "number"), ("float", "number"), ("HashMap", "object"),
+    ("Hashtable", "object"), ("int", "integer"), ("list", "array"), ("List", "array"), ("long", "integer"),
+    ("Queue", "array"), ("short", "integer"), ("Stack", "array"), ("tuple", "array"), ("Set", "array"),
+    ("set", "array"), ("str", "string"), ("String", "string"),
+];
+
+/// `{"type": t}`.
+fn type_of(t: &str) -> Instance {
+    let mut m = Instance::with_capacity(1);
+    m.insert("type".into(), Value::from(t));
+    m
+}
+
+/// The inside of `Name[...]` when `s` matches Python's `re.match(r"^(Name)\[(.*?)\]$", s)`
+/// for one of `names` (`$` also matches before a final new line; `.` matches no new line).
+fn generic_args<'a>(s: &'a str, names: &[&'a str]) -> Option<(&'a str, &'a str)> {
+    let t = s.strip_suffix('\n').filter(|t| t.ends_with(']')).unwrap_or(s);
+    for name in names {
+        if let Some(rest) = t.strip_prefix(name).and_then(|r| r.strip_prefix('[')) {
+            if let Some(inner) = rest.strip_suffix(']') {
+                if !inner.contains('\n') {
+                    return Some((name, inner));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Unitxt's `type_str_to_jsonschema_dict`.
+fn type_to_schema(s: &str) -> Result<Instance> {
+    if let Some((_, t)) = SIMPLE_TYPES.iter().find(|(k, _)| *k == s) {
+        return Ok(type_of(t));
+    }
+    if let Some((name, inner)) = generic_args(s, &["List", "Tuple"]) {
+        let mut m = type_of("array");
+        let item = if name == "List" { inner.to_string() } else { py_strip(inner.split(',').next().unwrap_or_default()).to_string() };
+        m.insert("items".into(), Value::Object(type_to_schema(&item)?));
+        return Ok(m);
+    }
+    if let Some((_, inner)) = generic_args(s, &["Union"]) {
+        let any = inner.split(',').map(|a| type_to_schema(py_strip(a)).map(Value::Object)).collect::<Result<Vec<_>>>()?;
+        let mut m = Instance::with_capacity(1);
+        m.insert("anyOf".into(), Value::Array(any));
+        return Ok(m);
+    }
+    if generic_args(s, &["Callable"]).is_some() {
+        return Ok(type_of("object"));
+    }
+    if s.contains(',') {
+        let parts: Vec<&str> = s.split(',').map(py_strip).collect();
+        if !(2..=3).contains(&parts.len()) {
+            return Err(Error::invalid(format!("fix_json_schema_of_parameter_types: num of subtypes should be 2 or 3, got {s}")));
+        }
+        let mut basic = type_to_schema(parts[0])?;
+        for p in &parts[1..] {
+            if p.to_lowercase().starts_with("default") {
+                let value = p.split_once(['=', ' ']).map(|(_, v)| v).ok_or_else(|| {
+                    Error::invalid(format!("fix_json_schema_of_parameter_types: {p:?} gives no default value"))
+                })?;
+                basic.insert("default".into(), Value::from(value));
+            }
+        }
+        if parts[1..].iter().any(|p| p.to_lowercase().starts_with("optional")) {
+            let mut m = Instance::with_capacity(1);
+            m.insert("anyOf".into(), Value::Array(vec![Value::Object(basic), Value::Object(type_of("null"))]));
+            return Ok(m);
+        }
+        return Ok(basic);
+    }
+    Ok(type_of(s))
+}
+
+fn fix_types(v: &mut Value) -> Result<()> {
+    match v {
+        Value::Object(m) => {
+            let keys: Vec<crate::value::Key> = m.keys().cloned().collect();
+            for k in keys {
+                match m.get_mut(&k) {
+                    Some(Value::String(t)) if k.as_str() == "type" => {
+                        let schema = type_to_schema(t)?;
+                        m.shift_remove("type");
+                        for (sk, sv) in schema {
+                            m.insert(sk, sv);
+                        }
+                    }
+                    Some(inner) => fix_types(inner)?,
+                    None => {}
+                }
+            }
+            Ok(())
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(fix_types),
+        _ => Ok(()),
+    }
+}
+
+impl InstanceOperator for FixJsonSchemaOfParameterTypes {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let keys = instance.keys().map(|k| k.to_string()).collect::<Vec<_>>();
+        let v = instance.get_mut(self.main_field.as_str()).ok_or_else(|| {
+            Error::not_found(format!("field {:?} must reside in the instance to fix its json schema; fields are {keys:?}", self.main_field))
+        })?;
+        fix_types(v)?;
+        Ok(instance)
+    }
+
+    fn fields_read(&self) -> FieldsRead {
+        FieldsRead::Only(vec![self.main_field.clone()])
     }
 }

@@ -20,6 +20,7 @@ use serde::Deserialize;
 pub mod callback;
 pub mod collections;
 pub mod composite;
+pub mod dialog;
 pub mod expressions;
 pub mod fields;
 pub mod literal;

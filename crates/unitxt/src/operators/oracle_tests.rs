@@ -39,6 +39,51 @@ fn wildcard_path_operators_match_unitxt() {
     run_cases(include_str!("testdata/wildcard_ops.jsonl"));
 }
 
+/// Same, for the card operators of issue 39 over whole `test` streams
+/// (`testdata/card_ops.jsonl`, written by `testdata/card_ops_gen.py`; `inputs` and `ok` are
+/// lists of instances): `pop`, `duplicate_by_list`, `explode`, `duplicate_by_sub_lists`,
+/// `to_dialog`, `serialize_dialog`, `serialize_open_ai_format_dialog`, `dump_json`,
+/// `serialize_triples`, `serialize_key_val_pairs`, `list_to_key_val_pairs`,
+/// `serialize_table_row_as_text`, `get_num_of_table_cells`, `fix_json_schema_of_parameter_types`,
+/// `shuffle_field_values`, `extract_field_values` and `map_html_table_to_json` (that one with
+/// beautifulsoup4 lent to Unitxt, see the generator).
+#[test]
+fn card_operators_match_unitxt() {
+    let text = include_str!("testdata/card_ops.jsonl");
+    let mut failures = Vec::new();
+    let mut n_cases = 0;
+    for (n, line) in text.lines().enumerate() {
+        n_cases += 1;
+        let case: Value = serde_json::from_str(line).expect("valid test case");
+        let op_json = &case["op"];
+        let inputs: Vec<crate::value::Instance> =
+            case["inputs"].as_array().expect("inputs").iter().map(|i| i.as_object().expect("an instance").clone()).collect();
+        let result = (|| {
+            let Artifact::Operator(op) = crate::testutil::build(op_json)? else {
+                return Err(crate::Error::invalid("not an operator"));
+            };
+            let ms = MultiStream::from_lists(IndexMap::from([("test".to_string(), inputs)]));
+            let mut out = op.inner.clone().process(ms)?;
+            collect(out.take("test")?)
+        })();
+        match (result, case.get("ok")) {
+            (Ok(got), Some(want)) => {
+                let got = serde_json::to_string(&Value::Array(got.into_iter().map(Value::Object).collect())).unwrap_or_default();
+                let want = serde_json::to_string(want).unwrap_or_default();
+                if got != want {
+                    failures.push(format!("case {n} {op_json}: got {got}, want {want}"));
+                }
+            }
+            (Err(_), None) => {}
+            (Ok(got), None) => failures.push(format!("case {n} {op_json}: got {got:?}, want {}", case["error"])),
+            (Err(e), Some(want)) => failures.push(format!("case {n} {op_json}: error {e}, want {want}")),
+        }
+    }
+    // 158 cases, and 13 of map_html_table_to_json when beautifulsoup4 was lent to the generator.
+    assert!(n_cases >= 171, "only {n_cases} cases (was the generator run without beautifulsoup4?)");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
 fn run_cases(cases: &str) {
     let mut failures = Vec::new();
     for (n, line) in cases.lines().enumerate() {
@@ -79,6 +124,11 @@ const OUR_TYPES: &[&str] = &[
     "map_replace", "map_table_lists_to_std_table_json", "parse_csv", "map_values", "move", "recursive_copy", "recursive_replace", "remove_fields", "remove_values", "rename",
     "regex_parser", "regex_replace", "regex_split", "rename_fields", "replace", "select_fields", "sequential_operator", "set", "slice", "split", "strip",
     "take_by_field", "upper", "wrap", "zip", "zip_field_values", "zip_longest",
+    // issue 39
+    "pop", "duplicate_by_list", "explode", "duplicate_by_sub_lists", "to_dialog", "serialize_dialog", "serialize_open_ai_format_dialog",
+    "dump_json", "serialize_triples", "serialize_key_val_pairs", "list_to_key_val_pairs", "serialize_table_row_as_text",
+    "get_num_of_table_cells", "fix_json_schema_of_parameter_types", "shuffle_field_values", "extract_field_values", "truncate_table_rows",
+    "map_html_table_to_json",
 ];
 
 fn collect_ours(v: &Value, out: &mut Vec<Value>) {

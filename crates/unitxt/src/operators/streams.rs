@@ -1467,3 +1467,112 @@ mod tests {
         assert_eq!(got, vec![15, 7, 18, 9, 12, 13, 10, 3, 19, 4, 2, 5, 17, 8, 6, 1, 16, 11, 14, 0]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Values gathered from a whole split
+// ---------------------------------------------------------------------------------------------
+
+fn hundred() -> i64 {
+    100
+}
+
+/// `extract_field_values` (Unitxt's `ExtractFieldValues`): the distinct values of top-level
+/// field `field` over split `stream_name`, most frequent first (ties in order of first
+/// appearance, as Python's `Counter.most_common`), are written at path `to_field` of every
+/// instance of every split. A list value counts as one value (a tuple in Python), or, with
+/// `process_every_value`, each of its items counts. Values are compared as Python compares
+/// dict keys (`1`, `1.0` and `true` are one value, kept as first seen). The split is read
+/// whole before any instance is given out. Errors on a missing split or field, a non-list with
+/// `process_every_value`, and values Python cannot hash (dicts, lists inside lists).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExtractFieldValues {
+    /// `field`: the top-level field whose values are counted.
+    pub field: String,
+    /// `stream_name`: the split they are counted over.
+    pub stream_name: String,
+    /// `to_field`: the path that receives the list of values in every instance.
+    pub to_field: String,
+    /// `process_every_value`: count the items of list values (default false).
+    #[serde(default)]
+    pub process_every_value: bool,
+    /// `overall_top_frequency_percent`: accepted and ignored, as Unitxt's `ExtractFieldValues`
+    /// resets it to 100.
+    #[serde(default = "hundred")]
+    pub overall_top_frequency_percent: i64,
+    /// `min_frequency_percent`: accepted and ignored, as Unitxt resets it to 0.
+    #[serde(default)]
+    pub min_frequency_percent: i64,
+}
+
+/// A key for `v` equal for values Python's dict lookup treats as one (`1`, `1.0`, `True`),
+/// or `None` for an unhashable value.
+fn hash_key(v: &Value, in_tuple: bool) -> Option<String> {
+    Some(match v {
+        Value::Null => "N".into(),
+        Value::Bool(b) => format!("I{}", *b as i64),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => format!("I{i}"),
+            (None, Some(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => format!("I{}", f as i64),
+            _ => format!("F{n}"),
+        },
+        Value::String(s) => format!("S{s}"),
+        Value::Array(items) if !in_tuple => {
+            let keys = items.iter().map(|x| hash_key(x, true)).collect::<Option<Vec<_>>>()?;
+            format!("T({})", keys.join("\u{0}"))
+        }
+        _ => return None,
+    })
+}
+
+impl ExtractFieldValues {
+    fn values(&self, items: &[Instance]) -> Result<Value> {
+        let mut counts: IndexMap<String, (Value, usize)> = IndexMap::new();
+        let mut add = |v: &Value, tuple: bool| -> Result<()> {
+            let key = hash_key(v, !tuple).ok_or_else(|| {
+                Error::invalid(format!("extract_field_values: unhashable value {}", crate::artifact::short(v)))
+            })?;
+            counts.entry(key).or_insert_with(|| (v.clone(), 0)).1 += 1;
+            Ok(())
+        };
+        for inst in items {
+            let v = inst.get(self.field.as_str()).ok_or_else(|| {
+                Error::not_found(format!("extract_field_values: field {:?} is missing; fields are {:?}", self.field, inst.keys().collect::<Vec<_>>()))
+            })?;
+            match v {
+                Value::Array(a) if self.process_every_value => a.iter().try_for_each(|x| add(x, false))?,
+                Value::Array(_) => add(v, true)?,
+                _ if self.process_every_value => {
+                    return Err(Error::invalid(
+                        "'process_every_field' is allowed to change to 'True' only for fields whose contents are lists",
+                    ))
+                }
+                _ => add(v, false)?,
+            }
+        }
+        let mut ranked: Vec<(Value, usize)> = counts.into_values().collect();
+        ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
+        Ok(Value::Array(ranked.into_iter().map(|(v, _)| v).collect()))
+    }
+}
+
+impl Operator for ExtractFieldValues {
+    fn process(self: Arc<Self>, mut ms: MultiStream) -> Result<MultiStream> {
+        let names = ms.names();
+        let slot = ms.streams.get_mut(&self.stream_name).ok_or_else(|| {
+            Error::not_found(format!("extract_field_values: split {:?} is not in the splits {names:?}", self.stream_name))
+        })?;
+        let s = std::mem::replace(slot, Box::new(std::iter::empty()));
+        let items: Vec<Instance> = s.collect::<Result<_>>()?;
+        let values = self.values(&items)?;
+        *slot = Box::new(items.into_iter().map(Ok));
+        let to = self.to_field.clone();
+        Ok(ms.map_streams(move |_, s| {
+            let (values, to) = (values.clone(), to.clone());
+            Box::new(s.map(move |r| {
+                let mut inst = r?;
+                crate::py::dict_path::dict_set(&mut inst, &to, values.clone())?;
+                Ok(inst)
+            })) as Stream
+        }))
+    }
+}

@@ -580,16 +580,17 @@ impl Recipe {
             ms = ms.map_streams(|_, s| Box::new(s.take(l)) as Stream);
         }
         // Metadata: `recipe_metadata` starts as {system_prompt, format}, built once and copied.
-        // Unitxt stores the two objects themselves there. They never reach the output, and no
-        // operator of ours reads them, so their names stand in (catalog name, or `__type__`
-        // for an inline one): cheaper to copy into every instance than their definitions.
+        // Unitxt stores the two objects themselves there. They never reach the output. The
+        // system prompt's name stands in for it (catalog name, or `__type__` for an inline
+        // one); the format is its definition (JSON), which `serialize_dialog` reads its
+        // `demo_format` from.
         // When every preprocess step says what it reads and none names `recipe_metadata`,
         // nothing before the task can see it and the task keeps it unread: it is not added
         // (the task then carries an empty one, as for any record without it).
         if self.card_steps_may_read("recipe_metadata") {
             let mut base = Instance::with_capacity(2);
             base.insert("system_prompt".into(), Value::String(self.system_prompt.display_name().into()));
-            base.insert("format".into(), Value::String(self.format.display_name().into()));
+            base.insert("format".into(), (*self.format.raw).clone());
             ms = ms.map_streams(|_, s| {
                 let base = base.clone();
                 Box::new(s.map(move |r| {

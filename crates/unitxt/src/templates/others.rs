@@ -182,6 +182,25 @@ impl TemplateKind for NullTemplate {
     }
 }
 
+/// Replaces the answer in `refs[answer_field]` (`"choice_a"`, `"choice_b"` or `"tie"`) by its
+/// label among `labels` (a, b, tie), as Unitxt's `PairwiseChoiceTemplate.verbalize_answer_field`
+/// does; any other answer is an error.
+fn verbalize_pairwise_answer(refs: &mut Fields, answer_field: &str, labels: [&String; 3]) -> Result<()> {
+    let answer = refs.get(answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
+    let label = match answer.as_str() {
+        "choice_a" => labels[0],
+        "choice_b" => labels[1],
+        "tie" => labels[2],
+        _ => {
+            return Err(Error::invalid(format!(
+                "answer field {answer_field:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}"
+            )))
+        }
+    };
+    refs.insert(answer_field.into(), Value::String(label.as_str().into()));
+    Ok(())
+}
+
 fn unseeded_shuffle() -> Error {
     Error::unsupported(
         "`shuffle: true` in pairwise templates uses Python's unseeded global random(), so its \
@@ -234,19 +253,7 @@ impl TemplateKind for PairwiseChoiceTemplate {
     }
     fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
         let refs = refs.ok_or_else(|| Error::invalid("pairwise_choice_template needs `reference_fields`"))?;
-        let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
-        let label = match answer.as_str() {
-            "choice_a" => &self.choice_a_label,
-            "choice_b" => &self.choice_b_label,
-            "tie" => &self.choice_tie_label,
-            _ => {
-                return Err(Error::invalid(format!(
-                    "answer field {:?} must be \"choice_a\", \"choice_b\" or \"tie\", got {answer:?}",
-                    self.answer_field
-                )))
-            }
-        };
-        refs.insert(self.answer_field.as_str().into(), Value::String(label.as_str().into()));
+        verbalize_pairwise_answer(refs, &self.answer_field, [&self.choice_a_label, &self.choice_b_label, &self.choice_tie_label])?;
         if self.shuffle {
             return Err(unseeded_shuffle());
         }
@@ -307,6 +314,214 @@ impl TemplateKind for PairwiseComparativeRatingTemplate {
             return Err(unseeded_shuffle());
         }
         Ok(())
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}
+
+/// One dialog field of a `dialog_template` (Unitxt's `DialogFieldsData`, written in the catalog
+/// as an object with `__type__: dialog_fields_data`): the input field holding the dialog and
+/// the labels its turns get.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DialogFieldsData {
+    /// `__type__`: `dialog_fields_data` when given.
+    #[serde(rename = "__type__", default)]
+    pub type_name: Option<String>,
+    /// `user_role_label`: put before a user turn.
+    pub user_role_label: String,
+    /// `assistant_role_label`: put before an assistant turn.
+    pub assistant_role_label: String,
+    /// `system_role_label`: put before a system turn.
+    pub system_role_label: String,
+    /// `dialog_field`: the input field holding the dialog, a list of `[role, text]` pairs.
+    pub dialog_field: String,
+}
+
+fn two_new_lines() -> String {
+    "\n\n".into()
+}
+
+fn one_space() -> String {
+    " ".into()
+}
+
+/// The dialog part shared by `dialog_template` and `dialog_pairwise_choice_template` (Unitxt's
+/// `DialogTemplate.process_dialog`).
+#[derive(Deserialize)]
+pub struct DialogPart {
+    /// `dialog_fields`: the dialog fields rendered, in order.
+    pub dialog_fields: Vec<DialogFieldsData>,
+    /// `turns_separator`: put between turns (default two new lines).
+    #[serde(default = "two_new_lines")]
+    pub turns_separator: String,
+    /// `label_separator`: put between a turn's label and its text (default a space).
+    #[serde(default = "one_space")]
+    pub label_separator: String,
+}
+
+impl DialogPart {
+    /// Replaces each dialog field of `input` by its text: every `[role, text]` turn as its
+    /// role's label, `label_separator` and the text, turns joined by `turns_separator` (a turn
+    /// of another role than `user`, `assistant` or `system` adds nothing, not even the
+    /// separator). Errors on a missing field, and on a dialog that is not a list of pairs of
+    /// strings (Unitxt's assertion; tuples are lists here).
+    fn process(&self, input: &mut Fields) -> Result<()> {
+        for d in &self.dialog_fields {
+            if d.type_name.as_deref().is_some_and(|t| t != "dialog_fields_data") {
+                return Err(Error::invalid(format!("dialog_fields items must be dialog_fields_data, got {:?}", d.type_name)));
+            }
+            let dialog = input.get(&d.dialog_field).ok_or_else(|| {
+                Error::not_found(format!("dialog field {:?} is not among the input fields {:?}", d.dialog_field, input.keys().collect::<Vec<_>>()))
+            })?;
+            let bad = || Error::invalid(format!("dialog field {:?} must be a list of [role, text] pairs of strings, got {}", d.dialog_field, crate::artifact::short(dialog)));
+            let turns = dialog.as_array().ok_or_else(bad)?;
+            let mut text = String::new();
+            for (i, turn) in turns.iter().enumerate() {
+                let (role, said) = match turn.as_array().map(|t| t.as_slice()) {
+                    Some([Value::String(r), Value::String(t)]) => (r.as_str(), t.as_str()),
+                    _ => return Err(bad()),
+                };
+                let label = match role {
+                    "user" => &d.user_role_label,
+                    "assistant" => &d.assistant_role_label,
+                    "system" => &d.system_role_label,
+                    _ => continue,
+                };
+                let sep = if i == 0 { "" } else { self.turns_separator.as_str() };
+                text.push_str(&format!("{sep}{label}{}{said}", self.label_separator));
+            }
+            input.insert(d.dialog_field.as_str().into(), Value::from(text));
+        }
+        Ok(())
+    }
+}
+
+/// `dialog_template` (Unitxt's `DialogTemplate`): an input/output template whose dialog fields
+/// (`dialog_fields`) are first rendered as text, in the instance's input fields too (see
+/// [`DialogPart`]).
+#[derive(Deserialize)]
+pub struct DialogTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
+    pub input_format: FormatString,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
+    #[serde(default)]
+    pub output_format: Option<FormatString>,
+    /// The dialog fields and separators.
+    #[serde(flatten)]
+    pub dialog: DialogPart,
+}
+
+impl TemplateKind for DialogTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "DialogTemplate"
+    }
+    fn preprocess_input_fields(&self, input: &mut Fields) -> Result<Option<Fields>> {
+        self.dialog.process(input)?;
+        Ok(None)
+    }
+    fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
+        self.format(input, "input field", Some(&self.input_format), "input_format")
+    }
+    fn reference_fields_to_target_and_references(&self, refs: &Fields) -> Result<(String, Vec<String>)> {
+        let t = self.format(refs, "reference field", self.output_format.as_ref(), "output_format")?;
+        Ok((t.clone(), vec![t]))
+    }
+}
+
+/// `dialog_pairwise_choice_template` (Unitxt's `DialogPairwiseChoiceTemplate`): a
+/// `pairwise_choice_template` (the answer becomes its label) whose dialog fields are rendered
+/// as in `dialog_template`, after the answers are shuffled. With `shuffle`, the two answers
+/// (`choice_a_field`, `choice_b_field`) are swapped, and the answer label with them, when
+/// `random() <= 0.5`. Unitxt draws that number from the unseeded global `random`, which cannot
+/// be reproduced; here it comes from the generator seeded by the input fields
+/// (`new_random_generator(input_fields)`, as Unitxt seeds its choice shuffles), so an instance
+/// is always shuffled the same way. Errors on an answer other than `choice_a`, `choice_b` or
+/// `tie`, and on a missing answer field when shuffling.
+#[derive(Deserialize)]
+pub struct DialogPairwiseChoiceTemplate {
+    /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
+    /// `serializer`, ...), flattened into the artifact.
+    #[serde(flatten)]
+    pub base: TemplateBase,
+    /// `input_format`: the source, a format string over the serialized input fields (`{field}`
+    /// placeholders).
+    pub input_format: FormatString,
+    /// `output_format`: the target, a format string over the serialized reference fields; the
+    /// template fails on an instance if it is absent.
+    #[serde(default)]
+    pub output_format: Option<FormatString>,
+    /// The dialog fields and separators.
+    #[serde(flatten)]
+    pub dialog: DialogPart,
+    /// `choice_a_field`: the input field holding the first answer.
+    pub choice_a_field: String,
+    /// `choice_b_field`: the input field holding the second answer.
+    pub choice_b_field: String,
+    /// `answer_field`: the reference field holding `choice_a`, `choice_b` or `tie`, replaced by its
+    /// label.
+    pub answer_field: String,
+    /// `choice_a_label`: what an answer of `choice_a` becomes.
+    pub choice_a_label: String,
+    /// `choice_b_label`: what an answer of `choice_b` becomes.
+    pub choice_b_label: String,
+    /// `choice_tie_label`: what an answer of `tie` becomes.
+    pub choice_tie_label: String,
+    /// `shuffle`: swap the two answers half of the time (see above).
+    pub shuffle: bool,
+}
+
+impl TemplateKind for DialogPairwiseChoiceTemplate {
+    fn base(&self) -> &TemplateBase {
+        &self.base
+    }
+    fn class_name(&self) -> &'static str {
+        "DialogPairwiseChoiceTemplate"
+    }
+    fn preprocess_input_and_reference_fields(&self, input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        let refs = refs.ok_or_else(|| Error::invalid("dialog_pairwise_choice_template needs `reference_fields`"))?;
+        verbalize_pairwise_answer(refs, &self.answer_field, [&self.choice_a_label, &self.choice_b_label, &self.choice_tie_label])?;
+        if !self.shuffle {
+            return Ok(());
+        }
+        let outcome = crate::py::random::new_random_generator(&Value::Object(input.clone())).random();
+        if outcome <= 0.5 {
+            let missing = |f: &str| Error::not_found(format!("input field {f:?} is missing"));
+            let a = input.get(&self.choice_a_field).cloned().ok_or_else(|| missing(&self.choice_a_field))?;
+            let b = input.get(&self.choice_b_field).cloned().ok_or_else(|| missing(&self.choice_b_field))?;
+            input.insert(self.choice_a_field.as_str().into(), b);
+            input.insert(self.choice_b_field.as_str().into(), a);
+            let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
+            let swapped = if answer == self.choice_a_label {
+                Some(&self.choice_b_label)
+            } else if answer == self.choice_b_label {
+                Some(&self.choice_a_label)
+            } else {
+                None
+            };
+            if let Some(l) = swapped {
+                refs.insert(self.answer_field.as_str().into(), Value::String(l.as_str().into()));
+            }
+        }
+        Ok(())
+    }
+    fn preprocess_input_fields(&self, input: &mut Fields) -> Result<Option<Fields>> {
+        self.dialog.process(input)?;
+        Ok(None)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")

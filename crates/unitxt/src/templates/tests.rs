@@ -147,3 +147,44 @@ fn planned_texts_equal_rendered_ones() {
     // A field that is not fixed leaves the text unplanned.
     assert!(tpl.plan(&crate::json!({"type": "x"}).as_object().unwrap().clone()).instruction.is_none());
 }
+
+/// `dialog_pairwise_choice_template` with `shuffle`: Unitxt swaps the answers when its
+/// unseeded `random()` is at most 0.5, which cannot be reproduced; here the draw is seeded by
+/// the input fields. Checked: the same instance is always rendered the same way, some
+/// instances are swapped and some not, and a swap exchanges both answers and the labels of
+/// `choice_a`/`choice_b` (a tie stays a tie); the dialog is rendered either way.
+#[test]
+fn dialog_pairwise_shuffle_swaps_answers_and_labels_together() {
+    let cat = Arc::new(Catalog::new(vec![]));
+    let json = crate::json!({
+        "__type__": "dialog_pairwise_choice_template",
+        "dialog_fields": [{"__type__": "dialog_fields_data", "user_role_label": "U:", "assistant_role_label": "A:", "system_role_label": "S:", "dialog_field": "dialog"}],
+        "input_format": "{dialog}|{answer_a}|{answer_b}", "output_format": "{winner}",
+        "choice_a_field": "answer_a", "choice_b_field": "answer_b", "answer_field": "winner",
+        "choice_a_label": "A", "choice_b_label": "B", "choice_tie_label": "C", "shuffle": true
+    });
+    let Artifact::Template(tpl) = crate::registry::build(&json, &cat).unwrap() else { panic!("not a template") };
+    let (mut swapped, mut kept) = (0, 0);
+    for i in 0..40 {
+        let winner = ["choice_a", "choice_b", "tie"][i % 3];
+        let inst = crate::json!({
+            "input_fields": {"dialog": [["user", format!("question {i}")], ["assistant", "ok"]], "answer_a": format!("first {i}"), "answer_b": format!("second {i}")},
+            "reference_fields": {"winner": winner}
+        });
+        let run = || tpl.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
+        let out = run();
+        assert_eq!(Value::Object(out.clone()), Value::Object(run()));
+        let dialog = format!("U: question {i}\n\nA: ok");
+        let label = ["A", "B", "C"][i % 3];
+        if out["source"] == Value::from(format!("{dialog}|first {i}|second {i}")) {
+            kept += 1;
+            assert_eq!(out["target"], label);
+        } else {
+            assert_eq!(out["source"], Value::from(format!("{dialog}|second {i}|first {i}")), "{out:?}");
+            swapped += 1;
+            assert_eq!(out["target"], ["B", "A", "C"][i % 3]);
+        }
+        assert_eq!(out["input_fields"]["dialog"], Value::from(dialog));
+    }
+    assert!(swapped > 5 && kept > 5, "swapped {swapped}, kept {kept}");
+}

@@ -22,6 +22,8 @@ AUGMENTORS = [
     "augmentors.table.duplicate_columns",
     "augmentors.table.duplicate_rows[row_indices=[0,2],times=3]",
     "augmentors.table.duplicate_columns[column_indices=[1],times=2]",
+    # Deterministic only with its default `times=0` (it draws from the unseeded `random` otherwise).
+    "augmentors.table.insert_empty_rows",
 ]
 
 cases = []
