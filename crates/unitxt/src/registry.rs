@@ -250,6 +250,8 @@ pub enum Artifact {
     Recipe(Art<crate::recipe::Recipe>),
     /// A benchmark (`benchmark`): named recipes and benchmarks, every subset built.
     Benchmark(Art<crate::recipe::benchmark::Benchmark>),
+    /// The criteria of LLM-judge metrics (`criteria`, `criteria_with_options`): data only.
+    Criteria(Art<crate::metrics::criteria::Criteria>),
 }
 
 impl Artifact {
@@ -271,6 +273,7 @@ impl Artifact {
             Artifact::Metric(_) => "metric",
             Artifact::Recipe(_) => "recipe",
             Artifact::Benchmark(_) => "benchmark",
+            Artifact::Criteria(_) => "criteria",
         }
     }
 
@@ -291,6 +294,7 @@ impl Artifact {
             Artifact::Metric(a) => a.id = id,
             Artifact::Recipe(a) => a.id = id,
             Artifact::Benchmark(a) => a.id = id,
+            Artifact::Criteria(a) => a.id = id,
             Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => {}
         }
     }
@@ -680,7 +684,14 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         | "reward"
         | "safety_metric"
         | "sentence_bert"
-        | "task_based_ll_mas_judge" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
+        | "task_based_ll_mas_judge"
+        // Catalog metrics that need packages, models or data not here (see `NeedsModel`).
+        | "f1_strings"
+        | "fin_qa_eval"
+        | "reflection_tool_calling_metric"
+        | "reflection_tool_calling_metric_syntactic"
+        | "sql_execution_accuracy"
+        | "sql_non_execution_accuracy" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
         "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
         "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
         "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),
@@ -741,6 +752,42 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "string_containment_ratio" => metric(t, v, from_value::<mt::strings::StringContainmentRatio>(t, v)?),
         "token_overlap" => metric(t, v, from_value::<mt::generation::TokenOverlap>(t, v)?),
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
+        "ndcg" => metric(t, v, from_value::<mt::ranking::Ndcg>(t, v)?),
+        "key_value_extraction" => metric(t, v, mt::key_value::KeyValueExtraction::build(t, v, false)?),
+        "tool_call_key_value_extraction" => metric(t, v, mt::key_value::KeyValueExtraction::build(t, v, true)?),
+        "multi_turn_metric" => metric(t, v, mt::multi_turn::MultiTurnMetric::build(t, v)?),
+        "websrc_squad_f1" => metric(t, v, from_value::<mt::websrc::WebsrcSquadF1>(t, v)?),
+        "criteria" | "criteria_with_options" => {
+            Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone()))
+        }
+        "fuzzy_ner" => metric(t, v, mt::fuzzy_ner::FuzzyNer::build(t, v, false)?),
+        "metric_based_ner" => metric(t, v, mt::fuzzy_ner::FuzzyNer::build(t, v, true)?),
+        "weighted_win_rate_correlation" => metric(t, v, from_value::<mt::win_rate::WeightedWinRateCorrelation>(t, v)?),
+        "tool_calling_metric" => metric(t, v, from_value::<mt::tool_calling::ToolCallingMetric>(t, v)?),
+        "multi_turn_tool_calling_metric" => metric(t, v, from_value::<mt::tool_calling::MultiTurnToolCallingMetric>(t, v)?),
+        // Robustness group metrics (`group_mean` reductions).
+        "fixed_group_mean_accuracy"
+        | "fixed_group_mean_string_containment"
+        | "fixed_group_mean_baseline_accuracy"
+        | "fixed_group_mean_paraphrase_accuracy"
+        | "fixed_group_mean_baseline_string_containment"
+        | "fixed_group_mean_paraphrase_string_containment"
+        | "fixed_group_pdr_paraphrase_accuracy"
+        | "fixed_group_pdr_paraphrase_string_containment"
+        | "fixed_group_norm_cohens_h_paraphrase_accuracy"
+        | "fixed_group_norm_cohens_h_paraphrase_string_containment"
+        | "fixed_group_norm_hedges_g_paraphrase_accuracy"
+        | "fixed_group_norm_hedges_g_paraphrase_string_containment"
+        | "fixed_group_absval_norm_cohens_h_paraphrase_accuracy"
+        | "fixed_group_absval_norm_cohens_h_paraphrase_string_containment"
+        | "fixed_group_absval_norm_hedges_g_paraphrase_accuracy"
+        | "fixed_group_absval_norm_hedges_g_paraphrase_string_containment"
+        | "group_mean_accuracy"
+        | "group_mean_string_containment"
+        | "group_mean_token_overlap" => match mt::groups::GroupMetric::build(t, v)? {
+            Some(m) => metric(t, v, m),
+            None => return Err(Error::invalid(format!("`{t}` is not a group metric"))),
+        },
 
         _ => {
             return Err(Error::not_found(format!("unknown artifact type `__type__: {t}`")));
@@ -964,6 +1011,12 @@ pub const KNOWN_TYPES: &[&str] = &[
     "safety_metric",
     "sentence_bert",
     "task_based_ll_mas_judge",
+    "f1_strings",
+    "fin_qa_eval",
+    "reflection_tool_calling_metric",
+    "reflection_tool_calling_metric_syntactic",
+    "sql_execution_accuracy",
+    "sql_non_execution_accuracy",
     "binary_accuracy",
     "binary_max_accuracy",
     "binary_max_f1",
@@ -1013,6 +1066,37 @@ pub const KNOWN_TYPES: &[&str] = &[
     "string_containment_ratio",
     "token_overlap",
     "unsorted_list_exact_match",
+    "ndcg",
+    "key_value_extraction",
+    "tool_call_key_value_extraction",
+    "multi_turn_metric",
+    "websrc_squad_f1",
+    "criteria",
+    "criteria_with_options",
+    "fuzzy_ner",
+    "metric_based_ner",
+    "weighted_win_rate_correlation",
+    "tool_calling_metric",
+    "multi_turn_tool_calling_metric",
+    "fixed_group_mean_accuracy",
+    "fixed_group_mean_string_containment",
+    "fixed_group_mean_baseline_accuracy",
+    "fixed_group_mean_paraphrase_accuracy",
+    "fixed_group_mean_baseline_string_containment",
+    "fixed_group_mean_paraphrase_string_containment",
+    "fixed_group_pdr_paraphrase_accuracy",
+    "fixed_group_pdr_paraphrase_string_containment",
+    "fixed_group_norm_cohens_h_paraphrase_accuracy",
+    "fixed_group_norm_cohens_h_paraphrase_string_containment",
+    "fixed_group_norm_hedges_g_paraphrase_accuracy",
+    "fixed_group_norm_hedges_g_paraphrase_string_containment",
+    "fixed_group_absval_norm_cohens_h_paraphrase_accuracy",
+    "fixed_group_absval_norm_cohens_h_paraphrase_string_containment",
+    "fixed_group_absval_norm_hedges_g_paraphrase_accuracy",
+    "fixed_group_absval_norm_hedges_g_paraphrase_string_containment",
+    "group_mean_accuracy",
+    "group_mean_string_containment",
+    "group_mean_token_overlap",
 ];
 
 /// The keyword arguments the engine reads for artifact type `t` (one of [`KNOWN_TYPES`]): the
