@@ -184,3 +184,125 @@ impl Metric for Ndcg {
         self.ci.names(vec!["nDCG".into()])
     }
 }
+
+/// `rerank_recall` (Unitxt's `RerankRecall`, a `GlobalMetric` computed with pytrec_eval): each
+/// instance scores one (query, passage) pair, `task_data[query_id_field]` and
+/// `task_data[passage_id_field]` (`query_id`, `passage_id`); the prediction (its `float()`, NaN
+/// when that fails on text) is the passage's score, the reference (its `int()`) its relevance
+/// (relevant from 1 up). Per query, passages are ranked by score, highest first, ties by
+/// passage id in descending byte order (trec_eval's order; NaN scores last), and
+/// `recall_at_<k>` for each `k` of `at_k` (1, 2, 5) is the share of the query's relevant
+/// passages in the first `k` (0 without relevant passages); the scores are the means over
+/// queries, main score `recall_at_5`. No intervals unless `n_resamples` is set.
+///
+/// Errors: task data without the id fields or with ids that are not strings (pytrec_eval
+/// takes strings only), a prediction `float()` rejects with a type error, a reference `int()`
+/// rejects.
+#[derive(Deserialize)]
+pub struct RerankRecall {
+    #[serde(default = "default_query_field")]
+    query_id_field: String,
+    #[serde(default = "default_passage_field")]
+    passage_id_field: String,
+    #[serde(default = "default_at_k")]
+    at_k: Vec<usize>,
+    #[serde(flatten)]
+    ci: CiSettings,
+    #[serde(skip)]
+    main: String,
+}
+
+fn default_query_field() -> String {
+    "query_id".into()
+}
+fn default_passage_field() -> String {
+    "passage_id".into()
+}
+fn default_at_k() -> Vec<usize> {
+    vec![1, 2, 5]
+}
+
+impl RerankRecall {
+    /// Builds the metric from its JSON.
+    pub fn build(t: &str, v: &Value) -> Result<RerankRecall> {
+        let mut m: RerankRecall = crate::artifact::from_value(t, v)?;
+        m.main = "recall_at_5".into();
+        Ok(m)
+    }
+}
+
+impl Metric for RerankRecall {
+    fn main_score(&self) -> &str {
+        &self.main
+    }
+    fn kind(&self) -> MetricKind {
+        MetricKind::Global
+    }
+    /// Unitxt's class sets `n_resamples = None`: intervals only when the artifact sets a number.
+    fn n_resamples(&self) -> Option<usize> {
+        self.ci.n_resamples.as_ref().and_then(Value::as_u64).map(|n| n as usize)
+    }
+    fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
+        let id = |field: &str| -> Result<Value> {
+            match task_data.get(field) {
+                Some(v @ Value::String(_)) => Ok(v.clone()),
+                Some(other) => Err(Error::invalid(format!(
+                    "`rerank_recall`: `{field}` must be a string (pytrec_eval's ids are), got {}",
+                    crate::artifact::short(other)
+                ))),
+                None => Err(Error::invalid(format!("`rerank_recall` needs `{field}` in the task data"))),
+            }
+        };
+        let score = match crate::py::ops::py_float(prediction) {
+            Ok(v) => value_score(&v)?,
+            Err(crate::py::ops::CastError::Value(_)) => f64::NAN,
+            Err(crate::py::ops::CastError::Other(e)) => return Err(Error::invalid(format!("`rerank_recall` prediction: {e}"))),
+        };
+        let rel = crate::py::ops::py_int(first_reference(references, "rerank_recall")?)
+            .map_err(|e| Error::invalid(format!("`rerank_recall` reference: {e:?}")))?;
+        let rel = rel.as_i64().ok_or_else(|| Error::invalid("`rerank_recall`: relevance out of range"))?;
+        Ok(Value::Array(vec![
+            id(&self.query_id_field)?,
+            id(&self.passage_id_field)?,
+            score_value(score),
+            Value::from(rel),
+        ]))
+    }
+    fn instance_scores(&self, record: &Value) -> Result<Scores> {
+        self.reduce(&[record])
+    }
+    fn reduce(&self, records: &[&Value]) -> Result<Scores> {
+        let bad = || Error::invalid("rerank_recall record is malformed");
+        // query → passage → (score, relevance); a repeated pair keeps its last values.
+        let mut queries: indexmap::IndexMap<&str, indexmap::IndexMap<&str, (f64, i64)>> = Default::default();
+        for r in records {
+            let a = r.as_array().filter(|a| a.len() == 4).ok_or_else(bad)?;
+            let (q, p) = (a[0].as_str().ok_or_else(bad)?, a[1].as_str().ok_or_else(bad)?);
+            let rel = a[3].as_i64().ok_or_else(bad)?;
+            queries.entry(q).or_default().insert(p, (value_score(&a[2])?, rel));
+        }
+        let mut per_k: Vec<Vec<f64>> = vec![Vec::new(); self.at_k.len()];
+        for passages in queries.values() {
+            let mut ranked: Vec<(&str, f64, i64)> = passages.iter().map(|(p, (s, r))| (*p, *s, *r)).collect();
+            ranked.sort_by(|a, b| match (a.1.is_nan(), b.1.is_nan()) {
+                (false, false) => b.1.total_cmp(&a.1).then_with(|| b.0.as_bytes().cmp(a.0.as_bytes())),
+                (true, true) => b.0.as_bytes().cmp(a.0.as_bytes()),
+                (a_nan, _) => a_nan.cmp(&!a_nan),
+            });
+            let num_rel = ranked.iter().filter(|x| x.2 >= 1).count();
+            for (i, &k) in self.at_k.iter().enumerate() {
+                let hit = ranked.iter().take(k).filter(|x| x.2 >= 1).count();
+                per_k[i].push(if num_rel == 0 { 0.0 } else { hit as f64 / num_rel as f64 });
+            }
+        }
+        Ok(self
+            .at_k
+            .iter()
+            .zip(per_k)
+            .map(|(k, v)| (format!("recall_at_{k}"), bootstrap::numpy_sum(&v) / v.len() as f64))
+            .collect())
+    }
+    fn ci_scores(&self) -> Vec<String> {
+        self.ci.names(vec![self.main.clone()])
+    }
+}

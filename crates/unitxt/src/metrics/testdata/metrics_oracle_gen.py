@@ -290,6 +290,34 @@ def tool_calling_cases():
     return out
 
 
+def rerank_cases():
+    rng = random.Random(18)
+    preds, refs, tds = [], [], []
+    for q in range(12):
+        n = rng.randrange(1, 9)
+        gold = rng.randrange(n + 1)  # sometimes no relevant passage
+        for p in range(n):
+            score = rng.choice(["0.9", "0.5", "0.5", "0.1", "0.75", "0.3", 0.2])
+            preds.append(score)
+            refs.append(["1" if p == gold else rng.choice(["0", "0", "2", "-1"]) if rng.random() < 0.2 else "0"])
+            tds.append({"query_id": f"q{q}", "passage_id": str(rng.choice([p, 10 + p, 100 + p]))})
+    # pytrec_eval's sdist downloads trec_eval from GitHub when it builds; pytrec-eval-terrier is
+    # the same module as a wheel, under another distribution name, so Unitxt's requirement check
+    # (by distribution name) is skipped here.
+    from unitxt import metrics as unitxt_metrics
+
+    check = unitxt_metrics.RerankRecall.check_missing_requirements
+    unitxt_metrics.RerankRecall.check_missing_requirements = lambda self, requirements=None: None
+    try:
+        return [
+            run("rerank/catalog", "metrics.rerank_recall", preds, refs, tds),
+            run("rerank/at_k", {"__type__": "rerank_recall", "at_k": [1, 3, 10], "n_resamples": 30}, preds, refs,
+                tds),
+        ]
+    finally:
+        unitxt_metrics.RerankRecall.check_missing_requirements = check
+
+
 def main():
     cases = []
     group_types = [
@@ -337,6 +365,7 @@ def main():
     cases.extend(ner_cases())
     cases.extend(win_rate_cases())
     cases.extend(tool_calling_cases())
+    cases.extend(rerank_cases())
 
     with open(OUT, "w", encoding="utf-8") as f:
         json.dump(cases, f, ensure_ascii=False, indent=None)
