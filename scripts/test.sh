@@ -38,6 +38,14 @@ if ! "$VENV/bin/python" -c "import sklearn, regex, nltk, rouge_score, editdistan
   "$VENV/bin/pip" install --quiet --disable-pip-version-check scikit-learn regex nltk rouge_score editdistance sacrebleu
 fi
 
+# Packages the metrics oracle's generator (crates/unitxt/src/metrics/testdata/metrics_oracle_gen.py)
+# needs besides Unitxt: fuzzywuzzy for `fuzzy_ner` (on difflib: python-Levenshtein must stay
+# uninstalled, it changes fuzz.ratio), jsonschema-rs for the tool-calling metrics, pytrec_eval (the
+# terrier build, which has wheels) for `rerank_recall`.
+if ! "$VENV/bin/python" -c "import fuzzywuzzy, jsonschema_rs, pytrec_eval, sys; sys.exit(fuzzywuzzy.__version__ != '0.18.0')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "fuzzywuzzy==0.18.0" "jsonschema-rs==0.61.0" "pytrec-eval-terrier==0.5.11"
+fi
+
 # pandas and tabulate, pinned: pandas types the columns of Unitxt's `serialize_table_as_df_loader`
 # (the oracle's goldens depend on its version), and both print the results' `.summary` tables
 # (Unitxt's and ours, python/tests/test_parity.py).

@@ -40,6 +40,9 @@ pub enum Need {
     /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first
     /// (NLTK's wordnet for METEOR).
     Network,
+    /// Code unitxt-rs does not have: a Python package's algorithm that is not reimplemented
+    /// (`sqlglot` for `sql_non_execution_accuracy`). `catalog check` counts it as failing.
+    Unimplemented,
 }
 
 /// Why a well-formed artifact cannot work here: what it [`Need`]s, and a sentence saying so

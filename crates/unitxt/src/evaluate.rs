@@ -634,6 +634,48 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
                 st.global.extend(g.clone());
             }
         }
+        MetricKind::Instance if m.grouped().is_some() => {
+            let gr = m.grouped().ok_or_else(|| Error::invalid("not a group metric"))?;
+            for (st, r) in states.iter_mut().zip(&records) {
+                let s = m.instance_scores(r)?;
+                let score = get_f(&s, &main)?;
+                let mut new = floats(&s);
+                new.insert("score".into(), ScoreValue::Float(score));
+                new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                st.instance.extend(add_prefix(new, &prefix));
+            }
+            // Unitxt names group scores `<reduction prefix><score_prefix><field>`.
+            let gp = gr.score_prefix();
+            let scores = m.reduce(&all)?;
+            let mut g = ScoreMap::new();
+            g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+            for field in gr.fields() {
+                let full = format!("{gp}{prefix}{field}");
+                let v = get_f(&scores, &format!("{gp}{field}"))?;
+                g.insert(full.clone(), ScoreValue::Float(v));
+                if field == main {
+                    g.insert("score".into(), ScoreValue::Float(v));
+                    g.insert("score_name".into(), ScoreValue::Text(full));
+                }
+            }
+            if let Some(nr) = resamples {
+                let mut names = m.ci_scores();
+                names.dedup();
+                for field in names {
+                    if let Some((lo, hi)) = gr.interval(&all, &field, nr, level, method, seed())? {
+                        g.insert(format!("{gp}{prefix}{field}_ci_low"), ScoreValue::Float(lo));
+                        g.insert(format!("{gp}{prefix}{field}_ci_high"), ScoreValue::Float(hi));
+                        if field == main {
+                            g.insert("score_ci_low".into(), ScoreValue::Float(lo));
+                            g.insert("score_ci_high".into(), ScoreValue::Float(hi));
+                        }
+                    }
+                }
+            }
+            for st in states.iter_mut() {
+                update_and_adjust(&mut st.global, &g);
+            }
+        }
         MetricKind::Instance => {
             let mut per: Vec<Scores> = Vec::with_capacity(n);
             for (st, r) in states.iter_mut().zip(&records) {

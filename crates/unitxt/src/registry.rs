@@ -67,7 +67,6 @@ pub const NEEDS: &[(&str, crate::error::Need, &str)] = {
         ("load_from_sklearn", Network, "scikit-learn's dataset downloads"),
         ("turl_column_type_annotation_loader", Network, "files downloaded from the Hugging Face Hub"),
         ("wikipedia_fetcher", Network, "Wikipedia's API"),
-        ("sql_execution_accuracy", Network, "the databases its SQL runs on, downloaded or reached through a database API"),
         ("read_file", Network, "to fetch a URL (reading local files named by a catalog is refused: catalogs are untrusted)"),
     ]
 };
@@ -196,7 +195,11 @@ pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Outcome)> {
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
             let needed = NEEDED.with(|n| n.borrow_mut().take());
             let outcome = match built {
-                Ok(Ok(Artifact::Metric(m))) => m.unavailable().map_or(Outcome::Works, Outcome::Needs),
+                Ok(Ok(Artifact::Metric(m))) => match m.unavailable() {
+                    None => Outcome::Works,
+                    Some(u) if u.need == crate::error::Need::Unimplemented => Outcome::Fails(u.reason),
+                    Some(u) => Outcome::Needs(u),
+                },
                 Ok(Ok(_)) => Outcome::Works,
                 Ok(Err(e)) => match needed {
                     Some(u) => Outcome::Needs(u),
@@ -310,6 +313,8 @@ pub enum Artifact {
     Recipe(Art<crate::recipe::Recipe>),
     /// A benchmark (`benchmark`): named recipes and benchmarks, every subset built.
     Benchmark(Art<crate::recipe::benchmark::Benchmark>),
+    /// The criteria of LLM-judge metrics (`criteria`, `criteria_with_options`): data only.
+    Criteria(Art<crate::metrics::criteria::Criteria>),
 }
 
 impl Artifact {
@@ -331,6 +336,7 @@ impl Artifact {
             Artifact::Metric(_) => "metric",
             Artifact::Recipe(_) => "recipe",
             Artifact::Benchmark(_) => "benchmark",
+            Artifact::Criteria(_) => "criteria",
         }
     }
 
@@ -351,6 +357,7 @@ impl Artifact {
             Artifact::Metric(a) => a.id = id,
             Artifact::Recipe(a) => a.id = id,
             Artifact::Benchmark(a) => a.id = id,
+            Artifact::Criteria(a) => a.id = id,
             Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => {}
         }
     }
@@ -766,7 +773,14 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         | "reward"
         | "safety_metric"
         | "sentence_bert"
-        | "task_based_ll_mas_judge" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
+        | "task_based_ll_mas_judge"
+        // Catalog metrics that need packages, models or data not here (see `NeedsModel`).
+        | "f1_strings"
+        | "fin_qa_eval"
+        | "reflection_tool_calling_metric"
+        | "reflection_tool_calling_metric_syntactic"
+        | "sql_execution_accuracy"
+        | "sql_non_execution_accuracy" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
         "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
         "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
         "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),
@@ -827,6 +841,43 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "string_containment_ratio" => metric(t, v, from_value::<mt::strings::StringContainmentRatio>(t, v)?),
         "token_overlap" => metric(t, v, from_value::<mt::generation::TokenOverlap>(t, v)?),
         "unsorted_list_exact_match" => metric(t, v, from_value::<mt::strings::UnsortedListExactMatch>(t, v)?),
+        "ndcg" => metric(t, v, from_value::<mt::ranking::Ndcg>(t, v)?),
+        "rerank_recall" => metric(t, v, mt::ranking::RerankRecall::build(t, v)?),
+        "key_value_extraction" => metric(t, v, mt::key_value::KeyValueExtraction::build(t, v, false)?),
+        "tool_call_key_value_extraction" => metric(t, v, mt::key_value::KeyValueExtraction::build(t, v, true)?),
+        "multi_turn_metric" => metric(t, v, mt::multi_turn::MultiTurnMetric::build(t, v)?),
+        "websrc_squad_f1" => metric(t, v, from_value::<mt::websrc::WebsrcSquadF1>(t, v)?),
+        "criteria" | "criteria_with_options" => {
+            Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone()))
+        }
+        "fuzzy_ner" => metric(t, v, mt::fuzzy_ner::FuzzyNer::build(t, v, false)?),
+        "metric_based_ner" => metric(t, v, mt::fuzzy_ner::FuzzyNer::build(t, v, true)?),
+        "weighted_win_rate_correlation" => metric(t, v, from_value::<mt::win_rate::WeightedWinRateCorrelation>(t, v)?),
+        "tool_calling_metric" => metric(t, v, from_value::<mt::tool_calling::ToolCallingMetric>(t, v)?),
+        "multi_turn_tool_calling_metric" => metric(t, v, from_value::<mt::tool_calling::MultiTurnToolCallingMetric>(t, v)?),
+        // Robustness group metrics (`group_mean` reductions).
+        "fixed_group_mean_accuracy"
+        | "fixed_group_mean_string_containment"
+        | "fixed_group_mean_baseline_accuracy"
+        | "fixed_group_mean_paraphrase_accuracy"
+        | "fixed_group_mean_baseline_string_containment"
+        | "fixed_group_mean_paraphrase_string_containment"
+        | "fixed_group_pdr_paraphrase_accuracy"
+        | "fixed_group_pdr_paraphrase_string_containment"
+        | "fixed_group_norm_cohens_h_paraphrase_accuracy"
+        | "fixed_group_norm_cohens_h_paraphrase_string_containment"
+        | "fixed_group_norm_hedges_g_paraphrase_accuracy"
+        | "fixed_group_norm_hedges_g_paraphrase_string_containment"
+        | "fixed_group_absval_norm_cohens_h_paraphrase_accuracy"
+        | "fixed_group_absval_norm_cohens_h_paraphrase_string_containment"
+        | "fixed_group_absval_norm_hedges_g_paraphrase_accuracy"
+        | "fixed_group_absval_norm_hedges_g_paraphrase_string_containment"
+        | "group_mean_accuracy"
+        | "group_mean_string_containment"
+        | "group_mean_token_overlap" => match mt::groups::GroupMetric::build(t, v)? {
+            Some(m) => metric(t, v, m),
+            None => return Err(Error::invalid(format!("`{t}` is not a group metric"))),
+        },
 
         _ => {
             if let Some((_, need, why)) = NEEDS.iter().find(|(n, _, _)| *n == t) {
@@ -1075,6 +1126,12 @@ pub const KNOWN_TYPES: &[&str] = &[
     "safety_metric",
     "sentence_bert",
     "task_based_ll_mas_judge",
+    "f1_strings",
+    "fin_qa_eval",
+    "reflection_tool_calling_metric",
+    "reflection_tool_calling_metric_syntactic",
+    "sql_execution_accuracy",
+    "sql_non_execution_accuracy",
     "binary_accuracy",
     "binary_max_accuracy",
     "binary_max_f1",
@@ -1124,6 +1181,38 @@ pub const KNOWN_TYPES: &[&str] = &[
     "string_containment_ratio",
     "token_overlap",
     "unsorted_list_exact_match",
+    "ndcg",
+    "rerank_recall",
+    "key_value_extraction",
+    "tool_call_key_value_extraction",
+    "multi_turn_metric",
+    "websrc_squad_f1",
+    "criteria",
+    "criteria_with_options",
+    "fuzzy_ner",
+    "metric_based_ner",
+    "weighted_win_rate_correlation",
+    "tool_calling_metric",
+    "multi_turn_tool_calling_metric",
+    "fixed_group_mean_accuracy",
+    "fixed_group_mean_string_containment",
+    "fixed_group_mean_baseline_accuracy",
+    "fixed_group_mean_paraphrase_accuracy",
+    "fixed_group_mean_baseline_string_containment",
+    "fixed_group_mean_paraphrase_string_containment",
+    "fixed_group_pdr_paraphrase_accuracy",
+    "fixed_group_pdr_paraphrase_string_containment",
+    "fixed_group_norm_cohens_h_paraphrase_accuracy",
+    "fixed_group_norm_cohens_h_paraphrase_string_containment",
+    "fixed_group_norm_hedges_g_paraphrase_accuracy",
+    "fixed_group_norm_hedges_g_paraphrase_string_containment",
+    "fixed_group_absval_norm_cohens_h_paraphrase_accuracy",
+    "fixed_group_absval_norm_cohens_h_paraphrase_string_containment",
+    "fixed_group_absval_norm_hedges_g_paraphrase_accuracy",
+    "fixed_group_absval_norm_hedges_g_paraphrase_string_containment",
+    "group_mean_accuracy",
+    "group_mean_string_containment",
+    "group_mean_token_overlap",
 ];
 
 /// The keyword arguments the engine reads for artifact type `t` (one of [`KNOWN_TYPES`]): the

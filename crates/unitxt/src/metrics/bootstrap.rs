@@ -883,6 +883,24 @@ pub fn unitxt_instance_metric_ci(
     if distinct.len() == 1 {
         return Ok(None);
     }
+    unitxt_score_based_ci(instance_scores, aggregate, n_resamples, confidence_level, method, seed)
+}
+
+/// [`unitxt_instance_metric_ci`] without its test for equal scores (for callers that decide it
+/// themselves, like the group metrics): `None` only for fewer than two scores or
+/// `n_resamples < 2`. Errors as [`bootstrap`].
+pub fn unitxt_score_based_ci(
+    instance_scores: &[f64],
+    aggregate: Option<&(dyn Fn(&[usize]) -> f64 + Sync)>,
+    n_resamples: usize,
+    confidence_level: f64,
+    method: CiMethod,
+    seed: i64,
+) -> Result<Option<(f64, f64)>> {
+    let n = instance_scores.len();
+    if n <= 1 || n_resamples <= 1 {
+        return Ok(None);
+    }
     let mean_of = |idx: &[usize]| -> f64 {
         let vals: Vec<f64> = idx.iter().map(|&i| instance_scores[i]).collect();
         nan_mean(&vals)

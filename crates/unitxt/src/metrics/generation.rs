@@ -109,7 +109,8 @@ impl InstanceScorer for Rouge {
 
 /// `token_overlap` (Unitxt's `TokenOverlap`, an `InstanceMetric`): SQuAD-normalized token
 /// `precision`, `recall` and `f1`, each the max over the references (compared as `str()`).
-/// Main score `f1`; intervals for `f1`, `precision`, `recall`. Errors without references.
+/// Main score `f1`; intervals for `f1`, `precision`, `recall`. Errors without references, or
+/// when the prediction or a reference is not a string (Unitxt's type check).
 #[derive(Deserialize)]
 pub struct TokenOverlap {
     #[serde(flatten)]
@@ -124,6 +125,13 @@ impl InstanceScorer for TokenOverlap {
         Some(&self.ci)
     }
     fn score(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Scores> {
+        // Unitxt checks the prediction type (`str`) of the prediction and of each reference.
+        if let Some(bad) = std::iter::once(prediction).chain(references).find(|v| !v.is_string()) {
+            return Err(Error::invalid(format!(
+                "`token_overlap` expects strings as prediction and references, got {}",
+                crate::artifact::short(bad)
+            )));
+        }
         let p = super::py_str(prediction);
         let refs: Vec<String> = references.iter().map(super::py_str).collect();
         let (pr, rc, f1) = squad::token_overlap(&p, &refs)
@@ -828,12 +836,23 @@ impl NeedsModel {
             "bert_score" => "f1",
             "sentence_bert" => "sbert_score",
             "meteor_fast" => "meteor",
+            "f1_strings" => "f1_strings",
+            "fin_qa_eval" => "program_accuracy",
+            "reflection_tool_calling_metric" | "reflection_tool_calling_metric_syntactic" => "overall_valid",
+            "sql_execution_accuracy" => "non_empty_execution_accuracy",
+            "sql_non_execution_accuracy" => "sqlglot_equivalence",
             other => other,
         };
         let what = match t {
             "meteor_fast" => {
                 "NLTK's wordnet data, which is downloaded from the network (not in NLTK_DATA here)"
             }
+            "f1_strings" => "spaCy's `en_core_web_sm` model",
+            "fin_qa_eval" => "FinQA's evaluation script, which Unitxt downloads from GitHub when it runs",
+            "reflection_tool_calling_metric" => "an LLM judge (llmevalkit's reflection pipeline)",
+            "reflection_tool_calling_metric_syntactic" => "llmevalkit's tool-call checks (not reimplemented here)",
+            "sql_execution_accuracy" => "the task's SQL databases (network access)",
+            "sql_non_execution_accuracy" => "the SQL parsers sqlglot and sqlparse (not reimplemented here)",
             _ => "a model or an inference engine (not available in unitxt-rs)",
         };
         NeedsModel {
@@ -849,11 +868,12 @@ impl Metric for NeedsModel {
         &self.main_score
     }
     fn unavailable(&self) -> Option<crate::error::Unavailable> {
-        // METEOR's wordnet data is a download away; the rest need a model.
-        let need = if self.type_name == "meteor_fast" {
-            crate::error::Need::Network
-        } else {
-            crate::error::Need::Model
+        // METEOR's wordnet data, FinQA's script and the SQL databases are downloads away; two
+        // are Python packages' algorithms not written here; the rest need a model.
+        let need = match self.type_name.as_str() {
+            "meteor_fast" | "fin_qa_eval" | "sql_execution_accuracy" => crate::error::Need::Network,
+            "sql_non_execution_accuracy" | "reflection_tool_calling_metric_syntactic" => crate::error::Need::Unimplemented,
+            _ => crate::error::Need::Model,
         };
         Some(crate::error::Unavailable {
             need,

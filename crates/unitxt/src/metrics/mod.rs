@@ -116,6 +116,33 @@ pub trait Metric: Send + Sync {
     fn settings_raw(&self) -> Option<&Value> {
         None
     }
+    /// For metrics with Unitxt's `group_mean` reduction (the robustness metrics): how their
+    /// global scores are named and their intervals computed. `None` for the others.
+    fn grouped(&self) -> Option<&dyn Grouped> {
+        None
+    }
+}
+
+/// The global side of an `InstanceMetric` with a `group_mean` reduction: its [`Metric::reduce`]
+/// gives the scores `<score_prefix()><field>`; Unitxt's own `score_prefix` setting goes between
+/// the two parts, and the intervals are not those of plain instance metrics.
+pub trait Grouped {
+    /// The reduction's part of the global score names (`fixed_group_mean_`, `group_mean_`, ...).
+    fn score_prefix(&self) -> String;
+    /// The instance score names that are aggregated, main score first.
+    fn fields(&self) -> Vec<String>;
+    /// The interval of the global score of `field` (an instance score name) over `records`
+    /// (Unitxt's `score_based_confidence_interval` with the reduction's resampling); `None` when
+    /// Unitxt gives none.
+    fn interval(
+        &self,
+        records: &[&Value],
+        field: &str,
+        n_resamples: usize,
+        level: f64,
+        method: bootstrap::CiMethod,
+        seed: i64,
+    ) -> Result<Option<(f64, f64)>>;
 }
 
 /// Which of Unitxt's metric base classes a metric follows; it decides how instance scores,
@@ -146,10 +173,19 @@ impl MetricKind {
 }
 
 pub mod classification;
+pub mod criteria;
+pub mod fuzzy_ner;
 pub mod generation;
+pub mod groups;
+pub mod key_value;
+pub mod multi_turn;
 pub mod pipeline;
+pub mod ranking;
 pub mod regression;
 pub mod strings;
+pub mod tool_calling;
+pub mod websrc;
+pub mod win_rate;
 
 use crate::artifact::Art;
 use crate::error::Error;
@@ -494,7 +530,9 @@ impl<T: InstanceScorer> Metric for T {
                     .zip(cols.iter())
                     .map(|(k, col)| {
                         let xs = idx.iter().map(|&i| col[i]);
-                        (k.clone(), if max { nan_max(xs) } else { nan_mean(xs) })
+                        // numpy's own summation: BCa compares resample values with the full
+                        // sample's exactly, so the last bit counts.
+                        (k.clone(), if max { nan_max(xs) } else { bootstrap::nan_mean(&xs.collect::<Vec<_>>()) })
                     })
                     .collect())
             }),
@@ -560,3 +598,5 @@ impl CiSettings {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod oracle_tests;

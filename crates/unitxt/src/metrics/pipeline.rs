@@ -42,6 +42,11 @@ struct Args {
     postpreprocess_steps: Option<Vec<Value>>,
     #[serde(default)]
     metric: Option<Art<dyn Metric>>,
+    /// A `Metric` setting the pipeline accepts (`metrics.ndcg` sets it); Unitxt's pipeline
+    /// itself checks nothing with it, so it is read and not used.
+    #[serde(default)]
+    #[allow(dead_code)]
+    single_reference_per_prediction: Option<bool>,
 }
 
 /// A serializer used as a field operator (Unitxt's serializers are `InstanceFieldOperator`s):

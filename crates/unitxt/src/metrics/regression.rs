@@ -112,7 +112,9 @@ impl Correlation {
     }
 }
 
-fn pearson(x: &[f64], y: &[f64]) -> f64 {
+/// Pearson correlation as scipy's `pearsonr` computes it (NaN for fewer than two values or a
+/// constant input).
+pub(crate) fn pearson(x: &[f64], y: &[f64]) -> f64 {
     let n = x.len();
     if n < 2 {
         return f64::NAN;
@@ -131,7 +133,7 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
 }
 
 /// Average ranks (1-based), ties sharing their mean rank (scipy's `rankdata`).
-fn ranks(x: &[f64]) -> Vec<f64> {
+pub(crate) fn ranks(x: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..x.len()).collect();
     idx.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap_or(std::cmp::Ordering::Equal));
     let mut out = vec![0.0; x.len()];

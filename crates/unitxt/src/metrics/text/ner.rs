@@ -148,3 +148,138 @@ pub fn ner_reduce(stats: &[&NerStats], zero_division: f64) -> IndexMap<String, f
     out.insert("precision_micro".into(), prec(&all));
     out
 }
+
+fn group_ordered(pairs: &[(String, String)]) -> IndexMap<&str, IndexMap<&str, u64>> {
+    let mut m: IndexMap<&str, IndexMap<&str, u64>> = IndexMap::new();
+    for (ent, ty) in pairs {
+        *m.entry(ty.as_str()).or_default().entry(ent.as_str()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// The statistics of one prediction against its reference where entities of the same type
+/// match by a similarity `score` (Unitxt's `CustomF1Fuzzy.calculate_groups_ratio`): each entity
+/// (in first-appearance order) takes the last of the other side's entities (in their order)
+/// whose score reaches the best so far, starting at `min_score`; a matched entity counts the
+/// smaller of the two counts, an unmatched one 0. `score(a, b)` is called with the entity
+/// being matched first. Errors: those of `score`.
+pub fn ner_stats_fuzzy(
+    prediction: &[(String, String)],
+    reference: &[(String, String)],
+    score: &mut dyn FnMut(&str, &str) -> crate::error::Result<f64>,
+    min_score: f64,
+) -> crate::error::Result<NerStats> {
+    let gp = group_ordered(prediction);
+    let gr = group_ordered(reference);
+    let empty = IndexMap::new();
+    let mut out = NerStats { reference_types: gr.keys().map(|k| k.to_string()).collect(), ..Default::default() };
+    let mut ratio = |a: &IndexMap<&str, u64>, b: &IndexMap<&str, u64>| -> crate::error::Result<(u64, u64)> {
+        let mut num = 0;
+        for (ka, &ca) in a {
+            let mut best_score = min_score;
+            let mut best: Option<u64> = None;
+            for (kb, &cb) in b {
+                let s = score(ka, kb)?;
+                if s >= best_score {
+                    best_score = s;
+                    best = Some(cb);
+                }
+            }
+            num += best.map(|cb| ca.min(cb)).unwrap_or(0);
+        }
+        Ok((num, a.values().sum()))
+    };
+    for ty in gp.keys().chain(gr.keys()) {
+        if out.groups.contains_key(*ty) {
+            continue;
+        }
+        let p = gp.get(ty).unwrap_or(&empty);
+        let r = gr.get(ty).unwrap_or(&empty);
+        let (pn, pd) = ratio(p, r)?;
+        let (rn, rd) = ratio(r, p)?;
+        out.groups.insert(ty.to_string(), GroupCounts { pn, pd, rn, rd });
+    }
+    Ok(out)
+}
+
+/// Python's `difflib.SequenceMatcher(None, a, b).ratio()` (no junk function; `autojunk` on):
+/// twice the number of matched characters over the total length, 1 for two empty strings.
+pub fn difflib_ratio(a: &str, b: &str) -> f64 {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (la, lb) = (a.len(), b.len());
+    if la + lb == 0 {
+        return 1.0;
+    }
+    // b2j: positions of each character of b; with autojunk, characters of b occurring more
+    // than 1% (+1) of the time in a b of 200 or more are "popular" and left out.
+    let mut b2j: std::collections::HashMap<char, Vec<usize>> = std::collections::HashMap::new();
+    for (j, &c) in b.iter().enumerate() {
+        b2j.entry(c).or_default().push(j);
+    }
+    if lb >= 200 {
+        let ntest = lb / 100 + 1;
+        b2j.retain(|_, v| v.len() <= ntest);
+    }
+    let nothing: Vec<usize> = Vec::new();
+    let longest = |alo: usize, ahi: usize, blo: usize, bhi: usize| -> (usize, usize, usize) {
+        let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
+        let mut j2len: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for i in alo..ahi {
+            let mut newj2len: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+            for &j in b2j.get(&a[i]).unwrap_or(&nothing) {
+                if j < blo {
+                    continue;
+                }
+                if j >= bhi {
+                    break;
+                }
+                let k = if j == 0 { 0 } else { j2len.get(&(j - 1)).copied().unwrap_or(0) } + 1;
+                newj2len.insert(j, k);
+                if k > bestsize {
+                    besti = i + 1 - k;
+                    bestj = j + 1 - k;
+                    bestsize = k;
+                }
+            }
+            j2len = newj2len;
+        }
+        // No junk: extend over equal (popular) characters on both sides.
+        while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
+            besti -= 1;
+            bestj -= 1;
+            bestsize += 1;
+        }
+        while besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] == b[bestj + bestsize] {
+            bestsize += 1;
+        }
+        (besti, bestj, bestsize)
+    };
+    let mut matches = 0usize;
+    let mut queue = vec![(0usize, la, 0usize, lb)];
+    while let Some((alo, ahi, blo, bhi)) = queue.pop() {
+        let (i, j, k) = longest(alo, ahi, blo, bhi);
+        if k > 0 {
+            matches += k;
+            if alo < i && blo < j {
+                queue.push((alo, i, blo, j));
+            }
+            if i + k < ahi && j + k < bhi {
+                queue.push((i + k, ahi, j + k, bhi));
+            }
+        }
+    }
+    2.0 * matches as f64 / (la + lb) as f64
+}
+
+/// `fuzzywuzzy.fuzz.ratio(a, b) / 100` as computed without python-Levenshtein (on difflib):
+/// 1 for equal strings, 0 when one is empty, else `round(100 * ratio) / 100` (ties to even).
+pub fn fuzz_ratio(a: &str, b: &str) -> f64 {
+    if a == b {
+        return 1.0;
+    }
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    (100.0 * difflib_ratio(a, b)).round_ties_even() / 100.0
+}
