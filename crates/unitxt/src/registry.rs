@@ -627,7 +627,14 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
             Arc::new(from_value::<fmt::chat_api::ChatApiFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
-        "granite_documents_format" | "hf_system_format" => match fmt::tokenizer::unsupported_tokenizer_format(t, v)? {},
+        "granite_documents_format" => Artifact::Format(Art::new(
+            Arc::new(fmt::tokenizer::GraniteDocumentsFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            v.clone(),
+        )),
+        "hf_system_format" => Artifact::Format(Art::new(
+            Arc::new(fmt::tokenizer::HfSystemFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            v.clone(),
+        )),
         "system_format" => Artifact::Format(Art::new(
             Arc::new(from_value::<fmt::system::SystemFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),

@@ -153,6 +153,14 @@ pub trait Format: Send + Sync {
         let f = fields_with(instance, self.demos_field(), pieces)?;
         self.model_input(instance, f)
     }
+
+    /// [`Format::format`] when the task's `input_fields` (as the template leaves them) are at
+    /// hand: a format that reads them (Unitxt's `GraniteDocumentsFormat`) overrides this; the
+    /// others ignore them.
+    fn format_with_inputs(&self, instance: &mut Instance, pieces: Pieces, input_fields: Option<&crate::value::Map>) -> Result<Value> {
+        let _ = input_fields;
+        self.format(instance, pieces)
+    }
 }
 
 /// Unitxt's `Format.process` on an instance of split `split`: on the splits of the format's
@@ -165,7 +173,8 @@ pub fn format_instance(format: &dyn Format, mut instance: Instance, split: &str)
     }
     let mut take = |k: &str| instance.shift_remove(k);
     let pieces = Pieces { source: take("source"), instruction: take("instruction"), system_prompt: take("system_prompt"), target_prefix: take("target_prefix") };
-    let source = format.format(&mut instance, pieces)?;
+    let inputs = instance.get("input_fields").and_then(|v| v.as_object()).cloned();
+    let source = format.format_with_inputs(&mut instance, pieces, inputs.as_ref())?;
     instance.insert("source".into(), source);
     Ok(instance)
 }
