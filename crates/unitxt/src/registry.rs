@@ -640,6 +640,12 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
             v.clone(),
         )),
 
+        // ---- images (images.rs) ----
+        "decode_image" => field_op::<crate::images::DecodeImage>(t, v)?,
+        "hash_image" => field_op::<crate::images::HashImage>(t, v)?,
+        "to_image" => field_op::<crate::images::ToImage>(t, v)?,
+        "to_rgb" => field_op::<crate::images::ToRgb>(t, v)?,
+
         // ---- system prompts (system_prompts/) ----
         "empty_system_prompt" => Artifact::SystemPrompt(Art::new(
             Arc::new(from_value::<sysp::EmptySystemPrompt>(t, v)?) as Arc<dyn sysp::SystemPrompt>,
@@ -937,6 +943,10 @@ pub const KNOWN_TYPES: &[&str] = &[
     "granite_documents_format",
     "hf_system_format",
     "system_format",
+    "decode_image",
+    "hash_image",
+    "to_image",
+    "to_rgb",
     "empty_system_prompt",
     "textual_system_prompt",
     "augment_prefix_suffix",
