@@ -41,6 +41,9 @@ pub struct ChatTemplate {
     model: String,
     /// The templates by name; a single template is named `default`.
     templates: Vec<(String, String)>,
+    /// Whether the templates are named ones (`transformers` keeps a dict of them): a list in
+    /// `tokenizer_config.json`, or `additional_chat_templates/`; a single template is not.
+    named: bool,
     /// The compiled templates, in an environment configured as `transformers`'.
     env: Environment<'static>,
     /// The named special tokens, passed to every rendering (chat kwargs override them).
@@ -109,6 +112,7 @@ impl ChatTemplate {
     pub fn from_dir(model: &str, dir: &Path) -> Result<ChatTemplate> {
         let config = read_json(&dir.join("tokenizer_config.json"))?.unwrap_or(serde_json::Value::Null);
         let mut templates: Vec<(String, String)> = Vec::new();
+        let mut named = false;
         let read_text = |p: &Path| std::fs::read_to_string(p).map_err(|e| Error::io(format!("cannot read {}: {e}", p.display())));
         let main = dir.join("chat_template.jinja");
         if main.is_file() {
@@ -120,12 +124,14 @@ impl ChatTemplate {
             for p in extra {
                 let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 templates.push((name, read_text(&p)?));
+                named = true;
             }
         }
         if templates.is_empty() {
             match config.get("chat_template") {
                 Some(serde_json::Value::String(s)) => templates.push(("default".into(), s.clone())),
                 Some(serde_json::Value::Array(list)) => {
+                    named = true;
                     for t in list {
                         let name = t.get("name").and_then(|n| n.as_str());
                         let text = t.get("template").and_then(|n| n.as_str());
@@ -178,7 +184,7 @@ impl ChatTemplate {
             env.add_template_owned(name.clone(), text.clone())
                 .map_err(|e| Error::invalid(format!("the chat template `{name}` of model `{model}` does not compile: {e:#}")))?;
         }
-        Ok(ChatTemplate { model: model.to_string(), templates, env, special_tokens: special.into_iter().collect() })
+        Ok(ChatTemplate { model: model.to_string(), templates, named, env, special_tokens: special.into_iter().collect() })
     }
 
     /// The model's id.
@@ -212,7 +218,11 @@ impl ChatTemplate {
             match k.as_str() {
                 "tools" => tools = Some(v).filter(|v| !v.is_null()),
                 "documents" => documents = Some(v).filter(|v| !v.is_null()),
-                "chat_template" => chosen = v.as_str().or(if v.is_null() { None } else { Some("") }),
+                "chat_template" => match v {
+                    Value::Null => chosen = None,
+                    Value::String(s) => chosen = Some(s.as_str()),
+                    other => return Err(ctx(format!("chat_template must be a string, got {}", crate::artifact::short(other)))),
+                },
                 "tokenize" | "add_generation_prompt" | "conversation" => {
                     return Err(ctx(format!("apply_chat_template() got multiple values for keyword argument '{k}'")))
                 }
@@ -237,9 +247,14 @@ impl ChatTemplate {
                 self.env.template_from_str(owned).map_err(|e| ctx(format!("{e:#}")))?
             }
         };
-        if let Some(Value::Array(docs)) = documents {
-            if !docs.iter().all(|d| d.is_object()) {
+        if let Some(docs) = documents {
+            if !docs.as_array().is_some_and(|d| d.iter().all(|d| d.is_object())) {
                 return Err(ctx("Documents should be a list of dicts with 'title' and 'text' keys!".into()));
+            }
+        }
+        if let Some(tools) = tools {
+            if !tools.as_array().is_some_and(|t| t.iter().all(|t| t.is_object())) {
+                return Err(ctx("Tools should either be a JSON schema, or a callable function with type hints and a docstring suitable for auto-conversion to a schema.".into()));
             }
         }
         let mut chat = Vec::with_capacity(messages.len());
@@ -270,14 +285,12 @@ impl ChatTemplate {
     /// The name of the template to render (`None`: `chosen` is a template's text).
     fn template_name(&self, chosen: Option<&str>, with_tools: bool) -> std::result::Result<Option<&str>, String> {
         let has = |n: &str| self.templates.iter().any(|(t, _)| t == n);
-        if let Some(c) = chosen {
-            if self.templates.len() > 1 && has(c) {
-                return Ok(self.templates.iter().find(|(t, _)| t == c).map(|(t, _)| t.as_str()));
-            }
-            return Ok(None);
+        if !self.named {
+            // One template: a `chat_template` argument is a template's text.
+            return Ok(if chosen.is_some() { None } else { Some("default") });
         }
-        if self.templates.len() == 1 && self.templates[0].0 == "default" {
-            return Ok(Some("default"));
+        if let Some(c) = chosen {
+            return Ok(self.templates.iter().find(|(t, _)| t == c).map(|(t, _)| t.as_str()));
         }
         if with_tools && has("tool_use") {
             return Ok(Some("tool_use"));

@@ -55,6 +55,8 @@ CASES = [
      "files": {"chat_template.jinja": "J {{ eos_token }} {{ pad_token }} {% for m in messages %}{{ m.content }}{% endfor %}",
                "special_tokens_map.json": json.dumps({"eos_token": {"content": "<eos>", "lstrip": False}, "pad_token": "<pad>"})},
      "messages": MESSAGES[:1], "kwargs": {}},
+    {"name": "template_text_by_kwarg", "model": "c", "messages": MESSAGES[:2],
+     "kwargs": {"chat_template": "X {{ messages | length }} {{ eos_token }}"}},
     {"name": "documents_and_trimming", "model": "d",
      "tokenizer_config": {"chat_template": DOCS},
      "messages": MESSAGES[:2],

@@ -24,7 +24,7 @@ fn write_model(dir: &Path, case: &serde_json::Value) {
 #[test]
 fn renders_as_transformers() {
     let cases: Vec<serde_json::Value> = serde_json::from_str(include_str!("chat_template_cases.json")).unwrap();
-    assert_eq!(cases.len(), 7);
+    assert_eq!(cases.len(), 8);
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let dir = temp_dir(name);
