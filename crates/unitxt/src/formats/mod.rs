@@ -166,7 +166,9 @@ pub trait Format: Send + Sync {
 /// Unitxt's `Format.process` on an instance of split `split`: on the splits of the format's
 /// scope, `source`, `instruction`, `system_prompt` and `target_prefix` are moved out of the
 /// instance into [`Pieces`] and the model input ([`Format::format`]) becomes its `source`, the
-/// last field. On other splits the instance is returned unchanged.
+/// last field. A format that reads the task's input fields ([`Format::format_with_inputs`])
+/// gets a copy of the instance's `input_fields`. On other splits the instance is returned
+/// unchanged.
 pub fn format_instance(format: &dyn Format, mut instance: Instance, split: &str) -> Result<Instance> {
     if !format.scope().applies(split) {
         return Ok(instance);

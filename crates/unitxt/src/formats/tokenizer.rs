@@ -6,6 +6,11 @@
 //! and the named special tokens are read from the model's files in the local Hugging Face hub
 //! cache ([`ChatTemplate::from_hub_cache`]), and the Jinja template is rendered with `minijinja`
 //! set up as `transformers` 5 sets up Jinja2 ([`ChatTemplate::render`]).
+//!
+//! Known differences from Jinja2: values turned into text by `~` or the `string` filter read as
+//! minijinja writes them (`true`, `none`), where printing them with `{{ }}` reads as Python's
+//! `str()`; the `{% generation %}` tag of assistant-mask templates is not supported (a template
+//! that uses it does not compile). Python methods are those of `minijinja-contrib`'s pycompat.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
