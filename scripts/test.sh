@@ -53,6 +53,13 @@ if ! "$VENV/bin/python" -c "import pandas, tabulate, sys; sys.exit(pandas.__vers
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" "pandas==3.1.1"
 fi
 
+# transformers and Jinja2, pinned: the chat-template formats (hf_system_format,
+# granite_documents_format) are compared with transformers' apply_chat_template
+# (crates/unitxt/tests/oracle_chat.rs runs the oracle itself, on a hub cache it writes).
+if ! "$VENV/bin/python" -c "import transformers, jinja2, sys; sys.exit(transformers.__version__ != '5.23.0' or jinja2.__version__ != '3.1.6')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "transformers==5.23.0" "jinja2==3.1.6"
+fi
+
 devnull_guard
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.

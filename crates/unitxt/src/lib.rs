@@ -12,6 +12,7 @@ pub mod error;
 pub mod evaluate;
 pub mod expr;
 pub mod formats;
+pub mod images;
 pub mod loaders;
 pub mod metrics;
 pub mod operators;

@@ -718,11 +718,24 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
             Arc::new(from_value::<fmt::chat_api::ChatApiFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
-        "granite_documents_format" | "hf_system_format" => match fmt::tokenizer::unsupported_tokenizer_format(t, v)? {},
+        "granite_documents_format" => Artifact::Format(Art::new(
+            Arc::new(fmt::tokenizer::GraniteDocumentsFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            v.clone(),
+        )),
+        "hf_system_format" => Artifact::Format(Art::new(
+            Arc::new(fmt::tokenizer::HfSystemFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            v.clone(),
+        )),
         "system_format" => Artifact::Format(Art::new(
             Arc::new(from_value::<fmt::system::SystemFormat>(t, v)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
+
+        // ---- images (images.rs) ----
+        "decode_image" => field_op::<crate::images::DecodeImage>(t, v)?,
+        "hash_image" => field_op::<crate::images::HashImage>(t, v)?,
+        "to_image" => field_op::<crate::images::ToImage>(t, v)?,
+        "to_rgb" => field_op::<crate::images::ToRgb>(t, v)?,
 
         // ---- system prompts (system_prompts/) ----
         "empty_system_prompt" => Artifact::SystemPrompt(Art::new(
@@ -738,6 +751,9 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "augment_prefix_suffix" => augmentor(from_value::<aug::AugmentPrefixSuffix>(t, v)?.prepared()?, v),
         "augment_whitespace" => augmentor(from_value::<aug::AugmentWhitespace>(t, v)?, v),
         "null_augmentor" => augmentor(from_value::<aug::NullAugmentor>(t, v)?, v),
+        "gray_scale" => augmentor(from_value::<aug::image::GrayScale>(t, v)?, v),
+        "grid_lines" => augmentor(from_value::<aug::image::GridLines>(t, v)?, v),
+        "pixel_noise" => augmentor(from_value::<aug::image::PixelNoise>(t, v)?, v),
         "transpose_table" => augmentor(from_value::<aug::table::TransposeTable>(t, v)?, v),
         "shuffle_table_rows" => augmentor(from_value::<aug::table::ShuffleTableRows>(t, v)?, v),
         "shuffle_table_columns" => augmentor(from_value::<aug::table::ShuffleTableColumns>(t, v)?, v),
@@ -1090,11 +1106,18 @@ pub const KNOWN_TYPES: &[&str] = &[
     "granite_documents_format",
     "hf_system_format",
     "system_format",
+    "decode_image",
+    "hash_image",
+    "to_image",
+    "to_rgb",
     "empty_system_prompt",
     "textual_system_prompt",
     "augment_prefix_suffix",
     "augment_whitespace",
     "null_augmentor",
+    "gray_scale",
+    "grid_lines",
+    "pixel_noise",
     "transpose_table",
     "shuffle_table_rows",
     "shuffle_table_columns",

@@ -5,6 +5,7 @@
 //! the template. The randomness of each value is seeded by the value itself (Unitxt's
 //! `new_random_generator(sub_seed=value)`), so results do not depend on instance order.
 
+pub mod image;
 pub mod table;
 pub mod text;
 

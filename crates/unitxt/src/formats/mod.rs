@@ -153,19 +153,30 @@ pub trait Format: Send + Sync {
         let f = fields_with(instance, self.demos_field(), pieces)?;
         self.model_input(instance, f)
     }
+
+    /// [`Format::format`] when the task's `input_fields` (as the template leaves them) are at
+    /// hand: a format that reads them (Unitxt's `GraniteDocumentsFormat`) overrides this; the
+    /// others ignore them.
+    fn format_with_inputs(&self, instance: &mut Instance, pieces: Pieces, input_fields: Option<&crate::value::Map>) -> Result<Value> {
+        let _ = input_fields;
+        self.format(instance, pieces)
+    }
 }
 
 /// Unitxt's `Format.process` on an instance of split `split`: on the splits of the format's
 /// scope, `source`, `instruction`, `system_prompt` and `target_prefix` are moved out of the
 /// instance into [`Pieces`] and the model input ([`Format::format`]) becomes its `source`, the
-/// last field. On other splits the instance is returned unchanged.
+/// last field. A format that reads the task's input fields ([`Format::format_with_inputs`])
+/// gets a copy of the instance's `input_fields`. On other splits the instance is returned
+/// unchanged.
 pub fn format_instance(format: &dyn Format, mut instance: Instance, split: &str) -> Result<Instance> {
     if !format.scope().applies(split) {
         return Ok(instance);
     }
     let mut take = |k: &str| instance.shift_remove(k);
     let pieces = Pieces { source: take("source"), instruction: take("instruction"), system_prompt: take("system_prompt"), target_prefix: take("target_prefix") };
-    let source = format.format(&mut instance, pieces)?;
+    let inputs = instance.get("input_fields").and_then(|v| v.as_object()).cloned();
+    let source = format.format_with_inputs(&mut instance, pieces, inputs.as_ref())?;
     instance.insert("source".into(), source);
     Ok(instance)
 }

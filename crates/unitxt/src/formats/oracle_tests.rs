@@ -48,7 +48,9 @@ fn formats_match_unitxt() {
         let built = crate::registry::build(spec, &cat);
         if f.get("build_error").is_some() {
             match built {
-                Err(e) => assert_eq!(e.kind, ErrorKind::Unsupported, "{spec}: {e}"),
+                // Unitxt could not load the model's tokenizer (the chat-template formats): we
+                // cannot find it in the hub cache either.
+                Err(e) => assert!(matches!(e.kind, ErrorKind::Unsupported | ErrorKind::FileNotFound), "{spec}: {e}"),
                 Ok(_) => panic!("{spec}: Unitxt could not build it, we did"),
             }
             continue;

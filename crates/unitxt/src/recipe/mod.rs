@@ -800,7 +800,7 @@ impl Recipe {
         let system_prompt = self.system_prompt.system_prompt(inst.swap_remove(SYSTEM_PROMPT_FIELD), split);
         let source = if self.format.scope().applies(split) {
             let pieces = Pieces { source: Some(source), instruction, system_prompt, target_prefix };
-            self.format.format(&mut inst, pieces).with_ctx(|| format!("in format `{}`", self.format.display_name()))?
+            self.format.format_with_inputs(&mut inst, pieces, input_fields.as_ref()).with_ctx(|| format!("in format `{}`", self.format.display_name()))?
         } else {
             source
         };
