@@ -47,11 +47,25 @@ class InputOutputTemplate(Artifact):
     def __init__(self, output_format: Any = ..., input_format: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., skip_rendered_instance: Any = ..., postprocessors: Any = ..., instruction: Any = ..., target_prefix: Any = ..., title_fields: Any = ..., serializer: Any = ...) -> None: ...
 
 
+class ListToKeyValPairs(Artifact):
+    """Unitxt's `ListToKeyValPairs` (catalog `__type__`: `list_to_key_val_pairs`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class LoadHF(Artifact):
     """Unitxt's `LoadHF` (catalog `__type__`: `load_hf`)."""
 
     __type__: str
     def __init__(self, loader_limit: Any = ..., streaming: Any = ..., num_proc: Any = ..., split: Any = ..., path: Any = ..., name: Any = ..., data_dir: Any = ..., data_files: Any = ..., revision: Any = ..., filtering_lambda: Any = ..., splits: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
+
+
+class MapHTMLTableToJSON(Artifact):
+    """Unitxt's `MapHTMLTableToJSON` (catalog `__type__`: `map_html_table_to_json`)."""
+
+    __type__: str
+    def __init__(self, _requirements_list: Any = ..., field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class MapInstanceValues(Artifact):
@@ -96,6 +110,13 @@ class Rename(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class SerializeKeyValPairs(Artifact):
+    """Unitxt's `SerializeKeyValPairs` (catalog `__type__`: `serialize_key_val_pairs`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class SerializeTableAsDFLoader(Artifact):
     """Unitxt's `SerializeTableAsDFLoader` (catalog `__type__`: `serialize_table_as_df_loader`)."""
 
@@ -122,6 +143,20 @@ class SerializeTableAsMarkdown(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., seed: Any = ..., shuffle_rows: Any = ..., shuffle_columns: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class SerializeTableRowAsText(Artifact):
+    """Unitxt's `SerializeTableRowAsText` (catalog `__type__`: `serialize_table_row_as_text`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., to_field: Any = ..., max_cell_length: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class SerializeTriples(Artifact):
+    """Unitxt's `SerializeTriples` (catalog `__type__`: `serialize_triples`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class Set(Artifact):
@@ -192,3 +227,10 @@ class ToStringStripped(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class TruncateTableRows(Artifact):
+    """Unitxt's `TruncateTableRows` (catalog `__type__`: `truncate_table_rows`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., rows_to_keep: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...

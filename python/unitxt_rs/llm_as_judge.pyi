@@ -5,6 +5,20 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 
 
+class Criteria(Artifact):
+    """Unitxt's `Criteria` (catalog `__type__`: `criteria`)."""
+
+    __type__: str
+    def __init__(self, name: Any = ..., description: Any = ..., prediction_field: Any = ..., context_fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+
+
+class CriteriaWithOptions(Artifact):
+    """Unitxt's `CriteriaWithOptions` (catalog `__type__`: `criteria_with_options`)."""
+
+    __type__: str
+    def __init__(self, name: Any = ..., description: Any = ..., prediction_field: Any = ..., context_fields: Any = ..., options: Any = ..., option_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+
+
 class LLMAsJudge(Artifact):
     """Unitxt's `LLMAsJudge` (catalog `__type__`: `llm_as_judge`)."""
 

@@ -5,7 +5,7 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 from unitxt_rs._callbacks import InstanceMetric as InstanceMetric, GlobalMetric as GlobalMetric
 
-__all__ = ['ANLS', 'Accuracy', 'AccuracyFast', 'BertScore', 'BinaryAccuracy', 'BinaryMaxAccuracy', 'BinaryMaxF1', 'CharEditDistance', 'CharEditDistanceAccuracy', 'Copy', 'ExactMatchMM', 'F1', 'F1Binary', 'F1BinaryPosOnly', 'F1Fast', 'F1Macro', 'F1MacroMultiLabel', 'F1Micro', 'F1MicroMultiLabel', 'F1Weighted', 'FaithfulnessHHEM', 'GlobalMetric', 'GraniteGuardianAgenticRisk', 'GraniteGuardianAssistantRisk', 'GraniteGuardianRagRisk', 'GraniteGuardianUserRisk', 'HuggingfaceMetric', 'InstanceMetric', 'IsCodeMixed', 'JaccardIndex', 'JaccardIndexString', 'KPA', 'KendallTauMetric', 'LlamaIndexCorrectness', 'LlamaIndexFaithfulness', 'MAP', 'MRR', 'MatthewsCorrelation', 'MaxAccuracy', 'MeanSquaredError', 'MeteorFast', 'MetricPipeline', 'MetricsList', 'NER', 'NormalizedSacrebleu', 'Pearsonr', 'Perplexity', 'PrecisionBinary', 'PrecisionMacroMultiLabel', 'PrecisionMicroMultiLabel', 'PredictionLength', 'RecallBinary', 'RecallMacroMultiLabel', 'RecallMicroMultiLabel', 'RegardMetric', 'RelaxedCorrectness', 'RetrievalAtK', 'Reward', 'RocAuc', 'RootMeanSquaredError', 'Rouge', 'SafetyMetric', 'SentenceBert', 'SequentialOperator', 'Set', 'Spearmanr', 'Squad', 'StringContainment', 'StringContainmentOld', 'StringContainmentRatio', 'TokenOverlap', 'UnsortedListExactMatch', 'Wer']
+__all__ = ['ANLS', 'Accuracy', 'AccuracyFast', 'BertScore', 'BinaryAccuracy', 'BinaryMaxAccuracy', 'BinaryMaxF1', 'CharEditDistance', 'CharEditDistanceAccuracy', 'Copy', 'ExactMatchMM', 'F1', 'F1Binary', 'F1BinaryPosOnly', 'F1Fast', 'F1Macro', 'F1MacroMultiLabel', 'F1Micro', 'F1MicroMultiLabel', 'F1Strings', 'F1Weighted', 'FaithfulnessHHEM', 'FinQAEval', 'FixedGroupAbsvalNormCohensHParaphraseAccuracy', 'FixedGroupAbsvalNormCohensHParaphraseStringContainment', 'FixedGroupAbsvalNormHedgesGParaphraseAccuracy', 'FixedGroupAbsvalNormHedgesGParaphraseStringContainment', 'FixedGroupMeanAccuracy', 'FixedGroupMeanBaselineAccuracy', 'FixedGroupMeanBaselineStringContainment', 'FixedGroupMeanParaphraseAccuracy', 'FixedGroupMeanParaphraseStringContainment', 'FixedGroupMeanStringContainment', 'FixedGroupNormCohensHParaphraseAccuracy', 'FixedGroupNormCohensHParaphraseStringContainment', 'FixedGroupNormHedgesGParaphraseAccuracy', 'FixedGroupNormHedgesGParaphraseStringContainment', 'FixedGroupPDRParaphraseAccuracy', 'FixedGroupPDRParaphraseStringContainment', 'FuzzyNer', 'GlobalMetric', 'GraniteGuardianAgenticRisk', 'GraniteGuardianAssistantRisk', 'GraniteGuardianRagRisk', 'GraniteGuardianUserRisk', 'GroupMeanAccuracy', 'GroupMeanStringContainment', 'GroupMeanTokenOverlap', 'HuggingfaceMetric', 'InstanceMetric', 'IsCodeMixed', 'JaccardIndex', 'JaccardIndexString', 'KPA', 'KendallTauMetric', 'KeyValueExtraction', 'LlamaIndexCorrectness', 'LlamaIndexFaithfulness', 'MAP', 'MRR', 'MatthewsCorrelation', 'MaxAccuracy', 'MeanSquaredError', 'MeteorFast', 'MetricBasedNer', 'MetricPipeline', 'MetricsList', 'MultiTurnMetric', 'MultiTurnToolCallingMetric', 'NDCG', 'NER', 'NormalizedSacrebleu', 'Pearsonr', 'Perplexity', 'PrecisionBinary', 'PrecisionMacroMultiLabel', 'PrecisionMicroMultiLabel', 'PredictionLength', 'RecallBinary', 'RecallMacroMultiLabel', 'RecallMicroMultiLabel', 'ReflectionToolCallingMetric', 'ReflectionToolCallingMetricSyntactic', 'RegardMetric', 'RelaxedCorrectness', 'RerankRecall', 'RetrievalAtK', 'Reward', 'RocAuc', 'RootMeanSquaredError', 'Rouge', 'SQLExecutionAccuracy', 'SQLNonExecutionAccuracy', 'SafetyMetric', 'SentenceBert', 'SequentialOperator', 'Set', 'Spearmanr', 'Squad', 'StringContainment', 'StringContainmentOld', 'StringContainmentRatio', 'TokenOverlap', 'ToolCallKeyValueExtraction', 'ToolCallingMetric', 'UnsortedListExactMatch', 'WebsrcSquadF1', 'WeightedWinRateCorrelation', 'Wer']
 
 
 class ANLS(Artifact):
@@ -141,6 +141,13 @@ class F1MicroMultiLabel(Artifact):
     def __init__(self, _requirements_list: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class F1Strings(Artifact):
+    """Unitxt's `F1Strings` (catalog `__type__`: `f1_strings`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
 class F1Weighted(Artifact):
     """Unitxt's `F1Weighted` (catalog `__type__`: `f1_weighted`)."""
 
@@ -153,6 +160,132 @@ class FaithfulnessHHEM(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., reduction_map: Any = ..., implemented_reductions: Any = ..., batch_size: Any = ..., model_name: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class FinQAEval(Artifact):
+    """Unitxt's `FinQAEval` (catalog `__type__`: `fin_qa_eval`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupAbsvalNormCohensHParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupAbsvalNormCohensHParaphraseAccuracy` (catalog `__type__`: `fixed_group_absval_norm_cohens_h_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupAbsvalNormCohensHParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupAbsvalNormCohensHParaphraseStringContainment` (catalog `__type__`: `fixed_group_absval_norm_cohens_h_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupAbsvalNormHedgesGParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupAbsvalNormHedgesGParaphraseAccuracy` (catalog `__type__`: `fixed_group_absval_norm_hedges_g_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupAbsvalNormHedgesGParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupAbsvalNormHedgesGParaphraseStringContainment` (catalog `__type__`: `fixed_group_absval_norm_hedges_g_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanAccuracy(Artifact):
+    """Unitxt's `FixedGroupMeanAccuracy` (catalog `__type__`: `fixed_group_mean_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanBaselineAccuracy(Artifact):
+    """Unitxt's `FixedGroupMeanBaselineAccuracy` (catalog `__type__`: `fixed_group_mean_baseline_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanBaselineStringContainment(Artifact):
+    """Unitxt's `FixedGroupMeanBaselineStringContainment` (catalog `__type__`: `fixed_group_mean_baseline_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupMeanParaphraseAccuracy` (catalog `__type__`: `fixed_group_mean_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupMeanParaphraseStringContainment` (catalog `__type__`: `fixed_group_mean_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupMeanStringContainment(Artifact):
+    """Unitxt's `FixedGroupMeanStringContainment` (catalog `__type__`: `fixed_group_mean_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupNormCohensHParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupNormCohensHParaphraseAccuracy` (catalog `__type__`: `fixed_group_norm_cohens_h_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupNormCohensHParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupNormCohensHParaphraseStringContainment` (catalog `__type__`: `fixed_group_norm_cohens_h_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupNormHedgesGParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupNormHedgesGParaphraseAccuracy` (catalog `__type__`: `fixed_group_norm_hedges_g_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupNormHedgesGParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupNormHedgesGParaphraseStringContainment` (catalog `__type__`: `fixed_group_norm_hedges_g_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupPDRParaphraseAccuracy(Artifact):
+    """Unitxt's `FixedGroupPDRParaphraseAccuracy` (catalog `__type__`: `fixed_group_pdr_paraphrase_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FixedGroupPDRParaphraseStringContainment(Artifact):
+    """Unitxt's `FixedGroupPDRParaphraseStringContainment` (catalog `__type__`: `fixed_group_pdr_paraphrase_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class FuzzyNer(Artifact):
+    """Unitxt's `FuzzyNer` (catalog `__type__`: `fuzzy_ner`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., zero_division: Any = ..., report_per_group_scores: Any = ..., min_score_for_match: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class GraniteGuardianAgenticRisk(Artifact):
@@ -181,6 +314,27 @@ class GraniteGuardianUserRisk(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., wml_model_name: Any = ..., hf_model_name: Any = ..., inference_engine: Any = ..., generation_params: Any = ..., risk_name: Any = ..., risk_type: Any = ..., risk_definition: Any = ..., user_message_field: Any = ..., assistant_message_field: Any = ..., context_field: Any = ..., tools_field: Any = ..., available_risks: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class GroupMeanAccuracy(Artifact):
+    """Unitxt's `GroupMeanAccuracy` (catalog `__type__`: `group_mean_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class GroupMeanStringContainment(Artifact):
+    """Unitxt's `GroupMeanStringContainment` (catalog `__type__`: `group_mean_string_containment`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class GroupMeanTokenOverlap(Artifact):
+    """Unitxt's `GroupMeanTokenOverlap` (catalog `__type__`: `group_mean_token_overlap`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
 
 
 class HuggingfaceMetric(Artifact):
@@ -223,6 +377,13 @@ class KendallTauMetric(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class KeyValueExtraction(Artifact):
+    """Unitxt's `KeyValueExtraction` (catalog `__type__`: `key_value_extraction`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., metric: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class LlamaIndexCorrectness(Artifact):
@@ -281,6 +442,13 @@ class MeteorFast(Artifact):
     def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., _requirements_list: Any = ..., reduction: Any = ..., alpha: Any = ..., beta: Any = ..., gamma: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
 
 
+class MetricBasedNer(Artifact):
+    """Unitxt's `MetricBasedNer` (catalog `__type__`: `metric_based_ner`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., zero_division: Any = ..., report_per_group_scores: Any = ..., min_score_for_match: Any = ..., metric: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class MetricPipeline(Artifact):
     """Unitxt's `MetricPipeline` (catalog `__type__`: `metric_pipeline`)."""
 
@@ -293,6 +461,27 @@ class MetricsList(Artifact):
 
     __type__: str
     def __init__(self, items: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+
+
+class MultiTurnMetric(Artifact):
+    """Unitxt's `MultiTurnMetric` (catalog `__type__`: `multi_turn_metric`)."""
+
+    __type__: str
+    def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., metric: Any = ..., group_id_field: Any = ..., item_id_field: Any = ..., in_group_reduction: Any = ..., cross_group_reduction: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class MultiTurnToolCallingMetric(Artifact):
+    """Unitxt's `MultiTurnToolCallingMetric` (catalog `__type__`: `multi_turn_tool_calling_metric`)."""
+
+    __type__: str
+    def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., _requirements_list: Any = ..., reduction: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class NDCG(Artifact):
+    """Unitxt's `NDCG` (catalog `__type__`: `ndcg`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class NER(Artifact):
@@ -372,6 +561,20 @@ class RecallMicroMultiLabel(Artifact):
     def __init__(self, _requirements_list: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class ReflectionToolCallingMetric(Artifact):
+    """Unitxt's `ReflectionToolCallingMetric` (catalog `__type__`: `reflection_tool_calling_metric`)."""
+
+    __type__: str
+    def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., _requirements_list: Any = ..., reduction: Any = ..., runtime_pipeline: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class ReflectionToolCallingMetricSyntactic(Artifact):
+    """Unitxt's `ReflectionToolCallingMetricSyntactic` (catalog `__type__`: `reflection_tool_calling_metric_syntactic`)."""
+
+    __type__: str
+    def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., _requirements_list: Any = ..., reduction: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
 class RegardMetric(Artifact):
     """Unitxt's `RegardMetric` (catalog `__type__`: `regard_metric`)."""
 
@@ -384,6 +587,13 @@ class RelaxedCorrectness(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class RerankRecall(Artifact):
+    """Unitxt's `RerankRecall` (catalog `__type__`: `rerank_recall`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., query_id_field: Any = ..., passage_id_field: Any = ..., at_k: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class RetrievalAtK(Artifact):
@@ -419,6 +629,20 @@ class Rouge(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., rouge_types: Any = ..., sent_split_newline: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class SQLExecutionAccuracy(Artifact):
+    """Unitxt's `SQLExecutionAccuracy` (catalog `__type__`: `sql_execution_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., sql_timeout: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class SQLNonExecutionAccuracy(Artifact):
+    """Unitxt's `SQLNonExecutionAccuracy` (catalog `__type__`: `sql_non_execution_accuracy`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., _requirements_list: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
 
 
 class SafetyMetric(Artifact):
@@ -491,11 +715,39 @@ class TokenOverlap(Artifact):
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
 
 
+class ToolCallKeyValueExtraction(Artifact):
+    """Unitxt's `ToolCallKeyValueExtraction` (catalog `__type__`: `tool_call_key_value_extraction`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., metric: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class ToolCallingMetric(Artifact):
+    """Unitxt's `ToolCallingMetric` (catalog `__type__`: `tool_calling_metric`)."""
+
+    __type__: str
+    def __init__(self, n_resamples: Any = ..., confidence_level: Any = ..., ci_score_names: Any = ..., return_confidence_interval: Any = ..., ci_method: Any = ..., ci_paired: Any = ..., main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., _requirements_list: Any = ..., reduction: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
 class UnsortedListExactMatch(Artifact):
     """Unitxt's `UnsortedListExactMatch` (catalog `__type__`: `unsorted_list_exact_match`)."""
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., implemented_reductions: Any = ..., reduction_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., reference_field: Any = ..., prediction_field: Any = ...) -> None: ...
+
+
+class WebsrcSquadF1(Artifact):
+    """Unitxt's `WebsrcSquadF1` (catalog `__type__`: `websrc_squad_f1`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class WeightedWinRateCorrelation(Artifact):
+    """Unitxt's `WeightedWinRateCorrelation` (catalog `__type__`: `weighted_win_rate_correlation`)."""
+
+    __type__: str
+    def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class Wer(Artifact):

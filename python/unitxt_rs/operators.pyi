@@ -5,7 +5,7 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 from unitxt_rs._callbacks import FieldOperator as FieldOperator, InstanceOperator as InstanceOperator
 
-__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Cast', 'CastFields', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DuplicateInstances', 'ExecuteExpression', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
+__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Cast', 'CastFields', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DuplicateInstances', 'ExecuteExpression', 'ExtractFieldValues', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
 
 
 class AddConstant(Artifact):
@@ -85,6 +85,13 @@ class ExecuteExpression(Artifact):
     def __init__(self, expression: Any = ..., imports_list: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class ExtractFieldValues(Artifact):
+    """Unitxt's `ExtractFieldValues` (catalog `__type__`: `extract_field_values`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., stream_name: Any = ..., overall_top_frequency_percent: Any = ..., min_frequency_percent: Any = ..., to_field: Any = ..., process_every_value: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
+
+
 class Fillna(Artifact):
     """Unitxt's `Fillna` (catalog `__type__`: `fillna`)."""
 
@@ -111,6 +118,13 @@ class FilterByExpression(Artifact):
 
     __type__: str
     def __init__(self, expression: Any = ..., imports_list: Any = ..., error_on_filtered_all: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class FixJsonSchemaOfParameterTypes(Artifact):
+    """Unitxt's `FixJsonSchemaOfParameterTypes` (catalog `__type__`: `fix_json_schema_of_parameter_types`)."""
+
+    __type__: str
+    def __init__(self, main_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class GetItemByIndex(Artifact):
@@ -251,6 +265,13 @@ class Shuffle(Artifact):
 
     __type__: str
     def __init__(self, page_size: Any = ..., random_generator: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class ShuffleFieldValues(Artifact):
+    """Unitxt's `ShuffleFieldValues` (catalog `__type__`: `shuffle_field_values`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class StreamRefiner(Artifact):

@@ -12,11 +12,25 @@ class ConversationSerializer(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class DialogPairwiseChoiceTemplate(Artifact):
+    """Unitxt's `DialogPairwiseChoiceTemplate` (catalog `__type__`: `dialog_pairwise_choice_template`)."""
+
+    __type__: str
+    def __init__(self, output_format: Any = ..., input_format: Any = ..., choice_a_field: Any = ..., choice_b_field: Any = ..., answer_field: Any = ..., choice_a_label: Any = ..., choice_b_label: Any = ..., choice_tie_label: Any = ..., shuffle: Any = ..., dialog_fields: Any = ..., turns_separator: Any = ..., label_separator: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., skip_rendered_instance: Any = ..., postprocessors: Any = ..., instruction: Any = ..., target_prefix: Any = ..., title_fields: Any = ..., serializer: Any = ...) -> None: ...
+
+
 class DialogSerializer(Artifact):
     """Unitxt's `DialogSerializer` (catalog `__type__`: `dialog_serializer`)."""
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class DialogTemplate(Artifact):
+    """Unitxt's `DialogTemplate` (catalog `__type__`: `dialog_template`)."""
+
+    __type__: str
+    def __init__(self, output_format: Any = ..., input_format: Any = ..., dialog_fields: Any = ..., turns_separator: Any = ..., label_separator: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., skip_rendered_instance: Any = ..., postprocessors: Any = ..., instruction: Any = ..., target_prefix: Any = ..., title_fields: Any = ..., serializer: Any = ...) -> None: ...
 
 
 class ImageSerializer(Artifact):
