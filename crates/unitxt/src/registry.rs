@@ -84,6 +84,16 @@ fn needs(t: &str, need: crate::error::Need, why: &str) -> Error {
     Error::unsupported(reason)
 }
 
+/// `e`, remembered for [`check`] as needing the network when it says a file is not on disk
+/// (a model's tokenizer files missing from the local hub cache: downloading them would fix it).
+fn missing_download(e: Error) -> Error {
+    if e.kind == crate::error::ErrorKind::FileNotFound {
+        let reason = e.message.split("; ").next().unwrap_or_default().to_string();
+        NEEDED.with(|n| *n.borrow_mut() = Some(crate::error::Unavailable { need: crate::error::Need::Network, reason }));
+    }
+    e
+}
+
 /// What [`check`] found for one artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -719,11 +729,11 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
             v.clone(),
         )),
         "granite_documents_format" => Artifact::Format(Art::new(
-            Arc::new(fmt::tokenizer::GraniteDocumentsFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            Arc::new(fmt::tokenizer::GraniteDocumentsFormat::new(from_value(t, v)?).map_err(missing_download)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
         "hf_system_format" => Artifact::Format(Art::new(
-            Arc::new(fmt::tokenizer::HfSystemFormat::new(from_value(t, v)?)?) as Arc<dyn fmt::Format>,
+            Arc::new(fmt::tokenizer::HfSystemFormat::new(from_value(t, v)?).map_err(missing_download)?) as Arc<dyn fmt::Format>,
             v.clone(),
         )),
         "system_format" => Artifact::Format(Art::new(
