@@ -41,17 +41,31 @@ pub struct Criteria {
     pub option_map: Option<IndexMap<String, f64>>,
 }
 
+/// The fields of a plain `criteria` (Unitxt's `Criteria`, which has no options): read apart, so
+/// that `options` there is an unknown field and the type's fields are Unitxt's.
+#[derive(Deserialize)]
+struct PlainCriteria {
+    name: String,
+    description: String,
+    #[serde(default)]
+    prediction_field: Option<String>,
+    #[serde(default)]
+    context_fields: Option<Value>,
+}
+
 impl Criteria {
     /// Builds the criteria of type `t` (`criteria` or `criteria_with_options`, which needs
     /// `options`) from its JSON. Errors: missing `name`/`description`/`options`, fields of the
     /// wrong type (`context_fields` must be a string, a list or a dict of strings).
     pub fn build(t: &str, v: &Value) -> Result<Criteria> {
-        let c: Criteria = crate::artifact::from_value(t, v)?;
+        let c: Criteria = if t == "criteria" {
+            let p: PlainCriteria = crate::artifact::from_value(t, v)?;
+            Criteria { name: p.name, description: p.description, prediction_field: p.prediction_field, context_fields: p.context_fields, options: None, option_map: None }
+        } else {
+            crate::artifact::from_value(t, v)?
+        };
         if t == "criteria_with_options" && c.options.is_none() {
             return Err(Error::invalid("`criteria_with_options` needs `options`"));
-        }
-        if t == "criteria" && (c.options.is_some() || c.option_map.is_some()) {
-            return Err(Error::invalid("`criteria` takes no `options` or `option_map` (use `criteria_with_options`)"));
         }
         let ok = match &c.context_fields {
             None | Some(Value::Null) | Some(Value::String(_)) => true,
