@@ -52,6 +52,26 @@ def skip_offline_retry_sleeps():
     unitxt.utils.time = NoSleep()
 
 
+def fresh_output_cache(root):
+    """Gives each `load_dataset` call its own cache directory for the dataset it builds (under
+    `root`, emptied before each call). Unitxt names that cache after the recipe alone, so
+    loading a second split of a recipe already loaded in the same process fails inside
+    `datasets` (a TypeError on a None path); a fresh directory per call avoids it. The loaders'
+    caches are untouched."""
+    import shutil
+
+    import unitxt.dataset
+
+    class FreshCacheDataset(unitxt.dataset.Dataset):
+        def __init__(self, *args, **kwargs):
+            shutil.rmtree(root, ignore_errors=True)
+            kwargs.setdefault("cache_dir", root)
+            super().__init__(*args, **kwargs)
+
+    FreshCacheDataset.__name__ = unitxt.dataset.Dataset.__name__
+    unitxt.dataset.Dataset = FreshCacheDataset
+
+
 def key(split, recipe):
     return hashlib.sha1(f"{split}\t{recipe}".encode()).hexdigest()[:16]
 
@@ -66,6 +86,7 @@ def main():
     from unitxt import load_dataset
 
     skip_offline_retry_sleeps()
+    fresh_output_cache(os.path.join(out_dir, "datasets-cache"))
 
     for line in open(recipes_file, encoding="utf-8"):
         line = line.rstrip("\n")

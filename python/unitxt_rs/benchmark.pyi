@@ -17,3 +17,10 @@ class DatasetRecipe(Artifact):
 
     __type__: str
     def __init__(self, max_steps: Any = ..., card: Any = ..., task: Any = ..., template: Any = ..., system_prompt: Any = ..., format: Any = ..., serializer: Any = ..., group_by: Any = ..., loader_limit: Any = ..., max_train_instances: Any = ..., max_validation_instances: Any = ..., max_test_instances: Any = ..., train_refiner: Any = ..., validation_refiner: Any = ..., test_refiner: Any = ..., demos_pool_size: Any = ..., demos_pool: Any = ..., num_demos: Any = ..., demos_removed_from_data: Any = ..., demos_pool_field_name: Any = ..., demos_taken_from: Any = ..., demos_field: Any = ..., sampler: Any = ..., demos_sampling_seed: Any = ..., skip_demoed_instances: Any = ..., augmentor: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., template_card_index: Any = ..., metrics: Any = ..., postprocessors: Any = ...) -> None: ...
+
+
+class FixedFusion(Artifact):
+    """Unitxt's `FixedFusion` (catalog `__type__`: `fixed_fusion`)."""
+
+    __type__: str
+    def __init__(self, subsets: Any = ..., max_instances_per_subset: Any = ..., max_instances_per_split: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., include_splits: Any = ...) -> None: ...

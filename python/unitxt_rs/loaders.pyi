@@ -5,6 +5,13 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 
 
+class FixedFusion(Artifact):
+    """Unitxt's `FixedFusion` (catalog `__type__`: `fixed_fusion`)."""
+
+    __type__: str
+    def __init__(self, subsets: Any = ..., max_instances_per_subset: Any = ..., max_instances_per_split: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., include_splits: Any = ...) -> None: ...
+
+
 class LoadCSV(Artifact):
     """Unitxt's `LoadCSV` (catalog `__type__`: `load_csv`)."""
 

@@ -321,7 +321,8 @@ pub enum Artifact {
     Metric(Art<dyn crate::metrics::Metric>),
     /// A recipe (`dataset_recipe`): its arguments, built as `prepare` builds them.
     Recipe(Art<crate::recipe::Recipe>),
-    /// A benchmark (`benchmark`): named recipes and benchmarks, every subset built.
+    /// A benchmark (`benchmark`) or fusion (`fixed_fusion`, `weighted_fusion`): recipes,
+    /// benchmarks and fusions, every subset built.
     Benchmark(Art<crate::recipe::benchmark::Benchmark>),
     /// The criteria of LLM-judge metrics (`criteria`, `criteria_with_options`): data only.
     Criteria(Art<crate::metrics::criteria::Criteria>),
@@ -483,6 +484,10 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         }
         "benchmark" => {
             let b = crate::recipe::benchmark::Benchmark::build(v, &building()?, &Default::default())?;
+            Artifact::Benchmark(Art::new(Arc::new(b), v.clone()))
+        }
+        "fixed_fusion" | "weighted_fusion" => {
+            let b = crate::recipe::benchmark::Benchmark::build_fusion(v, &building()?)?;
             Artifact::Benchmark(Art::new(Arc::new(b), v.clone()))
         }
         "task" => Artifact::Task(Art::new(Arc::new(crate::task::Task::from_json(v)?), v.clone())),
@@ -922,6 +927,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "task_card",
     "dataset_recipe",
     "benchmark",
+    "fixed_fusion",
+    "weighted_fusion",
     "task",
     "templates_list",
     "templates_dict",

@@ -993,11 +993,12 @@ fn merge_args(json: &mut Value, args: impl IntoIterator<Item = (String, Value)>)
     }
 }
 
-/// What a query names: a recipe, or a benchmark of recipes ([`benchmark::Benchmark`]).
+/// What a query names: a recipe, or a benchmark or fusion of recipes ([`benchmark::Benchmark`]).
 pub enum Source {
     /// A recipe.
     Recipe(Arc<Recipe>),
-    /// A benchmark: its subsets' splits concatenated, each instance's `subset` naming its subset.
+    /// A benchmark or a fusion (`fixed_fusion`, `weighted_fusion`): its subsets' splits
+    /// concatenated or drawn, each instance's `subset` naming its subset.
     Benchmark(Arc<benchmark::Benchmark>),
 }
 
@@ -1024,7 +1025,7 @@ pub struct PrepareOptions {
     pub catalogs: Vec<PathBuf>,
 }
 
-/// Resolves a recipe query (or the name of a `dataset_recipe` or `benchmark` artifact, with
+/// Resolves a recipe query (or the name of a `dataset_recipe`, `benchmark` or fusion artifact, with
 /// optional `[key=value,...]` overrides) in the standard catalog (plus `opts.catalogs`) and
 /// runs it.
 pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
@@ -1057,8 +1058,8 @@ pub fn prepare_with_map<T: Send + 'static>(
     build_with(query, overrides, opts)?.run_map(finish)
 }
 
-/// The recipe or benchmark of [`prepare_with`]'s arguments, built but not run. A benchmark
-/// takes `overrides` as its own arguments (`max_samples_per_subset=5`, `format=...`).
+/// The recipe, benchmark or fusion of [`prepare_with`]'s arguments, built but not run. A
+/// benchmark or fusion takes `overrides` as its own arguments (`max_samples_per_subset=5`, `format=...`).
 /// Errors: those of [`prepare_with`] that come before reading data.
 pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
     let catalog = Arc::new(Catalog::standard(&opts.catalogs));
@@ -1072,6 +1073,11 @@ pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts:
         (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") => {
             merge_args(&mut json, overrides);
             let b = benchmark::Benchmark::build(&json, &catalog, &IndexMap::new()).ctx(&format!("in benchmark `{q}`"))?;
+            return Ok(Source::Benchmark(Arc::new(b)));
+        }
+        (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()).is_some_and(|t| benchmark::FUSION_TYPES.contains(&t)) => {
+            merge_args(&mut json, overrides);
+            let b = benchmark::Benchmark::build_fusion(&json, &catalog).ctx(&format!("in fusion `{q}`"))?;
             return Ok(Source::Benchmark(Arc::new(b)));
         }
         (Some(json), _) => RecipeArgs::from_json(&json)?,
