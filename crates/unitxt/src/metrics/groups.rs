@@ -12,6 +12,14 @@
 use indexmap::IndexMap;
 
 use super::bootstrap::{self, CiMethod};
+
+/// The interval setting of Unitxt's instance metrics: `n_resamples` (absent: the default;
+/// `null`: no intervals).
+#[derive(serde::Deserialize)]
+struct Resamples {
+    #[serde(default, deserialize_with = "super::present")]
+    n_resamples: Option<Value>,
+}
 use super::{record_scores, scores_record, CiSettings, InstanceScorer, Metric, MetricKind, Scores};
 use crate::error::{Error, Result};
 use crate::value::{Instance, Value};
@@ -208,7 +216,9 @@ impl GroupMetric {
         if (!fixed && agg != GroupAgg::Mean) || (kind == GroupBase::TokenOverlap && fixed) {
             return Ok(None);
         }
-        let ci: CiSettings = crate::artifact::from_value(t, v)?;
+        // Unitxt's group metrics are instance metrics: `n_resamples` but no `ci_score_names`.
+        let r: Resamples = crate::artifact::from_value(t, v)?;
+        let ci = CiSettings { n_resamples: r.n_resamples, ci_score_names: None };
         let empty = Value::Object(Instance::new());
         let base: Box<dyn InstanceScorer> = match kind {
             GroupBase::Accuracy => {

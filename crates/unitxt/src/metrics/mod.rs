@@ -574,7 +574,8 @@ pub struct CiSettings {
     pub ci_score_names: Option<Vec<String>>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+/// A field that is present (even as `null`) deserializes to `Some`.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
     <Value as serde::Deserialize>::deserialize(d).map(Some)
 }
 
