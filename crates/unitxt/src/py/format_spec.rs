@@ -22,8 +22,10 @@
 pub const MAX_WIDTH: usize = 10_000_000;
 
 /// The largest precision a spec may give a float (digits after the point or significant
-/// digits). A string's precision only truncates it and has no limit.
-pub const MAX_PRECISION: usize = 10_000_000;
+/// digits): the largest Rust's formatter takes (`u16::MAX`; more panics there, as fuzzing
+/// found with `13.1137100`). CPython prints up to 2^31 - 1 digits. A string's precision only
+/// truncates it and has no limit.
+pub const MAX_PRECISION: usize = u16::MAX as usize;
 
 /// A value that a format spec applies to.
 #[derive(Debug, Clone, Copy)]
@@ -461,7 +463,10 @@ mod tests {
         // CPython: "precision too big" past 2^31 - 1; ours below that, past MAX_PRECISION.
         assert_eq!(f(Float(1.5), ".100000000000f"), "ERR precision too big");
         assert_eq!(f(Int(3), ".100000000000e"), "ERR precision too big");
-        assert_eq!(f(Float(1.5), ".10000001f"), "ERR format precision 10000001 is above the limit of 10000000");
+        assert_eq!(f(Float(1.5), ".65536f"), "ERR format precision 65536 is above the limit of 65535");
+        // Found by the format_spec fuzz target: a precision Rust's formatter refuses (it panicked).
+        assert_eq!(f(Float(13.0), "13.1137100"), "ERR format precision 1137100 is above the limit of 65535");
+        assert_eq!(f(Float(1.5), ".65535f").len(), 65537);
         assert_eq!(f(Float(1.5), ".2f"), "1.50");
         // A string's precision truncates: no limit needed (CPython gives 'ab' too).
         assert_eq!(f(Str("ab"), ".100000000000"), "ab");
