@@ -218,15 +218,20 @@ fn pad_number(prefix: &str, int_digits: &str, rest: &str, grouping: Option<(char
     let fill = s.fill.unwrap_or(if s.zero { '0' } else { ' ' });
     let align = s.align.unwrap_or(if s.zero { '=' } else { '>' });
     if let (Some((sep, every)), '0', '=') = (grouping, fill, align) {
-        // Zero padding is grouped like the digits: lead with zeros until the width is met.
-        let mut digits = int_digits.to_string();
-        loop {
-            let grouped = group(&digits, sep, every);
-            if prefix.chars().count() + grouped.chars().count() + rest.chars().count() >= s.width {
-                return format!("{prefix}{grouped}{rest}");
-            }
-            digits.insert(0, '0');
+        // Zero padding is grouped like the digits: lead with the fewest zeros that meet the
+        // width (found by arithmetic: adding them one at a time was quadratic in the width, a
+        // timeout the format_spec fuzz target found).
+        let need = s.width.saturating_sub(prefix.chars().count() + rest.chars().count());
+        let grouped_len = |d: usize| if d == 0 { 0 } else { d + (d - 1) / every };
+        let mut d = int_digits.len().max(need.saturating_mul(every) / (every + 1));
+        while d > int_digits.len() && grouped_len(d - 1) >= need {
+            d -= 1;
         }
+        while grouped_len(d) < need {
+            d += 1;
+        }
+        let digits = format!("{}{int_digits}", "0".repeat(d - int_digits.len()));
+        return format!("{prefix}{}{rest}", group(&digits, sep, every));
     }
     let body = match grouping {
         Some((sep, every)) => format!("{}{rest}", group(int_digits, sep, every)),
@@ -467,6 +472,13 @@ mod tests {
         // Found by the format_spec fuzz target: a precision Rust's formatter refuses (it panicked).
         assert_eq!(f(Float(13.0), "13.1137100"), "ERR format precision 1137100 is above the limit of 65535");
         assert_eq!(f(Float(1.5), ".65535f").len(), 65537);
+        // Found by the format_spec fuzz target: zero padding with grouping was quadratic in the
+        // width (a timeout); CPython's layout, checked on small widths.
+        assert_eq!(f(Int(1234), "010,"), "00,001,234");
+        assert_eq!(f(Int(1234), "09,"), "0,001,234");
+        assert_eq!(f(Int(-5), "08_"), "-000_005");
+        assert_eq!(f(Float(2.5), "012,.1f"), "00,000,002.5");
+        assert_eq!(f(Int(3), "030803,").len(), 30803);
         assert_eq!(f(Float(1.5), ".2f"), "1.50");
         // A string's precision truncates: no limit needed (CPython gives 'ab' too).
         assert_eq!(f(Str("ab"), ".100000000000"), "ab");
