@@ -80,18 +80,9 @@ impl FuzzyNer {
         })
     }
 
+    /// Its records have the shape of `ner`'s: read them as `ner` does.
     fn stats(record: &Value) -> Result<ner::NerStats> {
-        let bad = || Error::invalid("bad NER record");
-        let mut s = ner::NerStats::default();
-        for (k, g) in record.get("groups").and_then(Value::as_object).ok_or_else(bad)? {
-            let c: Vec<u64> = g.as_array().ok_or_else(bad)?.iter().map(|x| x.as_u64().ok_or_else(bad)).collect::<Result<_>>()?;
-            let [pn, pd, rn, rd] = c.as_slice() else { return Err(bad()) };
-            s.groups.insert(k.to_string(), ner::GroupCounts { pn: *pn, pd: *pd, rn: *rn, rd: *rd });
-        }
-        for t in record.get("types").and_then(Value::as_array).ok_or_else(bad)? {
-            s.reference_types.insert(t.as_str().ok_or_else(bad)?.to_string());
-        }
-        Ok(s)
+        super::generation::Ner::stats(record)
     }
 }
 

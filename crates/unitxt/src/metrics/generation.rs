@@ -333,7 +333,10 @@ pub struct Ner {
 }
 
 impl Ner {
-    fn stats(record: &Value) -> Result<ner::NerStats> {
+    /// The NER counts of one instance record (as `map` writes it): per group, the predicted
+    /// and reference counts, and the reference types. Also read by `fuzzy_ner`, whose records
+    /// have the same shape.
+    pub(crate) fn stats(record: &Value) -> Result<ner::NerStats> {
         let bad = || Error::invalid("bad ner record");
         let mut s = ner::NerStats::default();
         for (k, g) in record.get("groups").and_then(Value::as_object).ok_or_else(bad)? {
