@@ -107,7 +107,8 @@ impl Catalog {
             return Ok(v.clone());
         }
         let text = std::fs::read_to_string(path).with_ctx(|| format!("reading artifact file {}", path.display()))?;
-        let v: Value = serde_json::from_str(&text)
+        // As Unitxt reads artifact files: Python's `json.loads`, which takes `NaN` and `Infinity`.
+        let v: Value = crate::py::json::loads(&text, true)
             .map_err(|e| Error::invalid(format!("artifact file {} is not valid JSON: {e}", path.display())))?;
         let v = Arc::new(v);
         self.cache.lock().unwrap().insert(path.to_path_buf(), v.clone());

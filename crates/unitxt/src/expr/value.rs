@@ -631,10 +631,7 @@ pub fn to_value(v: &PyVal) -> EResult<Value> {
         PyVal::None => Value::Null,
         PyVal::Bool(b) => Value::Bool(*b),
         PyVal::Int(i) => Value::from(*i),
-        PyVal::Float(f) => match crate::value::Number::from_f64(*f) {
-            Some(n) => Value::Number(n),
-            None => return Err(err(format!("the float {} cannot be represented in an instance", float_repr(*f)))),
-        },
+        PyVal::Float(f) => Value::Number(crate::value::Number::float(*f)),
         PyVal::Str(s) => Value::String(crate::value::Str::from(&**s)),
         PyVal::List(v) | PyVal::Tuple(v) | PyVal::Iter(_, v) => {
             Value::Array(v.iter().map(to_value).collect::<EResult<_>>()?)

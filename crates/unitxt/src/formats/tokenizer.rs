@@ -374,7 +374,7 @@ pub fn from_jinja(v: &JValue) -> Value {
                 Value::from(u)
             } else {
                 let f = f64::try_from(v.clone()).unwrap_or(f64::NAN);
-                serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+                crate::value::Number::from_f64(f).map_or(Value::Null, Value::Number)
             }
         }
         ValueKind::String => Value::String(Str::from(v.as_str().unwrap_or_default())),

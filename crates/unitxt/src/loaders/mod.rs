@@ -93,9 +93,10 @@ pub fn add_policy(ms: MultiStream, policy: &[String]) -> MultiStream {
     })
 }
 
-/// A float as a value; NaN and infinities (which JSON values cannot hold) become `None`.
+/// A float as a value, NaN and infinities included (as a float column of an HF dataset reads
+/// in Python).
 pub fn float_value(f: f64) -> Value {
-    crate::value::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+    Value::Number(crate::value::Number::float(f))
 }
 
 /// The shared hub cache with real datasets, for tests: `UNITXT_RS_HF_HUB`, else `shared/hf-hub`

@@ -220,7 +220,11 @@ impl Metric for Correlation {
                 _ => return Err(Error::invalid("bad correlation record")),
             }
         }
+        // scipy's `nan_policy="propagate"`: a NaN value (a prediction a postprocessor cast to
+        // `nan`) makes the correlation and its p-value NaN.
+        let has_nan = p.iter().chain(&r).any(|x| x.is_nan());
         let v = match self.kind {
+            _ if has_nan => f64::NAN,
             CorrelationKind::Pearson => pearson(&p, &r),
             CorrelationKind::Spearman => pearson(&ranks(&p), &ranks(&r)),
             CorrelationKind::KendallB => kendall_b(&r, &p),
@@ -235,7 +239,8 @@ impl Metric for Correlation {
                 out.insert("pearsonr_p_value".into(), spearman_p_value(v, p.len()));
             }
             CorrelationKind::KendallB => {
-                out.insert("kendalltau_b_p_val".into(), kendall_p_value(&r, &p));
+                let pv = if has_nan { f64::NAN } else { kendall_p_value(&r, &p) };
+                out.insert("kendalltau_b_p_val".into(), pv);
             }
         }
         Ok(out)

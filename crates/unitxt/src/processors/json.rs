@@ -8,49 +8,10 @@ use crate::error::{Error, Result};
 use crate::operators::FieldOperator;
 use crate::value::{Instance, Value};
 
-/// Parses JSON text as Python's `json.loads`: with `strict` false, raw control characters are
-/// accepted inside strings. `None` when the text is not valid JSON (Python's `JSONDecodeError`).
+/// Python's `json.loads` (see [`crate::py::json::loads`]); `None` when the text is not valid
+/// JSON (Python's `JSONDecodeError`).
 pub fn loads(text: &str, strict: bool) -> Option<Value> {
-    let text = normalize(text, strict);
-    serde_json::from_str::<Value>(&text).ok()
-}
-
-/// Rewrites JSON text so that serde reads it as Python does: the integer `-0` (which serde
-/// reads as the float `-0.0`) becomes `0`, and without `strict` raw control characters inside
-/// strings are escaped.
-fn normalize(text: &str, strict: bool) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 8);
-    let (mut in_str, mut escaped) = (false, false);
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if in_str {
-            if !escaped && c == '"' {
-                in_str = false;
-            }
-            if !strict && !escaped && (c as u32) < 0x20 {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-                i += 1;
-                continue;
-            }
-            escaped = !escaped && c == '\\';
-        } else if c == '"' {
-            in_str = true;
-        } else if c == '-' && chars.get(i + 1) == Some(&'0') {
-            let prev_ok = i == 0 || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '.');
-            let next = chars.get(i + 2);
-            let int_end = next.is_none_or(|n| !(n.is_ascii_digit() || matches!(n, '.' | 'e' | 'E')));
-            if prev_ok && int_end {
-                out.push('0');
-                i += 2;
-                continue;
-            }
-        }
-        out.push(c);
-        i += 1;
-    }
-    out
+    crate::py::json::loads(text, strict).ok()
 }
 
 /// Parses the field's text, giving `failure_value` for invalid JSON when `allow_failure`, an

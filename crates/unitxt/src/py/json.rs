@@ -1,7 +1,7 @@
-//! Python's `json.dumps`, byte for byte.
+//! Python's `json.dumps`, byte for byte, and `json.loads`.
 
 use crate::py::repr::push_escape;
-use crate::value::Value;
+use crate::value::{Number, Value};
 
 /// Options of `json.dumps` that Unitxt uses.
 #[derive(Debug, Clone, Copy)]
@@ -350,6 +350,30 @@ mod tests {
     use crate::json;
 
     #[test]
+    fn loads_reads_python_non_finite_tokens() {
+        // json.loads('{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity", "d": -0}')
+        let v = loads(r#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity", "d": -0}"#, true).unwrap();
+        assert!(v["a"].as_f64().unwrap().is_nan() && v["a"].is_f64());
+        assert_eq!(v["b"][0].as_f64(), Some(f64::INFINITY));
+        assert_eq!(v["b"][1].as_f64(), Some(f64::NEG_INFINITY));
+        assert_eq!(v["c"], "NaN Infinity");
+        assert!(v["d"].is_i64());
+        // json.dumps of the same: {"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity", "d": 0}
+        assert_eq!(dumps(&v, DumpOptions::default()), r#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity", "d": 0}"#);
+        // Python refuses these spellings too.
+        for bad in ["nan", "[Nan]", "[infinity]", "[+Infinity]", "[NaN"] {
+            assert!(loads(bad, true).is_err(), "{bad}");
+        }
+        // A typed struct keeps the NaN (artifact configs deserialize through `from_value`).
+        #[derive(serde::Deserialize)]
+        struct Cast {
+            failure_default: Value,
+        }
+        let c: Cast = crate::value::from_value(loads(r#"{"failure_default": NaN}"#, true).unwrap()).unwrap();
+        assert!(c.failure_default.as_f64().unwrap().is_nan());
+    }
+
+    #[test]
     fn ascii_escapes_and_floats() {
         let v = json!({
             "k": "é中😀\"\\\n\r\t\u{8}\u{c}\u{1}\u{7f}",
@@ -472,4 +496,89 @@ mod tests {
         assert_eq!(dumps(&json!([1, [2]]), opts0), "[\n1,\n[\n2\n]\n]");
         assert_eq!(dumps(&json!({"b": 1, "a": 2}), DumpOptions::default()), r#"{"b": 1, "a": 2}"#);
     }
+}
+
+/// The string that stands for a non-finite float token while serde parses the text; made of a
+/// NUL (which JSON text can only hold escaped) and a tag, and checked for in the input.
+const NON_FINITE_TAG: &str = "unitxt-rs:non-finite:";
+
+/// Parses JSON text as Python's `json.loads` does, into a [`Value`].
+///
+/// Beyond what serde_json reads: the bare tokens `NaN`, `Infinity` and `-Infinity` are floats
+/// (Python's default `parse_constant`); the integer `-0` is the integer `0` (serde reads it as the
+/// float `-0.0`); with `strict` false (Python's `strict=False`) raw control characters inside
+/// strings are accepted. Errors: serde's message for invalid JSON (Python's `JSONDecodeError`).
+pub fn loads(text: &str, strict: bool) -> Result<Value, String> {
+    let (normalized, non_finite) = normalize(text, strict);
+    if non_finite && text.contains(NON_FINITE_TAG) {
+        return Err(format!("JSON with NaN or Infinity and the string {NON_FINITE_TAG:?} is not supported"));
+    }
+    let text = normalized;
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    if non_finite {
+        restore_non_finite(&mut v);
+    }
+    Ok(v)
+}
+
+/// Puts the non-finite floats back where [`normalize`] left tagged strings.
+fn restore_non_finite(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let Some(tok) = s.strip_prefix('\0').and_then(|r| r.strip_prefix(NON_FINITE_TAG)) {
+                let f = match tok {
+                    "NaN" => f64::NAN,
+                    "Infinity" => f64::INFINITY,
+                    _ => f64::NEG_INFINITY,
+                };
+                *v = Value::Number(Number::float(f));
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(restore_non_finite),
+        Value::Object(m) => m.values_mut().for_each(restore_non_finite),
+        _ => {}
+    }
+}
+
+/// Rewrites JSON text so that serde reads it as Python does (see [`loads`]); also says whether
+/// a non-finite token was replaced by a tagged string.
+fn normalize(text: &str, strict: bool) -> (String, bool) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut in_str, mut escaped, mut non_finite) = (false, false, false);
+    let starts = |i: usize, tok: &str| tok.chars().enumerate().all(|(k, c)| chars.get(i + k) == Some(&c));
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_str {
+            if !escaped && c == '"' {
+                in_str = false;
+            }
+            if !strict && !escaped && (c as u32) < 0x20 {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+                i += 1;
+                continue;
+            }
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_str = true;
+        } else if let Some(tok) = ["NaN", "Infinity", "-Infinity"].into_iter().find(|t| starts(i, t)) {
+            out.push_str(&format!("\"\\u0000{NON_FINITE_TAG}{tok}\""));
+            non_finite = true;
+            i += tok.chars().count();
+            continue;
+        } else if c == '-' && chars.get(i + 1) == Some(&'0') {
+            let prev_ok = i == 0 || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '.');
+            let next = chars.get(i + 2);
+            let int_end = next.is_none_or(|n| !(n.is_ascii_digit() || matches!(n, '.' | 'e' | 'E')));
+            if prev_ok && int_end {
+                out.push('0');
+                i += 2;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    (out, non_finite)
 }

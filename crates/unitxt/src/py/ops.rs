@@ -30,11 +30,10 @@ pub fn as_num(v: &Value) -> Option<Num> {
     }
 }
 
-/// A float as a [`Value`]; errors for NaN and infinities, which JSON cannot hold.
+/// A float as a [`Value`], NaN and infinities included (Python's `float`). Never an error; the
+/// `Result` is for the callers' chains.
 pub fn float_value(f: f64) -> Result<Value> {
-    crate::value::Number::from_f64(f)
-        .map(Value::Number)
-        .ok_or_else(|| Error::unsupported(format!("the float {f} (nan or infinity) cannot be represented")))
+    Ok(Value::Number(crate::value::Number::float(f)))
 }
 
 /// Python `a == b`: `1 == 1.0 == True`, lists element-wise, dicts regardless of key order.

@@ -1,7 +1,7 @@
 //! [`Value`]: a JSON value whose objects are [`Map`]s, with the API of `serde_json::Value`.
 //!
 //! The engine's own value type, so that objects use the engine's map (no per-key hashing for
-//! small objects). Numbers are `serde_json::Number` (integers and floats stay distinct, as in
+//! small objects). Numbers are [`Number`]s (integers and floats stay distinct, as in
 //! Python). Parsing and printing go through serde (`serde_json::from_str::<Value>`,
 //! `serde_json::to_string(&value)`); [`from_value`] and [`to_value`] convert to and from typed
 //! structs.
@@ -11,7 +11,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt;
 
-pub use serde_json::Number;
+pub use super::number::Number;
 
 /// The string of [`Value::String`]: a `compact_str` string, which keeps strings up to 24 bytes
 /// inline (field values such as labels, class names and metric names), so that cloning one
@@ -320,7 +320,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Number(u.into()))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
+        Ok(Value::Number(Number::float(f)))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
         Ok(Value::String(s.into()))
@@ -388,7 +388,7 @@ impl From<serde_json::Value> for Value {
         match v {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Bool(b),
-            serde_json::Value::Number(n) => Value::Number(n),
+            serde_json::Value::Number(n) => Value::Number(n.into()),
             serde_json::Value::String(s) => Value::String(s.into()),
             serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
             serde_json::Value::Object(o) => {
@@ -407,7 +407,7 @@ impl From<Value> for serde_json::Value {
         match v {
             Value::Null => serde_json::Value::Null,
             Value::Bool(b) => serde_json::Value::Bool(b),
-            Value::Number(n) => serde_json::Value::Number(n),
+            Value::Number(n) => n.to_json().map_or(serde_json::Value::Null, serde_json::Value::Number),
             Value::String(s) => serde_json::Value::String(s.into_string()),
             Value::Array(a) => serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect()),
             Value::Object(o) => {
@@ -424,7 +424,83 @@ impl From<Value> for serde_json::Value {
 /// Deserializes a typed value (an artifact struct, ...) from a [`Value`]. Errors are
 /// `serde_json`'s (missing field, wrong type, ...).
 pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, serde_json::Error> {
-    serde_json::from_value(serde_json::Value::from(v))
+    T::deserialize(v)
+}
+
+/// A [`Value`] read by serde as `serde_json::Value` is read (so typed structs deserialize from
+/// it with serde_json's rules and messages), without the copy into a `serde_json::Value`, and
+/// keeping non-finite floats, which `serde_json::Value` cannot hold.
+impl<'de> Deserializer<'de> for Value {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => visitor.visit_u64(u),
+                (None, Some(i)) => visitor.visit_i64(i),
+                _ => visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => visitor.visit_string(s.into_string()),
+            Value::Array(a) => {
+                let mut seq = de::value::SeqDeserializer::new(a.into_iter());
+                let out = visitor.visit_seq(&mut seq)?;
+                seq.end()?;
+                Ok(out)
+            }
+            Value::Object(m) => {
+                let mut map = de::value::MapDeserializer::new(m.into_iter().map(|(k, v)| (k.into_string(), v)));
+                let out = visitor.visit_map(&mut map)?;
+                map.end()?;
+                Ok(out)
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self {
+            Value::Null => visitor.visit_none(),
+            v => visitor.visit_some(v),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        // As serde_json: a string is a unit variant, a one-key object a variant with its content.
+        match self {
+            Value::String(s) => visitor.visit_enum(de::value::StringDeserializer::<serde_json::Error>::new(s.into_string())),
+            Value::Object(m) if m.len() == 1 => {
+                let (k, v) = m.into_iter().next().expect("one entry");
+                visitor.visit_enum(de::value::MapAccessDeserializer::new(de::value::MapDeserializer::new(
+                    std::iter::once((k.into_string(), v)),
+                )))
+            }
+            other => other.deserialize_any(visitor).or_else(|_| {
+                Err(de::Error::custom(format!("invalid value for enum {name}: expected one of {variants:?}")))
+            }),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+impl<'de> de::IntoDeserializer<'de, serde_json::Error> for Value {
+    type Deserializer = Value;
+    fn into_deserializer(self) -> Value {
+        self
+    }
 }
 
 /// Serializes a typed value into a [`Value`].

@@ -12,6 +12,7 @@
 pub mod json;
 pub mod json_lines;
 pub mod map;
+pub mod number;
 pub mod shared;
 
 pub use json::{from_value, to_value, Number, Str, Value};
