@@ -582,6 +582,7 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         "zip_field_values" => instance_op::<op::fields::ZipFieldValues>(t, v)?,
         "zip_longest" => instance_op::<op::collections::ZipLongest>(t, v)?,
         // card operators of the dialog, table and JSON-schema families (issue 39)
+        "create_criteria_with_options_from_dict" => field_op::<op::fields::CreateCriteriaWithOptionsFromDict>(t, v)?,
         "dump_json" => field_op::<op::tables::DumpJson>(t, v)?,
         "fix_json_schema_of_parameter_types" => instance_op::<op::fields::FixJsonSchemaOfParameterTypes>(t, v)?,
         "get_num_of_table_cells" => field_op::<op::tables::GetNumOfTableCells>(t, v)?,
@@ -999,6 +1000,7 @@ pub const KNOWN_TYPES: &[&str] = &[
     "zip",
     "zip_field_values",
     "zip_longest",
+    "create_criteria_with_options_from_dict",
     "dump_json",
     "fix_json_schema_of_parameter_types",
     "get_num_of_table_cells",

@@ -39,8 +39,49 @@ pub(crate) fn write_repr(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        Value::Object(map) => write_dict_repr(map.iter().map(|(k, v)| (k.as_str(), v)), out),
+        Value::Object(map) => {
+            if !write_artifact_repr(map, out) {
+                write_dict_repr(map.iter().map(|(k, v)| (k.as_str(), v)), out)
+            }
+        }
     }
+}
+
+/// The artifact objects that instances can hold as values (LLM-judge criteria, made by
+/// `create_criteria_with_options_from_dict`): `__type__`, Python class name, and the class's own
+/// fields in declaration order.
+const VALUE_ARTIFACTS: &[(&str, &str, &[&str])] = &[
+    (
+        "criteria_with_options",
+        "CriteriaWithOptions",
+        &["name", "description", "prediction_field", "context_fields", "options", "option_map"],
+    ),
+    ("criteria_option", "CriteriaOption", &["name", "description"]),
+];
+
+/// Appends the dataclass `repr` of an artifact object held as a value, when `map` is exactly
+/// such an object's dict (its `__type__` and all its fields): `Class(__type__='t',
+/// __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None,
+/// data_classification_policy=None, field=repr, ...)`, as Python prints Unitxt's `Artifact`
+/// dataclasses. Returns false (nothing written) for any other dict.
+fn write_artifact_repr(map: &crate::value::Map, out: &mut String) -> bool {
+    let Some(t) = map.get("__type__").and_then(Value::as_str) else { return false };
+    let Some((_, class, fields)) = VALUE_ARTIFACTS.iter().find(|(ty, _, _)| *ty == t) else { return false };
+    if map.len() != fields.len() + 1 || !fields.iter().all(|f| map.contains_key(f)) {
+        return false;
+    }
+    out.push_str(class);
+    out.push_str("(__type__=");
+    write_str_repr(t, out);
+    out.push_str(", __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None");
+    for f in fields.iter() {
+        out.push_str(", ");
+        out.push_str(f);
+        out.push('=');
+        write_repr(&map[*f], out);
+    }
+    out.push(')');
+    true
 }
 
 /// Appends `repr` of a dict with these items (in order) to `out`, with no map built.
