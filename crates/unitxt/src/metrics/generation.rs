@@ -853,7 +853,10 @@ impl NeedsModel {
             "f1_strings" => "spaCy's `en_core_web_sm` model",
             "fin_qa_eval" => "FinQA's evaluation script, which Unitxt downloads from GitHub when it runs",
             "reflection_tool_calling_metric" => "an LLM judge (llmevalkit's reflection pipeline)",
-            "reflection_tool_calling_metric_syntactic" => "llmevalkit's tool-call checks (not reimplemented here)",
+            "reflection_tool_calling_metric_syntactic" => {
+                "llmevalkit's static tool-call checks; llmevalkit is not public (Unitxt installs it from IBM's internal GitHub, \
+                 github.ibm.com), so neither its code nor its behaviour can be had here"
+            }
             "sql_execution_accuracy" => "the task's SQL databases (network access)",
             "sql_non_execution_accuracy" => "the SQL parsers sqlglot and sqlparse (not reimplemented here)",
             _ => "a model or an inference engine (not available in unitxt-rs)",
@@ -871,11 +874,14 @@ impl Metric for NeedsModel {
         &self.main_score
     }
     fn unavailable(&self) -> Option<crate::error::Unavailable> {
-        // METEOR's wordnet data, FinQA's script and the SQL databases are downloads away; two
-        // are Python packages' algorithms not written here; the rest need a model.
+        // METEOR's wordnet data, FinQA's script, the SQL databases and llmevalkit (on a private
+        // host) are downloads away; sqlglot's algorithms are not written here; the rest need a
+        // model.
         let need = match self.type_name.as_str() {
-            "meteor_fast" | "fin_qa_eval" | "sql_execution_accuracy" => crate::error::Need::Network,
-            "sql_non_execution_accuracy" | "reflection_tool_calling_metric_syntactic" => crate::error::Need::Unimplemented,
+            "meteor_fast" | "fin_qa_eval" | "sql_execution_accuracy" | "reflection_tool_calling_metric_syntactic" => {
+                crate::error::Need::Network
+            }
+            "sql_non_execution_accuracy" => crate::error::Need::Unimplemented,
             _ => crate::error::Need::Model,
         };
         Some(crate::error::Unavailable {
