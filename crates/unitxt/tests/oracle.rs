@@ -10,84 +10,14 @@
 //! For a wider sweep, `UNITXT_RS_ORACLE_RECIPES` names another recipes file and
 //! `UNITXT_RS_ORACLE_DIR` the directory where `scripts/oracle.py` wrote its golden files.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{root, run_prepare_case};
 use libtest_mimic::{Arguments, Failed, Trial};
-use sha1::{Digest, Sha1};
 use unitxt::recipe::{prepare, PrepareOptions};
 use unitxt::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn key(split: &str, recipe: &str) -> String {
-    let h = Sha1::digest(format!("{split}\t{recipe}").as_bytes());
-    h.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
-
-fn show(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 600 {
-        format!("{}…", s.chars().take(600).collect::<String>())
-    } else {
-        s
-    }
-}
-
-fn first_string_diff(a: &str, b: &str) -> String {
-    let i = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    let ctx = |s: &str| s.chars().skip(i.saturating_sub(60)).take(160).collect::<String>();
-    format!("first difference at char {i}:\n  ours:   {:?}\n  unitxt: {:?}", ctx(a), ctx(b))
-}
-
-fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> {
-    let k = key(split, recipe);
-    let golden = golden_dir.join(format!("{k}.jsonl"));
-    let error = golden_dir.join(format!("{k}.error"));
-    let ours = prepare(recipe, &PrepareOptions::default()).and_then(|mut ms| ms.take(split)).and_then(unitxt::stream::collect);
-    if error.exists() {
-        return match ours {
-            Err(_) => Ok(()),
-            Ok(rows) => Err(format!(
-                "Unitxt refuses this recipe ({}), but we produced {} instances",
-                std::fs::read_to_string(&error).unwrap_or_default().lines().last().unwrap_or(""),
-                rows.len()
-            )
-            .into()),
-        };
-    }
-    let text = std::fs::read_to_string(&golden).map_err(|e| {
-        format!("golden file {} is missing ({e}); run the test command from the README, which runs scripts/oracle.py first", golden.display())
-    })?;
-    let expected: Vec<Value> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
-    let ours = ours.map_err(|e| format!("we failed where Unitxt succeeded: {e}"))?;
-    if ours.len() != expected.len() {
-        return Err(format!("{} instances, Unitxt has {}", ours.len(), expected.len()).into());
-    }
-    for (i, (o, e)) in ours.iter().zip(&expected).enumerate() {
-        let e = e.as_object().ok_or("golden row is not an object")?;
-        let ok: Vec<&str> = o.keys().map(|k| k.as_str()).collect();
-        let mut ek: Vec<&str> = e.keys().map(|k| k.as_str()).collect();
-        let mut ok_sorted = ok.clone();
-        ok_sorted.sort();
-        ek.sort();
-        if ok_sorted != ek {
-            return Err(format!("instance {i}: fields {ok:?}, Unitxt has {ek:?}").into());
-        }
-        for (f, ev) in e {
-            let ov = &o[f];
-            if ov != ev {
-                let detail = match (ov, ev) {
-                    (Value::String(a), Value::String(b)) => first_string_diff(a, b),
-                    _ => format!("\n  ours:   {}\n  unitxt: {}", show(ov), show(ev)),
-                };
-                return Err(format!("instance {i}, field {f:?} differs: {detail}").into());
-            }
-        }
-    }
-    Ok(())
-}
 
 /// The CoNLL-2003 card of tests/catalog turns IOB tags into spans and copies them with
 /// `spans/*/...` paths: most sentences must come out with spans and a non-empty target (a
@@ -141,7 +71,7 @@ fn main() {
         let (split, recipe) = line.split_once('\t').expect("SPLIT<TAB>RECIPE");
         let (split, recipe, dir) = (split.to_string(), recipe.to_string(), golden_dir.clone());
         let name = format!("line{:03}::{}::{}", n + 1, split, recipe.replace([',', '='], "_"));
-        trials.push(Trial::test(name, move || run_case(&split, &recipe, &dir)));
+        trials.push(Trial::test(name, move || run_prepare_case(&split, &recipe, &dir, false)));
     }
     trials.push(Trial::test("conll2003_spans_are_not_empty", conll2003_spans_are_not_empty));
     libtest_mimic::run(&args, trials).exit();

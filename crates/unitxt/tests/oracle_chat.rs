@@ -12,22 +12,14 @@
 //! template calls `strftime_now`). A recipe Unitxt refuses must be refused here too; a missing
 //! Python, Unitxt or `transformers` is a failure, not a skip.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{root, run_prepare_case};
 use libtest_mimic::{Arguments, Failed, Trial};
-use sha1::{Digest, Sha1};
 use unitxt::recipe::{prepare, PrepareOptions};
-use unitxt::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn key(split: &str, recipe: &str) -> String {
-    let h = Sha1::digest(format!("{split}\t{recipe}").as_bytes());
-    h.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
 
 /// The commit name of every test model's snapshot.
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -69,57 +61,6 @@ fn write_hub(hub: &Path, shared: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn first_string_diff(a: &str, b: &str) -> String {
-    let i = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    let ctx = |s: &str| s.chars().skip(i.saturating_sub(80)).take(200).collect::<String>();
-    format!("first difference at char {i}:\n  ours:   {:?}\n  unitxt: {:?}", ctx(a), ctx(b))
-}
-
-fn run_case(split: &str, recipe: &str, golden_dir: &Path) -> Result<(), Failed> {
-    let k = key(split, recipe);
-    let golden = golden_dir.join(format!("{k}.jsonl"));
-    let error = golden_dir.join(format!("{k}.error"));
-    let ours = prepare(recipe, &PrepareOptions::default()).and_then(|mut ms| ms.take(split)).and_then(unitxt::stream::collect);
-    if error.exists() {
-        return match ours {
-            Err(_) => Ok(()),
-            Ok(rows) => Err(format!(
-                "Unitxt refuses this recipe ({}), but we produced {} instances",
-                std::fs::read_to_string(&error).unwrap_or_default().lines().last().unwrap_or(""),
-                rows.len()
-            )
-            .into()),
-        };
-    }
-    let text = std::fs::read_to_string(&golden).map_err(|e| format!("golden file {} is missing ({e})", golden.display()))?;
-    let expected: Vec<Value> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
-    let ours = ours.map_err(|e| format!("we failed where Unitxt succeeded: {e}"))?;
-    if ours.len() != expected.len() || ours.is_empty() {
-        return Err(format!("{} instances, Unitxt has {}", ours.len(), expected.len()).into());
-    }
-    for (i, (o, e)) in ours.iter().zip(&expected).enumerate() {
-        let e = e.as_object().ok_or("golden row is not an object")?;
-        let mut ok: Vec<&str> = o.keys().map(|k| k.as_str()).collect();
-        let mut ek: Vec<&str> = e.keys().map(|k| k.as_str()).collect();
-        ok.sort();
-        ek.sort();
-        if ok != ek {
-            return Err(format!("instance {i}: fields {ok:?}, Unitxt has {ek:?}").into());
-        }
-        for (f, ev) in e {
-            let ov = &o[f];
-            if ov != ev {
-                let detail = match (ov, ev) {
-                    (Value::String(a), Value::String(b)) => first_string_diff(a, b),
-                    _ => format!("\n  ours:   {ov}\n  unitxt: {ev}"),
-                };
-                return Err(format!("instance {i}, field {f:?} differs: {detail}").into());
-            }
-        }
-    }
-    Ok(())
-}
-
 /// A model that is not in the cache: building the format fails with an error naming the model
 /// and the cache directory.
 fn missing_model_is_a_clear_error(hub: &Path) -> Result<(), Failed> {
@@ -153,7 +94,7 @@ fn all_recipes_match(python: &Path, recipes: &Path, golden_dir: &Path) -> Result
         }
         let (split, recipe) = line.split_once('\t').ok_or("SPLIT<TAB>RECIPE")?;
         n += 1;
-        if let Err(e) = run_case(split, recipe, golden_dir) {
+        if let Err(e) = run_prepare_case(split, recipe, golden_dir, true) {
             failures.push(format!("{recipe}: {}", e.message().unwrap_or("failed")));
         }
     }

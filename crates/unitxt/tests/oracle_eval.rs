@@ -7,22 +7,15 @@
 //! scores to 1e-9, confidence-interval bounds to 1e-6, names and counts exactly, NaN with NaN.
 //! A missing golden file is a failure, not a skip.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{key, root};
 use libtest_mimic::{Arguments, Failed, Trial};
-use sha1::{Digest, Sha1};
 use unitxt::evaluate::{evaluate, EvaluateOptions, ScoreMap, ScoreValue};
 use unitxt::recipe::{prepare, PrepareOptions};
 use unitxt::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn key(split: &str, recipe: &str) -> String {
-    let h = Sha1::digest(format!("{split}\t{recipe}").as_bytes());
-    h.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
 
 /// Compares one score; `Err` describes the difference.
 fn same(name: &str, ours: &ScoreValue, theirs: &Value) -> Result<(), String> {
