@@ -201,17 +201,79 @@ fn verbalize_pairwise_answer(refs: &mut Fields, answer_field: &str, labels: [&St
     Ok(())
 }
 
-fn unseeded_shuffle() -> Error {
-    Error::unsupported(
-        "`shuffle: true` in pairwise templates uses Python's unseeded global random(), so its \
-         output cannot be reproduced; use `shuffle: false`",
-    )
+/// Whether a pairwise template swaps the two answers of an instance: Unitxt swaps them when
+/// `random() <= 0.5`, drawing from Python's unseeded global `random`, which cannot be
+/// reproduced. Here the number comes from the generator seeded by the instance's input fields
+/// (`new_random_generator(input_fields)`, as Unitxt seeds its choice shuffles), so an instance is
+/// always swapped the same way and about half of them are.
+fn seeded_swap(input: &Fields) -> bool {
+    crate::py::random::new_random_generator(&Value::Object(input.clone())).random() <= 0.5
 }
 
-/// `pairwise_choice_template`: an input/output template for comparing two answers; the answer
-/// field (`"choice_a"`, `"choice_b"` or `"tie"`) is replaced, in the instance's own
-/// `reference_fields` too, by `choice_a_label`, `choice_b_label` or `choice_tie_label`.
-/// `shuffle: true` is refused (see [`PairwiseComparativeRatingTemplate`]).
+/// Swaps the values of input fields `a` and `b`; errors when either is missing.
+fn swap_fields(input: &mut Fields, a: &str, b: &str) -> Result<()> {
+    let missing = |f: &str| Error::not_found(format!("input field {f:?} is missing"));
+    let va = input.get(a).cloned().ok_or_else(|| missing(a))?;
+    let vb = input.get(b).cloned().ok_or_else(|| missing(b))?;
+    input.insert(a.into(), vb);
+    input.insert(b.into(), va);
+    Ok(())
+}
+
+/// The answer settings of the pairwise choice templates (Unitxt's `PairwiseChoiceTemplate`
+/// fields, which `DialogPairwiseChoiceTemplate` inherits), flattened into each artifact.
+#[derive(Deserialize)]
+pub struct PairwiseChoice {
+    /// `choice_a_field`: the input field holding the first answer.
+    pub choice_a_field: String,
+    /// `choice_b_field`: the input field holding the second answer.
+    pub choice_b_field: String,
+    /// `answer_field`: the reference field holding `choice_a`, `choice_b` or `tie`, replaced by its
+    /// label.
+    pub answer_field: String,
+    /// `choice_a_label`: what an answer of `choice_a` becomes.
+    pub choice_a_label: String,
+    /// `choice_b_label`: what an answer of `choice_b` becomes.
+    pub choice_b_label: String,
+    /// `choice_tie_label`: what an answer of `tie` becomes.
+    pub choice_tie_label: String,
+    /// `shuffle`: swap the two answers, and the answer label with them, for about half of the
+    /// instances (see [`seeded_swap`]).
+    pub shuffle: bool,
+}
+
+impl PairwiseChoice {
+    /// Unitxt's `verbalize_answer_field` then `shuffle_values`: the answer becomes its label;
+    /// with `shuffle`, a swapped instance has its two answers exchanged and an `a` label turned
+    /// into the `b` label and back (a tie stays). Errors (`what` names the template) without
+    /// reference fields, on an answer other than `choice_a`, `choice_b` or `tie`, and on a
+    /// missing answer field when swapping.
+    fn apply(&self, what: &str, input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        let refs = refs.ok_or_else(|| Error::invalid(format!("{what} needs `reference_fields`")))?;
+        verbalize_pairwise_answer(refs, &self.answer_field, [&self.choice_a_label, &self.choice_b_label, &self.choice_tie_label])?;
+        if !self.shuffle || !seeded_swap(input) {
+            return Ok(());
+        }
+        swap_fields(input, &self.choice_a_field, &self.choice_b_field)?;
+        let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
+        let swapped = if answer == self.choice_a_label {
+            Some(&self.choice_b_label)
+        } else if answer == self.choice_b_label {
+            Some(&self.choice_a_label)
+        } else {
+            None
+        };
+        if let Some(l) = swapped {
+            refs.insert(self.answer_field.as_str().into(), Value::String(l.as_str().into()));
+        }
+        Ok(())
+    }
+}
+
+/// `pairwise_choice_template` (Unitxt's `PairwiseChoiceTemplate`): an input/output template for
+/// comparing two answers; the answer field (`"choice_a"`, `"choice_b"` or `"tie"`) is replaced,
+/// in the instance's own `reference_fields` too, by its label, and with `shuffle` the answers
+/// are swapped for about half of the instances (see [`PairwiseChoice`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairwiseChoiceTemplate {
@@ -226,22 +288,9 @@ pub struct PairwiseChoiceTemplate {
     /// template fails on an instance if it is absent.
     #[serde(default)]
     pub output_format: Option<FormatString>,
-    /// `choice_a_field`: the input field holding the first answer; only `shuffle` uses it.
-    pub choice_a_field: String,
-    /// `choice_b_field`: the input field holding the second answer; only `shuffle` uses it.
-    pub choice_b_field: String,
-    /// `answer_field`: the reference field holding `choice_a`, `choice_b` or `tie`, replaced by its
-    /// label.
-    pub answer_field: String,
-    /// `choice_a_label`: what an answer of `choice_a` becomes.
-    pub choice_a_label: String,
-    /// `choice_b_label`: what an answer of `choice_b` becomes.
-    pub choice_b_label: String,
-    /// `choice_tie_label`: what an answer of `tie` becomes.
-    pub choice_tie_label: String,
-    /// `shuffle`: swap the two answers at random; `true` is refused (Unitxt draws from an unseeded
-    /// generator).
-    pub shuffle: bool,
+    /// The answer fields, labels and `shuffle`.
+    #[serde(flatten)]
+    pub choice: PairwiseChoice,
 }
 
 impl TemplateKind for PairwiseChoiceTemplate {
@@ -251,13 +300,8 @@ impl TemplateKind for PairwiseChoiceTemplate {
     fn class_name(&self) -> &'static str {
         "PairwiseChoiceTemplate"
     }
-    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
-        let refs = refs.ok_or_else(|| Error::invalid("pairwise_choice_template needs `reference_fields`"))?;
-        verbalize_pairwise_answer(refs, &self.answer_field, [&self.choice_a_label, &self.choice_b_label, &self.choice_tie_label])?;
-        if self.shuffle {
-            return Err(unseeded_shuffle());
-        }
-        Ok(())
+    fn preprocess_input_and_reference_fields(&self, input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        self.choice.apply("pairwise_choice_template", input, refs)
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
         self.format(input, "input field", Some(&self.input_format), "input_format")
@@ -268,9 +312,11 @@ impl TemplateKind for PairwiseChoiceTemplate {
     }
 }
 
-/// `pairwise_comparative_rating_template`: an input/output template for rating two answers
-/// against each other. Unitxt's `shuffle: true` swaps the answers half of the time with the
-/// unseeded global `random()`, which cannot be reproduced, so it is refused.
+/// `pairwise_comparative_rating_template` (Unitxt's `PairwiseComparativeRatingTemplate`): an
+/// input/output template for rating two answers against each other. With `shuffle`, about half
+/// of the instances (see [`seeded_swap`]; Unitxt's own draw is unseeded) have their two answers
+/// and their two model ids exchanged and the integer rating negated. Errors on a swapped instance
+/// whose fields are missing or whose rating is not an integer.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairwiseComparativeRatingTemplate {
@@ -297,8 +343,7 @@ pub struct PairwiseComparativeRatingTemplate {
     pub choice_b_id_field: String,
     /// `answer_field`: the reference field holding the rating; only `shuffle` uses it.
     pub answer_field: String,
-    /// `shuffle`: swap the two answers at random; `true` is refused (Unitxt draws from an unseeded
-    /// generator).
+    /// `shuffle`: swap the two answers for about half of the instances (see above).
     pub shuffle: bool,
 }
 
@@ -309,10 +354,24 @@ impl TemplateKind for PairwiseComparativeRatingTemplate {
     fn class_name(&self) -> &'static str {
         "PairwiseComparativeRatingTemplate"
     }
-    fn preprocess_input_and_reference_fields(&self, _input: &mut Fields, _refs: Option<&mut Fields>) -> Result<()> {
-        if self.shuffle {
-            return Err(unseeded_shuffle());
+    fn preprocess_input_and_reference_fields(&self, input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
+        if !self.shuffle || !seeded_swap(input) {
+            return Ok(());
         }
+        swap_fields(input, &self.choice_a_field, &self.choice_b_field)?;
+        swap_fields(input, &self.choice_a_id_field, &self.choice_b_id_field)?;
+        let refs = refs.ok_or_else(|| Error::invalid("pairwise_comparative_rating_template needs `reference_fields`"))?;
+        // Python's `isinstance(rating, int)`, which booleans pass.
+        let rating = match refs.get(&self.answer_field) {
+            Some(Value::Bool(b)) => Some(*b as i64),
+            Some(v) => v.as_i64(),
+            None => None,
+        };
+        let rating = rating.ok_or_else(|| {
+            Error::invalid(format!("reference field {:?} must be an integer rating to be swapped", self.answer_field))
+        })?;
+        let negated = rating.checked_neg().ok_or_else(|| Error::invalid(format!("the rating {rating} cannot be negated")))?;
+        refs.insert(self.answer_field.as_str().into(), Value::from(negated));
         Ok(())
     }
     fn input_fields_to_source(&self, input: &Fields) -> Result<String> {
@@ -406,6 +465,7 @@ impl DialogPart {
 /// (`dialog_fields`) are first rendered as text, in the instance's input fields too (see
 /// [`DialogPart`]).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DialogTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -444,15 +504,10 @@ impl TemplateKind for DialogTemplate {
 }
 
 /// `dialog_pairwise_choice_template` (Unitxt's `DialogPairwiseChoiceTemplate`): a
-/// `pairwise_choice_template` (the answer becomes its label) whose dialog fields are rendered
-/// as in `dialog_template`, after the answers are shuffled. With `shuffle`, the two answers
-/// (`choice_a_field`, `choice_b_field`) are swapped, and the answer label with them, when
-/// `random() <= 0.5`. Unitxt draws that number from the unseeded global `random`, which cannot
-/// be reproduced; here it comes from the generator seeded by the input fields
-/// (`new_random_generator(input_fields)`, as Unitxt seeds its choice shuffles), so an instance
-/// is always shuffled the same way. Errors on an answer other than `choice_a`, `choice_b` or
-/// `tie`, and on a missing answer field when shuffling.
+/// `pairwise_choice_template` (the answer becomes its label, answers swapped with `shuffle`, see
+/// [`PairwiseChoice`]) whose dialog fields are then rendered as in `dialog_template`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DialogPairwiseChoiceTemplate {
     /// The arguments every template shares (`instruction`, `target_prefix`, `postprocessors`,
     /// `serializer`, ...), flattened into the artifact.
@@ -468,21 +523,9 @@ pub struct DialogPairwiseChoiceTemplate {
     /// The dialog fields and separators.
     #[serde(flatten)]
     pub dialog: DialogPart,
-    /// `choice_a_field`: the input field holding the first answer.
-    pub choice_a_field: String,
-    /// `choice_b_field`: the input field holding the second answer.
-    pub choice_b_field: String,
-    /// `answer_field`: the reference field holding `choice_a`, `choice_b` or `tie`, replaced by its
-    /// label.
-    pub answer_field: String,
-    /// `choice_a_label`: what an answer of `choice_a` becomes.
-    pub choice_a_label: String,
-    /// `choice_b_label`: what an answer of `choice_b` becomes.
-    pub choice_b_label: String,
-    /// `choice_tie_label`: what an answer of `tie` becomes.
-    pub choice_tie_label: String,
-    /// `shuffle`: swap the two answers half of the time (see above).
-    pub shuffle: bool,
+    /// The answer fields, labels and `shuffle`.
+    #[serde(flatten)]
+    pub choice: PairwiseChoice,
 }
 
 impl TemplateKind for DialogPairwiseChoiceTemplate {
@@ -493,31 +536,7 @@ impl TemplateKind for DialogPairwiseChoiceTemplate {
         "DialogPairwiseChoiceTemplate"
     }
     fn preprocess_input_and_reference_fields(&self, input: &mut Fields, refs: Option<&mut Fields>) -> Result<()> {
-        let refs = refs.ok_or_else(|| Error::invalid("dialog_pairwise_choice_template needs `reference_fields`"))?;
-        verbalize_pairwise_answer(refs, &self.answer_field, [&self.choice_a_label, &self.choice_b_label, &self.choice_tie_label])?;
-        if !self.shuffle {
-            return Ok(());
-        }
-        let outcome = crate::py::random::new_random_generator(&Value::Object(input.clone())).random();
-        if outcome <= 0.5 {
-            let missing = |f: &str| Error::not_found(format!("input field {f:?} is missing"));
-            let a = input.get(&self.choice_a_field).cloned().ok_or_else(|| missing(&self.choice_a_field))?;
-            let b = input.get(&self.choice_b_field).cloned().ok_or_else(|| missing(&self.choice_b_field))?;
-            input.insert(self.choice_a_field.as_str().into(), b);
-            input.insert(self.choice_b_field.as_str().into(), a);
-            let answer = refs.get(&self.answer_field).and_then(|a| a.as_str()).unwrap_or_default().to_string();
-            let swapped = if answer == self.choice_a_label {
-                Some(&self.choice_b_label)
-            } else if answer == self.choice_b_label {
-                Some(&self.choice_a_label)
-            } else {
-                None
-            };
-            if let Some(l) = swapped {
-                refs.insert(self.answer_field.as_str().into(), Value::String(l.as_str().into()));
-            }
-        }
-        Ok(())
+        self.choice.apply("dialog_pairwise_choice_template", input, refs)
     }
     fn preprocess_input_fields(&self, input: &mut Fields) -> Result<Option<Fields>> {
         self.dialog.process(input)?;

@@ -188,3 +188,55 @@ fn dialog_pairwise_shuffle_swaps_answers_and_labels_together() {
     }
     assert!(swapped > 5 && kept > 5, "swapped {swapped}, kept {kept}");
 }
+
+/// `pairwise_choice_template` and `pairwise_comparative_rating_template` with `shuffle`, whose
+/// draws Unitxt takes from its unseeded `random()`: seeded here by the input fields. Checked:
+/// determinism, both outcomes occur, a swap exchanges the answers with their labels (choice) or
+/// the answers, the model ids and the sign of the rating (comparative rating), and a rating
+/// that is not an integer is refused when swapped, as Unitxt's assertion refuses it.
+#[test]
+fn pairwise_shuffles_are_seeded_and_swap_consistently() {
+    let cat = Arc::new(Catalog::new(vec![]));
+    let choice = crate::json!({
+        "__type__": "pairwise_choice_template", "input_format": "{answer_a}|{answer_b}", "output_format": "{winner}",
+        "choice_a_field": "answer_a", "choice_b_field": "answer_b", "answer_field": "winner",
+        "choice_a_label": "A", "choice_b_label": "B", "choice_tie_label": "C", "shuffle": true
+    });
+    let rating = crate::json!({
+        "__type__": "pairwise_comparative_rating_template", "input_format": "{answer_a}({model_a})|{answer_b}({model_b})",
+        "output_format": "{rating}", "choice_a_field": "answer_a", "choice_b_field": "answer_b",
+        "choice_a_id_field": "model_a", "choice_b_id_field": "model_b", "answer_field": "rating", "shuffle": true
+    });
+    let build = |j: &Value| match crate::registry::build(j, &cat).unwrap() {
+        Artifact::Template(t) => t,
+        _ => panic!("not a template"),
+    };
+    let (choice, rating) = (build(&choice), build(&rating));
+    let (mut swapped, mut kept) = (0, 0);
+    for i in 0..40i64 {
+        let winner = ["choice_a", "choice_b", "tie"][i as usize % 3];
+        let input = crate::json!({"answer_a": format!("first {i}"), "answer_b": format!("second {i}"), "model_a": "m1", "model_b": "m2"});
+        let inst = crate::json!({"input_fields": input, "reference_fields": {"winner": winner, "rating": i - 20}});
+        let run = |t: &crate::artifact::Art<dyn crate::templates::Template>| t.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
+        let (c, r) = (run(&choice), run(&rating));
+        assert_eq!(Value::Object(c.clone()), Value::Object(run(&choice)));
+        let label = ["A", "B", "C"][i as usize % 3];
+        // Both templates draw from the same seed (the input fields), so they swap together.
+        if c["source"] == Value::from(format!("first {i}|second {i}")) {
+            kept += 1;
+            assert_eq!(c["target"], label);
+            assert_eq!(r["source"], Value::from(format!("first {i}(m1)|second {i}(m2)")));
+            assert_eq!(r["target"], Value::from((i - 20).to_string()));
+        } else {
+            swapped += 1;
+            assert_eq!(c["source"], Value::from(format!("second {i}|first {i}")));
+            assert_eq!(c["target"], ["B", "A", "C"][i as usize % 3]);
+            assert_eq!(r["source"], Value::from(format!("second {i}(m2)|first {i}(m1)")));
+            assert_eq!(r["target"], Value::from((20 - i).to_string()));
+            let bad = crate::json!({"input_fields": input, "reference_fields": {"rating": "3"}});
+            let err = rating.process_instance(bad.as_object().unwrap().clone(), "test").unwrap_err();
+            assert!(err.to_string().contains("must be an integer rating"), "{err}");
+        }
+    }
+    assert!(swapped > 5 && kept > 5, "swapped {swapped}, kept {kept}");
+}
