@@ -276,7 +276,8 @@ fn normal_variate(rng: &mut crate::py::random::PyRandom) -> f64 {
 ///
 /// 1. A yellow tint: each channel becomes `value·(1 − tint_strength) + tint·tint_strength` in
 ///    float64, the tint being `(255, 228, 170)`, cast to 8 bits as numpy's `astype(uint8)` does
-///    (truncated; out of range, as numpy does on x86-64: see [`np_cast_i32`]).
+///    (truncated; out of range, the low 8 bits of the value truncated to 32 bits, 0 past the
+///    32-bit range, as numpy does on x86-64).
 /// 2. Film grain: a normal draw of standard deviation `noise_strength` per channel of each
 ///    pixel, cast to `int16` (truncated), added, clipped to 0..=255. Unitxt draws it from numpy's
 ///    global, unseeded generator, so its output cannot be reproduced; here the draws are

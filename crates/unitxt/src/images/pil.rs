@@ -59,22 +59,30 @@ fn gaussian_box_radius(radius: f32, passes: i32) -> f32 {
     l + a
 }
 
-/// The weights of a box of (fractional) radius `float_radius` in 8.24 fixed point: the
-/// integer radius, the weight `ww` of each whole pixel inside and `fw` of each of the two
-/// pixels at the box's edges.
-fn box_weights(float_radius: f32) -> (i64, u32, u32) {
+/// A box of (fractional) radius in 8.24 fixed point: the integer radius, the weight `ww` of
+/// each whole pixel inside and `fw` of each of the two pixels at the box's edges.
+#[derive(Clone, Copy)]
+struct BoxWeights {
+    radius: i64,
+    ww: u32,
+    fw: u32,
+}
+
+/// The [`BoxWeights`] of a box of radius `float_radius` (Pillow's `ImagingHorizontalBoxBlur`).
+fn box_weights(float_radius: f32) -> BoxWeights {
     let radius = float_radius as i32;
     // C: (UINT32)(1 << 24) / (floatRadius * 2 + 1), a float division truncated to UINT32.
     let ww = ((1u32 << 24) as f32 / (float_radius * 2.0 + 1.0)) as u32;
     let fw = (1u32 << 24).wrapping_sub(((radius * 2 + 1) as u32).wrapping_mul(ww)) / 2;
-    (i64::from(radius), ww, fw)
+    BoxWeights { radius: i64::from(radius), ww, fw }
 }
 
 /// One line of one channel through Pillow's extended box filter (`ImagingLineBoxBlur8`):
 /// `input` has `n` values `stride` apart from `start`; the result goes to the same places of
 /// `out`. Pixels beyond the ends repeat the end pixels. Arithmetic wraps at 32 bits as C's
 /// `UINT32` does.
-fn blur_line(out: &mut [u8], input: &[u8], start: usize, stride: usize, n: usize, radius: i64, ww: u32, fw: u32) {
+fn blur_line(out: &mut [u8], input: &[u8], start: usize, stride: usize, n: usize, b: BoxWeights) {
+    let BoxWeights { radius, ww, fw } = b;
     let n = n as i64;
     let last = n - 1;
     let px = |i: i64| u32::from(input[start + i as usize * stride]);
@@ -122,22 +130,22 @@ fn box_blur(p: &mut Planes, xr: f32, yr: f32, passes: usize) {
     }
     let mut scratch = p.data.clone();
     if xr != 0.0 {
-        let (radius, ww, fw) = box_weights(xr);
+        let b = box_weights(xr);
         for _ in 0..passes {
             for y in 0..h {
                 for ch in 0..c {
-                    blur_line(&mut scratch, &p.data, y * w * c + ch, c, w, radius, ww, fw);
+                    blur_line(&mut scratch, &p.data, y * w * c + ch, c, w, b);
                 }
             }
             std::mem::swap(&mut scratch, &mut p.data);
         }
     }
     if yr != 0.0 {
-        let (radius, ww, fw) = box_weights(yr);
+        let b = box_weights(yr);
         for _ in 0..passes {
             for x in 0..w {
                 for ch in 0..c {
-                    blur_line(&mut scratch, &p.data, x * c + ch, w * c, h, radius, ww, fw);
+                    blur_line(&mut scratch, &p.data, x * c + ch, w * c, h, b);
                 }
             }
             std::mem::swap(&mut scratch, &mut p.data);
@@ -237,10 +245,10 @@ mod tests {
         // sigma² = 1/3 per pass: box length sqrt(5) → l = 0, a = 1/4.
         let r = gaussian_box_radius(1.0, 3);
         assert!((r - 0.25).abs() < 1e-6, "{r}");
-        let (radius, ww, fw) = box_weights(r);
-        assert_eq!(radius, 0);
+        let b = box_weights(r);
+        assert_eq!(b.radius, 0);
         // 2²⁴ / 1.5 and the rest shared by the two edge pixels.
-        assert_eq!((ww, fw), (11184811, 2796202));
+        assert_eq!((b.ww, b.fw), (11184811, 2796202));
     }
 
     #[test]

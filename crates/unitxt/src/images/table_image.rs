@@ -72,15 +72,18 @@ pub fn column_names(header: &[Value]) -> Vec<String> {
     first.iter().enumerate().map(|(i, n)| if first[..i].contains(n) { format!("{n}_{i}") } else { n.clone() }).collect()
 }
 
+/// A row of the drawn table: its index label and its cells' texts.
+pub type LabeledRow = (String, Vec<String>);
+
 /// The texts of the drawn table: the column names ([`column_names`]) and, per row, its index
 /// label and the `str()` of each value of `pandas.DataFrame(rows, columns=names).values` (what
 /// `pandas.plotting.table` puts in the cells): a frame of integer columns keeps integers; one
 /// of integer and float columns holds floats (`1.0`, missing values `nan`); otherwise each
-/// column keeps its own dtype (see [`Dtype`]), string columns' missing values being `nan` and
-/// other missing values (`None`) an empty cell. A row shorter than the header is padded with
-/// missing values (pandas does, with a deprecation warning); a longer one is an error, as in
-/// pandas.
-pub fn cell_texts(header: &[Value], rows: &[Vec<Value>]) -> Result<(Vec<String>, Vec<(String, Vec<String>)>)> {
+/// column keeps its own dtype (integers, floats, booleans, strings, or objects), string
+/// columns' missing values being `nan` and other missing values (`None`) an empty cell. A row
+/// shorter than the header is padded with missing values (pandas does, with a deprecation
+/// warning); a longer one is an error, as in pandas.
+pub fn cell_texts(header: &[Value], rows: &[Vec<Value>]) -> Result<(Vec<String>, Vec<LabeledRow>)> {
     let names = column_names(header);
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     if width > names.len() {
