@@ -53,6 +53,12 @@ if ! "$VENV/bin/python" -c "import pandas, tabulate, sys; sys.exit(pandas.__vers
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "tabulate==0.10.0" "pandas==3.1.1"
 fi
 
+# matplotlib and Pillow, pinned: Unitxt's `serialize_table_as_image` draws tables with them (the
+# oracle recipes over serializers.table.image).
+if ! "$VENV/bin/python" -c "import matplotlib, PIL, sys; sys.exit(matplotlib.__version__ != '3.11.2' or PIL.__version__ != '13.0.0')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "matplotlib==3.11.2" "pillow==13.0.0"
+fi
+
 # transformers and Jinja2, pinned: the chat-template formats (hf_system_format,
 # granite_documents_format) are compared with transformers' apply_chat_template
 # (crates/unitxt/tests/oracle_chat.rs runs the oracle itself, on a hub cache it writes).

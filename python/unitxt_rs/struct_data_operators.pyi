@@ -131,6 +131,13 @@ class SerializeTableAsHTML(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., seed: Any = ..., shuffle_rows: Any = ..., shuffle_columns: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class SerializeTableAsImage(Artifact):
+    """Unitxt's `SerializeTableAsImage` (catalog `__type__`: `serialize_table_as_image`)."""
+
+    __type__: str
+    def __init__(self, _requirements_list: Any = ..., field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., seed: Any = ..., shuffle_rows: Any = ..., shuffle_columns: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class SerializeTableAsIndexedRowMajor(Artifact):
     """Unitxt's `SerializeTableAsIndexedRowMajor` (catalog `__type__`: `serialize_table_as_indexed_row_major`)."""
 

@@ -11,6 +11,9 @@
 //! pixels may differ from Pillow's (libjpeg-turbo) by a few levels, because the decoders round
 //! differently.
 
+pub mod pil;
+pub mod table_image;
+
 use base64::Engine as _;
 use serde::Deserialize;
 

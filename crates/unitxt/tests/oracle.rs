@@ -5,7 +5,8 @@
 //! `target/oracle/<key>.jsonl` (or `<key>.error` when Unitxt refuses the recipe). This test
 //! prepares the same recipe with the engine and fails on any difference: every field of every
 //! instance, `task_data` byte for byte. A recipe Unitxt refuses must be refused here too.
-//! A missing golden file is a failure, not a skip.
+//! A missing golden file is a failure, not a skip. Images in `media` are compared by their
+//! place and file kind only (see `common::run_prepare_case`).
 //!
 //! For a wider sweep, `UNITXT_RS_ORACLE_RECIPES` names another recipes file and
 //! `UNITXT_RS_ORACLE_DIR` the directory where `scripts/oracle.py` wrote its golden files.

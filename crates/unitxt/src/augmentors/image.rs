@@ -1,5 +1,5 @@
 //! Image augmentors (Unitxt's `ImageAugmentor`s in `image_operators.py`): `gray_scale`,
-//! `grid_lines`, `pixel_noise`. Each changes the `image` of task inputs that are Unitxt image
+//! `grid_lines`, `pixel_noise`, `oldify`. Each changes the `image` of task inputs that are Unitxt image
 //! values (`{"image": <data URL>, "format": <str>}`, see [`crate::images`]) and leaves every other
 //! value as it is; the changed image is PNG-encoded (lossless), its `format` kept.
 
@@ -37,26 +37,6 @@ fn augment_image(value: Value, what: &str, f: impl FnOnce(image::DynamicImage) -
     Ok(Value::Object(m))
 }
 
-/// PIL's `convert("L")` of 8-bit pixels: `(R·19595 + G·38470 + B·7471 + 2¹⁵) >> 16` (ITU-R 601-2
-/// luma in PIL's fixed point); a gray image's own values; alpha ignored.
-fn pil_luma(img: &image::DynamicImage) -> Result<image::GrayImage> {
-    use image::DynamicImage as D;
-    let luma = |r: u8, g: u8, b: u8| ((u32::from(r) * 19595 + u32::from(g) * 38470 + u32::from(b) * 7471 + 0x8000) >> 16) as u8;
-    Ok(match img {
-        D::ImageLuma8(b) => b.clone(),
-        D::ImageLumaA8(b) => image::GrayImage::from_fn(b.width(), b.height(), |x, y| image::Luma([b.get_pixel(x, y)[0]])),
-        D::ImageRgb8(b) => image::GrayImage::from_fn(b.width(), b.height(), |x, y| {
-            let p = b.get_pixel(x, y);
-            image::Luma([luma(p[0], p[1], p[2])])
-        }),
-        D::ImageRgba8(b) => image::GrayImage::from_fn(b.width(), b.height(), |x, y| {
-            let p = b.get_pixel(x, y);
-            image::Luma([luma(p[0], p[1], p[2])])
-        }),
-        other => return Err(Error::unsupported(format!("image pixels of type {:?} are not supported", other.color()))),
-    })
-}
-
 /// `gray_scale` (Unitxt's `GrayScale`): the image in gray (PIL's `convert("L")`) as an RGB image
 /// with the gray value in each channel.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -65,7 +45,7 @@ pub struct GrayScale {}
 impl FieldOperator for GrayScale {
     fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
         augment_image(value, "gray_scale", |img| {
-            let g = pil_luma(&img)?;
+            let g = crate::images::pil::convert_l(&img)?;
             Ok(image::DynamicImage::ImageRgb8(image::RgbImage::from_fn(g.width(), g.height(), |x, y| {
                 let v = g.get_pixel(x, y)[0];
                 image::Rgb([v, v, v])
@@ -250,6 +230,147 @@ impl FieldOperator for PixelNoise {
 }
 
 impl Augmentor for PixelNoise {
+    fn for_fields(&self, fields: &[String]) -> Result<Arc<dyn InstanceOperator>> {
+        task_inputs_op(self.clone(), fields)
+    }
+}
+
+fn default_noise_strength() -> f64 {
+    30.0
+}
+
+fn default_tint_strength() -> f64 {
+    0.4
+}
+
+/// The aged-paper color `oldify` tints toward.
+const YELLOW_TINT: [u8; 3] = [255, 228, 170];
+
+/// numpy's cast of a float64 to a 32-bit integer on x86-64 (`cvttsd2si`): truncation toward
+/// zero; NaN and values outside the `i32` range give `i32::MIN`. numpy's casts to `uint8` and
+/// `int16` keep the low 8 or 16 bits of it (what `astype` gives for values out of range).
+fn np_cast_i32(f: f64) -> i32 {
+    if f.is_nan() || f <= -2_147_483_649.0 || f >= 2_147_483_648.0 {
+        i32::MIN
+    } else {
+        f as i32
+    }
+}
+
+/// Python's `random.normalvariate(0, 1)` (Kinderman and Monahan's ratio method) drawn from
+/// `rng`.
+fn normal_variate(rng: &mut crate::py::random::PyRandom) -> f64 {
+    // 4·e^(−1/2) / √2
+    let magic = 4.0 * (-0.5f64).exp() / 2.0f64.sqrt();
+    loop {
+        let u1 = rng.random();
+        let u2 = 1.0 - rng.random();
+        let z = magic * (u1 - 0.5) / u2;
+        if z * z / 4.0 <= -u2.ln() {
+            return z;
+        }
+    }
+}
+
+/// `oldify` (Unitxt's `Oldify`): an "old photo" look, in Unitxt's five steps.
+///
+/// 1. A yellow tint: each channel becomes `value·(1 − tint_strength) + tint·tint_strength` in
+///    float64, the tint being `(255, 228, 170)`, cast to 8 bits as numpy's `astype(uint8)` does
+///    (truncated; out of range, the low 8 bits of the value truncated to 32 bits, 0 past the
+///    32-bit range, as numpy does on x86-64).
+/// 2. Film grain: a normal draw of standard deviation `noise_strength` per channel of each
+///    pixel, cast to `int16` (truncated), added, clipped to 0..=255. Unitxt draws it from numpy's
+///    global, unseeded generator, so its output cannot be reproduced; here the draws are
+///    Python's `random.normalvariate` from `random` seeded by the image value (Unitxt's
+///    `new_random_generator(sub_seed=value)`, as `pixel_noise` seeds its draws), so a run is
+///    repeatable. With `noise_strength` 0 nothing is drawn and the result is Unitxt's, pixel
+///    for pixel.
+/// 3. Pillow's `GaussianBlur(radius=1)`, 4. `ImageEnhance.Contrast(0.6)`, 5.
+///    `ImageEnhance.Brightness(1.2)`, with Pillow's arithmetic (see [`crate::images::pil`]).
+///
+/// The numpy array of an RGB image has shape (height, width, 3), which the tint's 3 values
+/// broadcast onto. So, as in Unitxt: a gray image is accepted only when its width is 3 (column
+/// `x` tinted with the tint's `x`-th value) or 1 (broadcast to width 3); RGBA, gray+alpha and
+/// other gray images are an error (numpy cannot broadcast them), as is a negative
+/// `noise_strength` (numpy's `scale < 0`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Oldify {
+    /// `noise_strength`: the grain's standard deviation, in levels (default 30).
+    #[serde(default = "default_noise_strength")]
+    pub noise_strength: f64,
+    /// `tint_strength`: how far toward the tint (default 0.4).
+    #[serde(default = "default_tint_strength")]
+    pub tint_strength: f64,
+}
+
+impl Oldify {
+    /// Steps 1 and 2 on `img`: the tinted, grained pixels, as an RGB image or (for the gray
+    /// images numpy can broadcast) a gray one of width 3.
+    fn tint_and_grain(&self, img: &image::DynamicImage, rng: &mut crate::py::random::PyRandom) -> Result<image::DynamicImage> {
+        use image::DynamicImage as D;
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        // The numpy shape of the image, its channel count (1 for a 2-d gray array), and the
+        // width of the result once the tint is broadcast.
+        let (channels, out_w) = match img {
+            D::ImageRgb8(_) => (3, w),
+            D::ImageLuma8(_) if w == 3 || w == 1 => (1, 3),
+            D::ImageLuma8(_) => {
+                return Err(Error::invalid(format!("oldify: operands could not be broadcast together with shapes ({h},{w}) (3,)")));
+            }
+            D::ImageLumaA8(_) | D::ImageRgba8(_) => {
+                let c = if matches!(img, D::ImageLumaA8(_)) { 2 } else { 4 };
+                return Err(Error::invalid(format!("oldify: operands could not be broadcast together with shapes ({h},{w},{c}) (3,)")));
+            }
+            other => return Err(Error::unsupported(format!("oldify: image pixels of type {:?} are not supported", other.color()))),
+        };
+        if self.noise_strength < 0.0 {
+            return Err(Error::invalid("oldify: noise_strength must not be negative (numpy: scale < 0)"));
+        }
+        let src = crate::images::pil_bytes(img)?;
+        let t = self.tint_strength;
+        // The noise has the input's shape (row by row, channels innermost, as numpy draws it).
+        let noise: Vec<i16> = if self.noise_strength == 0.0 {
+            vec![0; src.len()]
+        } else {
+            (0..src.len()).map(|_| np_cast_i32(normal_variate(rng) * self.noise_strength) as i16).collect()
+        };
+        let mut out = Vec::with_capacity(out_w * h * channels);
+        for y in 0..h {
+            for x in 0..out_w {
+                for c in 0..channels {
+                    // A gray array (h, 1) broadcasts its one column; the tint's index is the
+                    // last axis: the channel, or the column of a 2-d gray array.
+                    let i = if channels == 1 { y * w + x.min(w - 1) } else { (y * w + x) * 3 + c };
+                    let tint = YELLOW_TINT[if channels == 1 { x } else { c }];
+                    let tinted = np_cast_i32(f64::from(src[i]) * (1.0 - t) + f64::from(tint) * t) as u8;
+                    let v = i16::from(tinted).wrapping_add(noise[i]);
+                    out.push(v.clamp(0, 255) as u8);
+                }
+            }
+        }
+        let bad = || Error::invalid("oldify: image buffer has the wrong size");
+        Ok(if channels == 3 {
+            D::ImageRgb8(image::RgbImage::from_raw(out_w as u32, h as u32, out).ok_or_else(bad)?)
+        } else {
+            D::ImageLuma8(image::GrayImage::from_raw(out_w as u32, h as u32, out).ok_or_else(bad)?)
+        })
+    }
+}
+
+impl FieldOperator for Oldify {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let mut rng = crate::py::random::new_random_generator(&value);
+        augment_image(value, "oldify", |img| {
+            use crate::images::pil;
+            let grained = self.tint_and_grain(&img, &mut rng)?;
+            let blurred = pil::gaussian_blur(&grained, 1.0)?;
+            let faded = pil::contrast(&blurred, 0.6)?;
+            pil::brightness(&faded, 1.2)
+        })
+    }
+}
+
+impl Augmentor for Oldify {
     fn for_fields(&self, fields: &[String]) -> Result<Arc<dyn InstanceOperator>> {
         task_inputs_op(self.clone(), fields)
     }

@@ -450,6 +450,11 @@ pub enum TableLayout {
     /// the columns as pandas' `to_dict(orient="list")` gives them (see [`df_column`]), a
     /// repeated column name suffixed `_1`, `_2`, ...
     DfLoader,
+    /// `serialize_table_as_image`: the table drawn as a PNG (see
+    /// [`crate::images::table_image`]; its pixels differ from matplotlib's), recorded in the
+    /// instance's `media/images` as `{image, format: "png"}` and stood for by its
+    /// `<unitxt-img src="media/images/<i>">` tag, as Unitxt's `ImageSerializer` does.
+    Image,
 }
 
 /// One column of a table as pandas 3 infers and `DataFrame.to_dict(orient="list")` returns it,
@@ -560,6 +565,22 @@ impl Serializer for SerializeTable {
     fn skips_string_lists(&self) -> bool {
         true
     }
+    fn serialize_mut(&self, value: &mut Value, instance: &mut Instance) -> Result<Option<String>> {
+        if self.layout != TableLayout::Image {
+            return self.serialize(value, instance);
+        }
+        if !is_table(value) {
+            return Ok(None);
+        }
+        let (header, rows) = self.shuffled(value)?;
+        if header.is_empty() || rows.is_empty() {
+            return Err(Error::invalid("Incorrect input table format"));
+        }
+        let bytes = crate::images::table_image::table_png(&header, &rows)?;
+        let url = crate::images::EncodedImage { bytes, format: image::ImageFormat::Png }.to_data_url();
+        let mut img = crate::json!({"image": url, "format": "png"});
+        record_image(&mut img, instance).map(Some)
+    }
     fn serialize(&self, value: &Value, _instance: &Instance) -> Result<Option<String>> {
         if !is_table(value) {
             return Ok(None);
@@ -645,6 +666,9 @@ impl Serializer for SerializeTable {
                     s.push_str(&cells(row, " "));
                 }
                 py_strip(&s).to_string()
+            }
+            TableLayout::Image => {
+                return Err(Error::invalid("serialize_table_as_image needs to record the image in the instance (use serialize_mut)"));
             }
         };
         Ok(Some(text))
