@@ -17,6 +17,19 @@ fn err(msg: String) -> Error {
     Error::invalid(msg)
 }
 
+/// How deep lists, dicts and nested `name[...]` terms may nest in one query. Unitxt's recursive
+/// parser stops at Python's recursion limit (a `RecursionError`); this parser recurses too, so it
+/// stops here with an error, well before any thread's stack runs out.
+pub const MAX_QUERY_DEPTH: usize = 100;
+
+/// The error for a query nested deeper than [`MAX_QUERY_DEPTH`].
+fn too_deep(depth: usize) -> Result<()> {
+    if depth > MAX_QUERY_DEPTH {
+        return Err(err(format!("the query nests lists, dicts or overwrites more than {MAX_QUERY_DEPTH} levels deep")));
+    }
+    Ok(())
+}
+
 fn consume_name_val(s: &str) -> (Value, &str) {
     let end = s.find(|c| "[],{}=".contains(c)).unwrap_or(s.len());
     let raw = s[..end].trim();
@@ -61,13 +74,14 @@ fn consume_name(s: &str) -> Result<(String, &str)> {
     }
 }
 
-fn consume_term(s: &str) -> Result<(Value, &str)> {
+fn consume_term(s: &str, depth: usize) -> Result<(Value, &str)> {
+    too_deep(depth)?;
     if let Some(inner) = s.strip_prefix('[') {
         let mut items = Vec::new();
-        let (t, mut rest) = consume_term(inner.trim())?;
+        let (t, mut rest) = consume_term(inner.trim(), depth + 1)?;
         items.push(t);
         while let Some(r) = rest.strip_prefix(',') {
-            let (t, r2) = consume_term(r.trim())?;
+            let (t, r2) = consume_term(r.trim(), depth + 1)?;
             items.push(t);
             rest = r2;
         }
@@ -75,13 +89,13 @@ fn consume_term(s: &str) -> Result<(Value, &str)> {
         return Ok((Value::Array(items), rest.trim()));
     }
     if let Some(inner) = s.strip_prefix('{') {
-        let (items, rest) = consume_overwrites(inner.trim(), '}')?;
+        let (items, rest) = consume_overwrites(inner.trim(), '}', depth + 1)?;
         let rest = rest.strip_prefix('}').ok_or_else(|| err(format!("malformed dict in: {s}")))?;
         return Ok((Value::Object(items.into_iter().collect()), rest.trim()));
     }
     let (v, rest) = consume_name_val(s);
     if is_name_like(&v) && rest.starts_with('[') {
-        let (_, r) = consume_overwrites(rest[1..].trim(), ']')?;
+        let (_, r) = consume_overwrites(rest[1..].trim(), ']', depth + 1)?;
         let r = r.trim().strip_prefix(']').ok_or_else(|| err(format!("malformed query as a term in: {s}")))?;
         let r = r.trim();
         let consumed = &s[..s.len() - r.len()];
@@ -90,10 +104,10 @@ fn consume_term(s: &str) -> Result<(Value, &str)> {
     Ok((v, rest))
 }
 
-fn consume_assignment(s: &str) -> Result<((String, Value), &str)> {
+fn consume_assignment(s: &str, depth: usize) -> Result<((String, Value), &str)> {
     let (name, rest) = consume_name(s)?;
     let rest = rest.strip_prefix('=').ok_or_else(|| err(format!("malformed assignment in: {s}")))?;
-    let (term, rest) = consume_term(rest.trim())?;
+    let (term, rest) = consume_term(rest.trim(), depth)?;
     let empty = match &term {
         Value::String(x) => x.is_empty(),
         Value::Array(a) => a.is_empty(),
@@ -106,15 +120,16 @@ fn consume_assignment(s: &str) -> Result<((String, Value), &str)> {
     Ok(((name, term), rest))
 }
 
-fn consume_overwrites(s: &str, follower: char) -> Result<(IndexMap<String, Value>, &str)> {
+fn consume_overwrites(s: &str, follower: char, depth: usize) -> Result<(IndexMap<String, Value>, &str)> {
+    too_deep(depth)?;
     let mut out = IndexMap::new();
     if s.starts_with(follower) {
         return Ok((out, s));
     }
-    let ((k, v), mut rest) = consume_assignment(s.trim())?;
+    let ((k, v), mut rest) = consume_assignment(s.trim(), depth)?;
     out.insert(k, v);
     while let Some(r) = rest.strip_prefix(',') {
-        let ((k, v), r2) = consume_assignment(r.trim())?;
+        let ((k, v), r2) = consume_assignment(r.trim(), depth)?;
         out.insert(k, v);
         rest = r2;
     }
@@ -128,7 +143,7 @@ pub fn parse_key_values(args: &str) -> Result<IndexMap<String, Value>> {
     if s.is_empty() {
         return Ok(IndexMap::new());
     }
-    let (map, rest) = consume_overwrites(s, ' ')?;
+    let (map, rest) = consume_overwrites(s, ' ', 0)?;
     if !rest.trim().is_empty() {
         return Err(err(format!("illegal key-value structure in {args:?}: cannot read {rest:?}")));
     }
@@ -153,7 +168,7 @@ pub fn split_name_and_overwrites(s: &str) -> Result<(String, Option<IndexMap<Str
     }
     let (name, rest) = consume_name(t)?;
     let rest = rest.strip_prefix('[').ok_or_else(|| err(format!("malformed query {s:?}")))?;
-    let (ov, rest) = consume_overwrites(rest.trim(), ']')?;
+    let (ov, rest) = consume_overwrites(rest.trim(), ']', 0)?;
     let rest = rest.strip_prefix(']').ok_or_else(|| err(format!("malformed query {s:?}: missing ]")))?;
     if !rest.trim().is_empty() {
         return Err(err(format!("malformed end of query: excessive text after the closing ] in {s:?}")));
@@ -196,5 +211,23 @@ mod tests {
         assert!(split_name_and_overwrites("a[b=1").is_err());
         assert!(parse_key_values("card=").is_err());
         assert!(parse_key_values("card").is_err());
+    }
+
+    /// Deep nesting is an error, not a stack overflow (a recipe of 20,000 `[` aborted the
+    /// process before); nesting up to the limit parses.
+    #[test]
+    fn deep_nesting_is_an_error() {
+        for q in [format!("card=x,l={}", "[".repeat(20_000)), format!("card=x,t=a{}", "[b=c".repeat(20_000)), format!("d={}", "{a=".repeat(20_000))] {
+            let e = parse_key_values(&q).unwrap_err();
+            assert!(e.to_string().contains("more than 100 levels deep"), "{e}");
+        }
+        let e = split_name_and_overwrites(&format!("templates.x[a={}1{}]", "[".repeat(5000), "]".repeat(5000))).unwrap_err();
+        assert!(e.to_string().contains("levels deep"), "{e}");
+        let ok = format!("l={}1{}", "[".repeat(100), "]".repeat(100));
+        let mut v = &parse_key_values(&ok).unwrap()["l"];
+        for _ in 0..100 {
+            v = &v[0];
+        }
+        assert_eq!(v, &json!(1));
     }
 }
