@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::eval::{dict_insert, Ctx};
 use super::format::{float_repr, format_value, round_float};
 use super::pyre::{self, Mode};
-use super::value::{from_value, int_float_cmp, py_cmp, py_eq, range_len, repr, Dict, Func, HKey, PyVal, Set};
+use super::value::{from_value, int_float_cmp, py_cmp, py_eq, range_len, repr, Dict, Func, HKey, PyStr, PyVal, Set};
 use super::{err, EResult};
 use crate::py::json::{dumps, DumpOptions};
 use crate::value::Value;
@@ -137,11 +137,11 @@ pub fn get_attr(o: &PyVal, name: &str) -> EResult<PyVal> {
 struct Args<'s> {
     fname: &'s str,
     pos: Vec<PyVal>,
-    kw: Vec<(Rc<str>, PyVal)>,
+    kw: Vec<(PyStr, PyVal)>,
 }
 
 impl<'s> Args<'s> {
-    fn new(fname: &'s str, pos: Vec<PyVal>, kw: Vec<(Rc<str>, PyVal)>) -> Self {
+    fn new(fname: &'s str, pos: Vec<PyVal>, kw: Vec<(PyStr, PyVal)>) -> Self {
         Args { fname, pos, kw }
     }
     /// Checks arity and keyword names.
@@ -185,7 +185,7 @@ impl<'s> Args<'s> {
             }),
         }
     }
-    fn str_arg(&self, i: usize, name: &str) -> EResult<Rc<str>> {
+    fn str_arg(&self, i: usize, name: &str) -> EResult<PyStr> {
         match self.req(i, name)? {
             PyVal::Str(s) => Ok(s),
             v => Err(err(format!("{}() argument '{name}' must be str, not {}", self.fname, v.type_name()))),
@@ -420,7 +420,7 @@ fn to_dict(ctx: &mut Ctx, v: &PyVal) -> EResult<Dict> {
 }
 
 /// Calls a builtin function or type by name.
-pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(Rc<str>, PyVal)>) -> EResult<PyVal> {
+pub fn call_builtin(ctx: &mut Ctx, name: &str, args: Vec<PyVal>, kwargs: Vec<(PyStr, PyVal)>) -> EResult<PyVal> {
     let a = Args::new(name, args, kwargs);
     match name {
         "len" => {
@@ -886,7 +886,7 @@ fn title(s: &str) -> String {
     out
 }
 
-fn prefixes(v: &PyVal, what: &str) -> EResult<Vec<Rc<str>>> {
+fn prefixes(v: &PyVal, what: &str) -> EResult<Vec<PyStr>> {
     match v {
         PyVal::Str(s) => Ok(vec![s.clone()]),
         PyVal::Tuple(t) => t
@@ -927,7 +927,7 @@ fn fill_char(a: &Args) -> EResult<char> {
     }
 }
 
-fn str_method(ctx: &mut Ctx, s: &Rc<str>, name: &str, a: Args) -> EResult<PyVal> {
+fn str_method(ctx: &mut Ctx, s: &PyStr, name: &str, a: Args) -> EResult<PyVal> {
     // Every method reads the text at most a few times.
     ctx.tick_text(s.len())?;
     match name {
@@ -1163,7 +1163,7 @@ pub fn call_method(
     recv: &PyVal,
     name: &str,
     args: Vec<PyVal>,
-    kwargs: Vec<(Rc<str>, PyVal)>,
+    kwargs: Vec<(PyStr, PyVal)>,
 ) -> EResult<PyVal> {
     let a = Args::new(name, args, kwargs);
     match recv {
@@ -1347,7 +1347,7 @@ pub fn call_module(
     module: &str,
     name: &str,
     args: Vec<PyVal>,
-    kwargs: Vec<(Rc<str>, PyVal)>,
+    kwargs: Vec<(PyStr, PyVal)>,
 ) -> EResult<PyVal> {
     let a = Args::new(name, args, kwargs);
     match module {
@@ -1528,7 +1528,7 @@ fn math_call(a: &Args, name: &str) -> EResult<PyVal> {
 /// hold replacement fields, nested at most two levels as in Python ("Max string recursion
 /// exceeded"); fields are numbered automatically across the levels, as Python numbers them.
 /// Each replacement is charged to `ctx` before it is appended.
-pub fn str_format(ctx: &mut Ctx, fmt: &str, args: &[PyVal], kwargs: &[(Rc<str>, PyVal)]) -> EResult<String> {
+pub fn str_format(ctx: &mut Ctx, fmt: &str, args: &[PyVal], kwargs: &[(PyStr, PyVal)]) -> EResult<String> {
     let mut auto = 0usize;
     format_level(ctx, fmt, args, kwargs, 2, &mut auto)
 }
@@ -1537,7 +1537,7 @@ fn format_level(
     ctx: &mut Ctx,
     fmt: &str,
     args: &[PyVal],
-    kwargs: &[(Rc<str>, PyVal)],
+    kwargs: &[(PyStr, PyVal)],
     levels: usize,
     auto: &mut usize,
 ) -> EResult<String> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::ast::{BinOp, CmpOp, Comp, Const, DictItem, Elt, FPart, Node, Target, UnOp};
 use super::builtins;
 use super::format::format_value;
-use super::value::{py_cmp, py_eq, range_item, range_len, range_position, repr, Dict, Func, Generator, Lambda, PyVal, Set};
+use super::value::{py_cmp, py_eq, range_item, range_len, range_position, repr, Dict, Func, Generator, Lambda, PyStr, PyVal, Set};
 use super::{err, EResult};
 use crate::value::Instance;
 
@@ -421,7 +421,7 @@ impl<'a> Ctx<'a> {
                 for (k, v) in kws {
                     let val = self.eval(v)?;
                     match k {
-                        Some(k) => kwargs.push((Rc::from(&**k), val)),
+                        Some(k) => kwargs.push((PyStr::from(&**k), val)),
                         None => match val {
                             PyVal::Dict(d) => {
                                 for (kk, vv) in d.values() {
@@ -721,7 +721,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Calls any callable.
-    pub fn call(&mut self, f: &PyVal, args: Vec<PyVal>, kwargs: Vec<(Rc<str>, PyVal)>) -> EResult<PyVal> {
+    pub fn call(&mut self, f: &PyVal, args: Vec<PyVal>, kwargs: Vec<(PyStr, PyVal)>) -> EResult<PyVal> {
         self.tick()?;
         match f {
             PyVal::Func(Func::Builtin(name)) | PyVal::Type(name) => builtins::call_builtin(self, name, args, kwargs),
@@ -743,7 +743,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn call_lambda(&mut self, l: &Rc<Lambda>, args: Vec<PyVal>, kwargs: Vec<(Rc<str>, PyVal)>) -> EResult<PyVal> {
+    fn call_lambda(&mut self, l: &Rc<Lambda>, args: Vec<PyVal>, kwargs: Vec<(PyStr, PyVal)>) -> EResult<PyVal> {
         let np = l.params.names.len();
         if args.len() > np {
             return Err(err(format!("<lambda>() takes {np} positional arguments but {} were given", args.len())));
@@ -1111,7 +1111,7 @@ fn is_same(a: &PyVal, b: &PyVal) -> bool {
         (None, None) => true,
         (Bool(x), Bool(y)) => x == y,
         (Int(x), Int(y)) => x == y && (-5..=256).contains(x),
-        (Str(x), Str(y)) => Rc::ptr_eq(x, y) || x == y,
+        (Str(x), Str(y)) => PyStr::ptr_eq(x, y) || x == y,
         (List(x), List(y)) | (Tuple(x), Tuple(y)) => Rc::ptr_eq(x, y),
         (Dict(x), Dict(y)) => Rc::ptr_eq(x, y),
         (Type(x), Type(y)) | (Module(x), Module(y)) => x == y,

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use fancy_regex::{Regex, RegexBuilder};
 
 use super::eval::Ctx;
-use super::value::{to_str, PyVal};
+use super::value::{to_str, PyStr, PyVal};
 use super::{err, EResult};
 
 /// Bytes of text a regex search examines per step charged (searching costs more per byte
@@ -30,7 +30,7 @@ pub const VERBOSE: i64 = 64;
 #[derive(Debug)]
 pub struct Pattern {
     /// The pattern as written in Python.
-    pub source: Rc<str>,
+    pub source: PyStr,
     /// The `re` flags it was compiled with, as an integer.
     pub flags: i64,
     /// What `search`, `findall` and the like run.
@@ -182,7 +182,7 @@ impl LazyAhead {
 #[derive(Debug)]
 pub struct MatchObj {
     /// The string the match was made in.
-    pub text: Rc<str>,
+    pub text: PyStr,
     /// Byte spans of the groups, group 0 first.
     spans: Vec<Option<(usize, usize)>>,
     names: Vec<(String, usize)>,
@@ -418,7 +418,7 @@ impl Pattern {
     }
 
     /// The leftmost match at or after byte `pos`, skipping ahead to the literal prefix.
-    fn search_from(&self, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+    fn search_from(&self, text: &PyStr, pos: usize) -> EResult<Option<MatchObj>> {
         let re = match &self.search {
             Searcher::LazyAhead(la) => {
                 return Ok(la.search(text, pos)?.map(|span| MatchObj {
@@ -439,7 +439,7 @@ impl Pattern {
         self.captures(re, text, pos)
     }
 
-    fn captures(&self, re: &Regex, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+    fn captures(&self, re: &Regex, text: &PyStr, pos: usize) -> EResult<Option<MatchObj>> {
         let caps = re.captures_from_pos(text, pos).map_err(|e| err(format!("regex failed: {e}")))?;
         Ok(caps.map(|c| MatchObj {
             text: text.clone(),
@@ -450,7 +450,7 @@ impl Pattern {
 
     /// `search`/`match`/`fullmatch` on the whole text, charged to `ctx` (see
     /// `Pattern::charged_search`).
-    pub fn run(&self, ctx: &mut Ctx, mode: Mode, text: &Rc<str>) -> EResult<Option<MatchObj>> {
+    pub fn run(&self, ctx: &mut Ctx, mode: Mode, text: &PyStr) -> EResult<Option<MatchObj>> {
         ctx.tick()?;
         let m = match mode {
             Mode::Search => self.search_from(text, 0)?,
@@ -480,7 +480,7 @@ impl Pattern {
     /// examined. One search is bounded on its own: linear in the text where the pattern
     /// needs no backtracking (fancy-regex hands it to the `regex` engine whole) and stopped by
     /// the backtrack limit otherwise.
-    fn charged_search(&self, ctx: &mut Ctx, text: &Rc<str>, pos: usize) -> EResult<Option<MatchObj>> {
+    fn charged_search(&self, ctx: &mut Ctx, text: &PyStr, pos: usize) -> EResult<Option<MatchObj>> {
         ctx.tick()?;
         let m = self.search_from(text, pos)?;
         self.charge_result(ctx, text, pos, &m)?;
@@ -492,7 +492,7 @@ impl Pattern {
     /// Each search is charged to `ctx`, and with `groups_as_strings` the text of each match's
     /// groups too, as it is found (for callers that build those strings: the groups of
     /// overlapping lookahead matches can add up to far more than the text).
-    pub fn all(&self, ctx: &mut Ctx, text: &Rc<str>, limit: usize, groups_as_strings: bool) -> EResult<Vec<MatchObj>> {
+    pub fn all(&self, ctx: &mut Ctx, text: &PyStr, limit: usize, groups_as_strings: bool) -> EResult<Vec<MatchObj>> {
         let mut out = Vec::new();
         self.each(ctx, text, limit, groups_as_strings, &mut |_, m| {
             out.push(m);
@@ -506,7 +506,7 @@ impl Pattern {
     pub fn each(
         &self,
         ctx: &mut Ctx,
-        text: &Rc<str>,
+        text: &PyStr,
         limit: usize,
         groups_as_strings: bool,
         f: &mut dyn FnMut(&mut Ctx, MatchObj) -> EResult<()>,
@@ -701,7 +701,7 @@ impl MatchObj {
 /// `findall`: whole matches, the single group, or tuples of groups. The strings are
 /// charged to `ctx` before any is built (groups of overlapping matches, as in `(?=(a+))`, can
 /// add up to much more than the text).
-pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>> {
+pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &PyStr) -> EResult<Vec<PyVal>> {
     let matches = p.all(ctx, text, 0, true)?;
     ctx.charge_items(matches.len().saturating_mul(p.groups().max(1)))?;
     let empty = PyVal::str("");
@@ -717,7 +717,7 @@ pub fn findall(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>) -> EResult<Vec<PyVal>
 
 /// `split`: pieces between matches, with the groups interleaved; charged to `ctx` before the
 /// strings are built.
-pub fn split(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>, maxsplit: usize) -> EResult<Vec<PyVal>> {
+pub fn split(ctx: &mut Ctx, p: &Pattern, text: &PyStr, maxsplit: usize) -> EResult<Vec<PyVal>> {
     let matches = p.all(ctx, text, maxsplit, true)?;
     ctx.charge(text.len())?;
     ctx.charge_items(matches.len().saturating_mul(p.groups() + 1) + 1)?;
@@ -741,7 +741,7 @@ pub fn split(ctx: &mut Ctx, p: &Pattern, text: &Rc<str>, maxsplit: usize) -> ERe
 pub fn sub(
     ctx: &mut Ctx,
     p: &Pattern,
-    text: &Rc<str>,
+    text: &PyStr,
     count: usize,
     repl: &mut dyn FnMut(&mut Ctx, Rc<MatchObj>) -> EResult<String>,
 ) -> EResult<String> {
@@ -752,6 +752,7 @@ pub fn sub(
         let r = repl(ctx, Rc::new(m))?;
         ctx.charge(s - last + r.len())?;
         ctx.tick_text(s - last + r.len())?;
+        reserve_within_budget(&mut out, s - last + r.len(), ctx);
         out.push_str(&text[last..s]);
         out.push_str(&r);
         last = e;
@@ -762,8 +763,20 @@ pub fn sub(
     Ok(out)
 }
 
+/// Makes room in `out` for `more` bytes (already charged to `ctx`). Past 64 KiB the buffer is
+/// sized once for all the budget still allows: its untouched pages take no memory, and the
+/// result is never copied into a larger buffer, so a result near the budget costs its size
+/// (growing by doubling left the smaller buffers behind, about as much again).
+fn reserve_within_budget(out: &mut String, more: usize, ctx: &Ctx) {
+    let need = out.len() + more;
+    if need > out.capacity() {
+        let target = if need <= 64 * 1024 { need.max(out.capacity() * 2).min(64 * 1024).max(need) } else { need + ctx.bytes_left() };
+        out.reserve_exact(target - out.len());
+    }
+}
+
 /// The text of a str argument, erroring for other types.
-pub fn text_arg(v: &PyVal, what: &str) -> EResult<Rc<str>> {
+pub fn text_arg(v: &PyVal, what: &str) -> EResult<PyStr> {
     match v {
         PyVal::Str(s) => Ok(s.clone()),
         other => Err(err(format!("{what}: expected string, got '{}' ({})", other.type_name(), to_str(other)))),
@@ -795,7 +808,7 @@ mod tests {
     }
 
     /// Spans of all matches by the general matcher (the fast path switched off).
-    fn general_spans(src: &str, flags: i64, text: &Rc<str>) -> Vec<(usize, usize)> {
+    fn general_spans(src: &str, flags: i64, text: &PyStr) -> Vec<(usize, usize)> {
         let p = compile(src, flags).unwrap();
         let slow = Pattern {
             source: p.source.clone(),
@@ -835,7 +848,7 @@ mod tests {
         for (src, flags) in shaped {
             assert!(matches!(compile(src, flags).unwrap().search, Searcher::LazyAhead(_)), "{src}");
             for t in texts {
-                let text: Rc<str> = t.into();
+                let text: PyStr = t.into();
                 let fast: Vec<_> = compile(src, flags).unwrap().all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
                 assert_eq!(fast, general_spans(src, flags, &text), "{src} on {t:?}");
             }
@@ -847,11 +860,11 @@ mod tests {
 
     #[test]
     fn findall_with_a_prefix_matches_the_plain_scan() {
-        let text: Rc<str> = "x assert a == 1\n  assert b\nassertion".into();
+        let text: PyStr = "x assert a == 1\n  assert b\nassertion".into();
         let p = compile(r"assert.*?(?=\n\s*assert|$)", DOTALL).unwrap();
         let spans: Vec<_> = p.all(&mut test_ctx(), &text, 0, false).unwrap().iter().map(|m| m.spans[0].unwrap()).collect();
         assert_eq!(spans, vec![(2, 15), (18, 26), (27, 36)]);
-        let none: Rc<str> = "no match here".into();
+        let none: PyStr = "no match here".into();
         assert!(p.run(&mut test_ctx(), Mode::Search, &none).unwrap().is_none());
         let m = compile("ab", 0).unwrap();
         assert!(m.run(&mut test_ctx(), Mode::Match, &"xab".into()).unwrap().is_none());

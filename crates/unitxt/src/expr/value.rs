@@ -13,6 +13,66 @@ use super::pyre::{MatchObj, Pattern};
 use super::{err, EResult};
 use crate::value::Value;
 
+/// The text of a Python `str` value, shared between the values that hold it. It is an
+/// `Rc<String>`, not an `Rc<str>`, so that a string built in a `String` (a repetition, a join, a
+/// `re.sub`) becomes a value without its bytes being copied: making an `Rc<str>` copies them,
+/// which doubled the peak memory of a result near the memory budget. Dereferences to `str`.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PyStr(Rc<String>);
+
+impl std::ops::Deref for PyStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_str()
+    }
+}
+impl AsRef<str> for PyStr {
+    fn as_ref(&self) -> &str {
+        self.0.as_str()
+    }
+}
+impl std::borrow::Borrow<str> for PyStr {
+    fn borrow(&self) -> &str {
+        self.0.as_str()
+    }
+}
+impl From<String> for PyStr {
+    fn from(s: String) -> PyStr {
+        PyStr(Rc::new(s))
+    }
+}
+impl From<&str> for PyStr {
+    fn from(s: &str) -> PyStr {
+        PyStr(Rc::new(s.to_string()))
+    }
+}
+impl From<&String> for PyStr {
+    fn from(s: &String) -> PyStr {
+        PyStr(Rc::new(s.clone()))
+    }
+}
+impl From<char> for PyStr {
+    fn from(c: char) -> PyStr {
+        PyStr(Rc::new(c.to_string()))
+    }
+}
+impl std::fmt::Debug for PyStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.0.as_str(), f)
+    }
+}
+impl std::fmt::Display for PyStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+impl PyStr {
+    /// Whether two values share one text (Python's `is` for strings).
+    pub fn ptr_eq(a: &PyStr, b: &PyStr) -> bool {
+        Rc::ptr_eq(&a.0, &b.0)
+    }
+}
+
 /// A hashable projection of a value, used as the key of dicts and sets. Numbers that compare
 /// equal in Python (`1`, `1.0`, `True`) project to the same key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -24,7 +84,7 @@ pub enum HKey {
     /// Any other float, by its bit pattern (every NaN the same).
     Float(u64),
     /// A string.
-    Str(Rc<str>),
+    Str(PyStr),
     /// A tuple, item by item.
     Tuple(Vec<HKey>),
 }
@@ -81,7 +141,7 @@ pub enum PyVal {
     /// A `float`.
     Float(f64),
     /// A `str`.
-    Str(Rc<str>),
+    Str(PyStr),
     /// A `list`.
     List(Rc<Vec<PyVal>>),
     /// A `tuple`.
@@ -113,7 +173,7 @@ pub enum PyVal {
 
 impl PyVal {
     /// A new str value.
-    pub fn str(s: impl Into<Rc<str>>) -> PyVal {
+    pub fn str(s: impl Into<PyStr>) -> PyVal {
         PyVal::Str(s.into())
     }
     /// A new list value.
@@ -615,7 +675,7 @@ pub fn from_value(v: &Value) -> EResult<PyVal> {
         Value::Object(m) => {
             let mut d = Dict::with_capacity(m.len());
             for (k, v) in m {
-                let key: Rc<str> = k.as_str().into();
+                let key: PyStr = k.as_str().into();
                 d.insert(HKey::Str(key.clone()), (PyVal::Str(key), from_value(v)?));
             }
             PyVal::Dict(Rc::new(d))
