@@ -858,7 +858,10 @@ impl NeedsModel {
                  github.ibm.com), so neither its code nor its behaviour can be had here"
             }
             "sql_execution_accuracy" => "the task's SQL databases (network access)",
-            "sql_non_execution_accuracy" => "the SQL parsers sqlglot and sqlparse (not reimplemented here)",
+            "sql_non_execution_accuracy" => {
+                "sqlglot's optimizer and sqlparse's grouping, which no Rust library reproduces (not reimplemented \
+                 here; docs/sql-non-execution.md has the measurements)"
+            }
             _ => "a model or an inference engine (not available in unitxt-rs)",
         };
         NeedsModel {
