@@ -130,6 +130,19 @@ impl<'a> Ctx<'a> {
         self.tick_n(1)
     }
 
+    /// Errors, before work of up to `n` steps starts (`what` says which), when the steps left
+    /// in the budget could not pay for all of it; charges nothing.
+    pub fn afford(&self, n: u64, what: &str) -> EResult<()> {
+        let left = self.limits.steps.saturating_sub(self.steps);
+        if n > left {
+            return Err(err(format!(
+                "evaluation exceeded the limit of {} steps: {what} may take {n} steps, {left} are left",
+                self.limits.steps
+            )));
+        }
+        Ok(())
+    }
+
     /// Counts `n` steps; errors when the step budget is exceeded.
     pub fn tick_n(&mut self, n: u64) -> EResult<()> {
         self.steps = self.steps.saturating_add(n);

@@ -452,6 +452,7 @@ impl Pattern {
     /// `Pattern::charged_search`).
     pub fn run(&self, ctx: &mut Ctx, mode: Mode, text: &PyStr) -> EResult<Option<MatchObj>> {
         ctx.tick()?;
+        affordable(ctx, text, 0)?;
         let m = match mode {
             Mode::Search => self.search_from(text, 0)?,
             Mode::Match => self.captures(self.anchored_form(&self.anchored, "")?, text, 0)?,
@@ -482,6 +483,7 @@ impl Pattern {
     /// the backtrack limit otherwise.
     fn charged_search(&self, ctx: &mut Ctx, text: &PyStr, pos: usize) -> EResult<Option<MatchObj>> {
         ctx.tick()?;
+        affordable(ctx, text, pos)?;
         let m = self.search_from(text, pos)?;
         self.charge_result(ctx, text, pos, &m)?;
         Ok(m)
@@ -761,6 +763,14 @@ pub fn sub(
     ctx.charge(text.len() - last + 16)?;
     out.push_str(&text[last..]);
     Ok(out)
+}
+
+/// Checks, before a search from byte `pos` runs, that the budget could pay for it reading the
+/// whole rest of the text (a search that finds nothing does), so that no search starts that
+/// the step budget cannot cover. Only the text it does read is charged afterwards.
+fn affordable(ctx: &Ctx, text: &str, pos: usize) -> EResult<()> {
+    let rest = text.len().saturating_sub(pos);
+    ctx.afford((rest / REGEX_BYTES_PER_STEP) as u64, &format!("a regex search over {rest} bytes"))
 }
 
 /// Makes room in `out` for `more` bytes (already charged to `ctx`). Past 64 KiB the buffer is
