@@ -66,6 +66,11 @@ def test_load_dataset_equals_unitxt(split, recipe):
             unitxt_rs.load_dataset(recipe, split=split)
         return
     golden = [json.loads(line) for line in open(base + ".jsonl", encoding="utf-8")]
+    if any(row.get("media", {}).get("images") for row in golden):
+        # Images are not exported to Arrow yet: a clear refusal naming the media, not a wrong row.
+        with pytest.raises(unitxt_rs.UnitxtRsError, match="media"):
+            unitxt_rs.load_dataset(recipe, split=split)
+        return
     ds = unitxt_rs.load_dataset(recipe, split=split)
     assert isinstance(ds, datasets.Dataset)
     ours = rows(ds)
