@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use super::generation::Ner;
 use super::text::ner;
 use super::{CiSettings, Metric, MetricKind, Scores};
 use crate::artifact::{short, Art};
@@ -79,11 +80,6 @@ impl FuzzyNer {
             Matcher::Metric(_) => 0.75,
         })
     }
-
-    /// Its records have the shape of `ner`'s: read them as `ner` does.
-    fn stats(record: &Value) -> Result<ner::NerStats> {
-        super::generation::Ner::stats(record)
-    }
 }
 
 impl Metric for FuzzyNer {
@@ -126,20 +122,13 @@ impl Metric for FuzzyNer {
                 }
             }
         };
-        let s = ner::ner_stats_fuzzy(&p, &r, &mut score, self.min_score())?;
-        let groups = s
-            .groups
-            .iter()
-            .map(|(k, g)| (k.clone(), crate::json!([g.pn, g.pd, g.rn, g.rd])))
-            .collect::<crate::value::Map>();
-        Ok(crate::json!({"groups": groups, "types": s.reference_types}))
+        // Its records have the shape of `ner`'s, and reduce as `ner`'s do.
+        Ok(Ner::record(&ner::ner_stats_fuzzy(&p, &r, &mut score, self.min_score())?))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let stats = records.iter().map(|r| Self::stats(r)).collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&ner::NerStats> = stats.iter().collect();
-        Ok(ner::ner_reduce(&refs, self.zero_division))
+        Ner::reduce_records(records, self.zero_division)
     }
 }

@@ -333,10 +333,28 @@ pub struct Ner {
 }
 
 impl Ner {
-    /// The NER counts of one instance record (as `map` writes it): per group, the predicted
-    /// and reference counts, and the reference types. Also read by `fuzzy_ner`, whose records
-    /// have the same shape.
-    pub(crate) fn stats(record: &Value) -> Result<ner::NerStats> {
+    /// One instance's NER counts as its record: `{"groups": {group: [pn, pd, rn, rd]},
+    /// "types": [...]}`. Also written by `fuzzy_ner`, whose records have the same shape.
+    pub(crate) fn record(s: &ner::NerStats) -> Value {
+        let groups = s
+            .groups
+            .iter()
+            .map(|(k, g)| (k.clone(), crate::json!([g.pn, g.pd, g.rn, g.rd])))
+            .collect::<crate::value::Map>();
+        crate::json!({"groups": groups, "types": s.reference_types})
+    }
+
+    /// The scores of a set of records written by [`Ner::record`] (Unitxt's `NER.compute` over
+    /// their summed counts). Also `fuzzy_ner`'s reduction.
+    pub(crate) fn reduce_records(records: &[&Value], zero_division: f64) -> Result<Scores> {
+        let stats = records.iter().map(|r| Self::stats(r)).collect::<Result<Vec<_>>>()?;
+        let refs: Vec<&ner::NerStats> = stats.iter().collect();
+        Ok(ner::ner_reduce(&refs, zero_division))
+    }
+
+    /// The NER counts of one instance record (as [`Ner::record`] writes it): per group, the
+    /// predicted and reference counts, and the reference types.
+    fn stats(record: &Value) -> Result<ner::NerStats> {
         let bad = || Error::invalid("bad ner record");
         let mut s = ner::NerStats::default();
         for (k, g) in record.get("groups").and_then(Value::as_object).ok_or_else(bad)? {
@@ -367,21 +385,13 @@ impl Metric for Ner {
     fn map(&self, prediction: &Value, references: &[Value], _: &Instance) -> Result<Value> {
         let p = ner_pairs(prediction, "prediction")?;
         let r = ner_pairs(single_reference(references, "ner")?, "reference")?;
-        let s = ner::ner_stats(&p, &r);
-        let groups = s
-            .groups
-            .iter()
-            .map(|(k, g)| (k.clone(), crate::json!([g.pn, g.pd, g.rn, g.rd])))
-            .collect::<crate::value::Map>();
-        Ok(crate::json!({"groups": groups, "types": s.reference_types}))
+        Ok(Ner::record(&ner::ner_stats(&p, &r)))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.reduce(&[record])
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let stats = records.iter().map(|r| Ner::stats(r)).collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&ner::NerStats> = stats.iter().collect();
-        Ok(ner::ner_reduce(&refs, self.zero_division))
+        Ner::reduce_records(records, self.zero_division)
     }
 }
 
