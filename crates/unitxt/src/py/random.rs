@@ -63,6 +63,35 @@ const fn init_genrand(s: u32) -> [u32; N] {
 static INIT_BY_ARRAY_START: [u32; N] = init_genrand(19_650_218);
 
 impl PyRandom {
+    /// CPython's `Random.choices(population, weights, k=1)[0]`, as an index, given the
+    /// accumulated weights (see [`accumulate`]): `random() * total` bisected (right) in `cum`.
+    /// Errors as CPython's `ValueError`s: an empty population, a total that is not positive or
+    /// not finite.
+    pub fn weighted_choice_index(&mut self, cum: &[f64]) -> Result<usize> {
+        let n = cum.len();
+        if n == 0 {
+            return Err(Error::invalid("cannot choose from an empty population"));
+        }
+        let total = cum[n - 1];
+        if total <= 0.0 {
+            return Err(Error::invalid("Total of weights must be greater than zero"));
+        }
+        if !total.is_finite() {
+            return Err(Error::invalid("Total of weights must be finite"));
+        }
+        let x = self.random() * total;
+        let (mut lo, mut hi) = (0usize, n - 1);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if x < cum[mid] {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Ok(lo)
+    }
+
     /// Seeds from a key of 32-bit words (least significant word first), like CPython's
     /// `init_by_array`, which `random.seed(int)` uses with the int's absolute value.
     pub fn from_key(key: &[u32]) -> Self {
@@ -507,4 +536,18 @@ mod tests {
         assert_eq!(py_hash_int(-(1i128 << 62)), -2);
         assert_eq!(py_hash_int(-1), -2);
     }
+}
+
+/// `itertools.accumulate(weights)`, as `Random.choices` accumulates them (the first weight as
+/// it is, then running sums).
+pub fn accumulate(weights: &[f64]) -> Vec<f64> {
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            acc = if i == 0 { *w } else { acc + w };
+            acc
+        })
+        .collect()
 }

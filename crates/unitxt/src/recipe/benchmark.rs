@@ -405,29 +405,8 @@ impl<T> WeightedDraw<T> {
     /// Python's `random.choices(population, weights)[0]` over the remaining subsets, as an
     /// index: the cumulative weights bisected (right) at `random() * total`.
     fn draw(&mut self) -> Result<usize> {
-        let mut cum = Vec::with_capacity(self.subsets.len());
-        let mut total = 0.0f64;
-        for (i, (w, _)) in self.subsets.iter().enumerate() {
-            total = if i == 0 { *w } else { total + w };
-            cum.push(total);
-        }
-        if total <= 0.0 {
-            return Err(Error::invalid("weighted_fusion: Total of weights must be greater than zero"));
-        }
-        if !total.is_finite() {
-            return Err(Error::invalid("weighted_fusion: Total of weights must be finite"));
-        }
-        let x = self.rng.random() * total;
-        let (mut lo, mut hi) = (0usize, cum.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if x < cum[mid] {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        Ok(lo)
+        let cum = crate::py::random::accumulate(&self.subsets.iter().map(|(w, _)| *w).collect::<Vec<_>>());
+        self.rng.weighted_choice_index(&cum).map_err(|e| Error::invalid(format!("weighted_fusion: {}", e.message)))
     }
 }
 

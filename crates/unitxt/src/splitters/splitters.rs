@@ -170,46 +170,6 @@ fn build_stream_routing(mapping: &IndexMap<String, IndexMap<String, f64>>) -> Ro
     routing
 }
 
-/// CPython's `Random.choices(population, weights, k=1)[0]`, as an index, given the
-/// accumulated weights.
-fn weighted_choice(rng: &mut PyRandom, cum: &[f64]) -> Result<usize> {
-    let n = cum.len();
-    if n == 0 {
-        return Err(Error::invalid("cannot choose from an empty population"));
-    }
-    let total = cum[n - 1];
-    if total <= 0.0 {
-        return Err(Error::invalid("Total of weights must be greater than zero"));
-    }
-    if !total.is_finite() {
-        return Err(Error::invalid("Total of weights must be finite"));
-    }
-    let x = rng.random() * total;
-    let (mut lo, mut hi) = (0usize, n - 1);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if x < cum[mid] {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Ok(lo)
-}
-
-fn accumulate(weights: &[f64]) -> Vec<f64> {
-    let mut acc = 0.0;
-    let mut first = true;
-    weights
-        .iter()
-        .map(|w| {
-            acc = if first { *w } else { acc + w };
-            first = false;
-            acc
-        })
-        .collect()
-}
-
 /// Unitxt's `SplitRandomMix`: builds new splits from random parts of the old ones. `mix` maps
 /// each new split to a mix expression (see [`parse_random_mix_string`]); each instance of a
 /// source split goes to at most one new split, drawn with the proportions as weights by a
@@ -241,7 +201,7 @@ impl Operator for SplitRandomMix {
             if certain_target(options).is_some() {
                 single.insert(old.clone(), s);
             } else {
-                let cum = accumulate(&options.iter().map(|o| o.1).collect::<Vec<_>>());
+                let cum = crate::py::random::accumulate(&options.iter().map(|o| o.1).collect::<Vec<_>>());
                 routers.insert(old.clone(), Router::new(s, old, cum));
             }
         }
@@ -328,7 +288,7 @@ impl Router {
                     return None;
                 }
             };
-            let routed = item.and_then(|inst| weighted_choice(&mut self.rng, &self.cum).map(|c| (c, inst)));
+            let routed = item.and_then(|inst| self.rng.weighted_choice_index(&self.cum).map(|c| (c, inst)));
             match routed {
                 Ok((c, inst)) if c == me => return Some(Ok(inst)),
                 Ok((c, inst)) => {
