@@ -11,29 +11,19 @@ the instances (as Unitxt's evaluate does, with its default seed and confidence i
 written as "NaN". A case whose metric raises gets "error" (the exception's text) instead of scores.
 """
 import json
-import math
 import os
 import random
+import sys
 
 from unitxt.artifact import fetch_artifact
 from unitxt.stream import MultiStream
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "metrics_oracle.json")
 
-
-def clean(v):
-    if isinstance(v, dict):
-        return {str(k): clean(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [clean(x) for x in v]
-    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
-        v = v.item()
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "Infinity" if v > 0 else "-Infinity"
-    return v
+# The JSON-safe copy of scores that the evaluation oracle writes (NaN as "NaN", numpy scalars as
+# Python numbers), so that both oracles write scores alike.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "..", "scripts"))
+from oracle_eval import clean  # noqa: E402
 
 
 def run(name, metric, predictions, references, task_data):
