@@ -873,10 +873,7 @@ pub fn unitxt_instance_metric_ci(
     method: CiMethod,
     seed: i64,
 ) -> Result<Option<(f64, f64)>> {
-    let n = instance_scores.len();
-    if n <= 1 || n_resamples <= 1 {
-        return Ok(None);
-    }
+    // Fewer than two scores or resamples: `unitxt_score_based_ci` gives `None`.
     let mut distinct: Vec<f64> = instance_scores.iter().copied().filter(|v| !v.is_nan()).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
