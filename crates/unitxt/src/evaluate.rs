@@ -493,6 +493,16 @@ fn floats(s: &Scores) -> ScoreMap {
     s.iter().map(|(k, v)| (k.clone(), ScoreValue::Float(*v))).collect()
 }
 
+/// An instance's scores as its score row: each score, then `score` (the main score, which must
+/// be there) and `score_name`, in that order.
+fn instance_row(s: &Scores, main: &str) -> Result<ScoreMap> {
+    let score = get_f(s, main)?;
+    let mut row = floats(s);
+    row.insert("score".into(), ScoreValue::Float(score));
+    row.insert("score_name".into(), ScoreValue::Text(main.to_string()));
+    Ok(row)
+}
+
 fn add_lists(map: &mut ScoreMap, lists: crate::metrics::ListScores) {
     for (k, xs) in lists {
         map.insert(k, ScoreValue::List(xs));
@@ -638,10 +648,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             let gr = m.grouped().ok_or_else(|| Error::invalid("not a group metric"))?;
             for (st, r) in states.iter_mut().zip(&records) {
                 let s = m.instance_scores(r)?;
-                let score = get_f(&s, &main)?;
-                let mut new = floats(&s);
-                new.insert("score".into(), ScoreValue::Float(score));
-                new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                let new = instance_row(&s, &main)?;
                 st.instance.extend(add_prefix(new, &prefix));
             }
             // Unitxt names group scores `<reduction prefix><score_prefix><field>`.
@@ -680,10 +687,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             let mut per: Vec<Scores> = Vec::with_capacity(n);
             for (st, r) in states.iter_mut().zip(&records) {
                 let s = m.instance_scores(r)?;
-                let score = get_f(&s, &main)?;
-                let mut new = floats(&s);
-                new.insert("score".into(), ScoreValue::Float(score));
-                new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                let mut new = instance_row(&s, &main)?;
                 for &name in m.list_instance_scores() {
                     let key = if name == main { vec![name, "score"] } else { vec![name] };
                     for k in key {
