@@ -13,12 +13,16 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 
 import datasets
 import pytest
 
 import unitxt_rs
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+from oracle import media_bytes  # noqa: E402  (the golden rows' form of media bytes)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CLI = os.path.join(ROOT, "target", "debug", "unitxt-rs")
@@ -66,14 +70,11 @@ def test_load_dataset_equals_unitxt(split, recipe):
             unitxt_rs.load_dataset(recipe, split=split)
         return
     golden = [json.loads(line) for line in open(base + ".jsonl", encoding="utf-8")]
-    if any(row.get("media", {}).get("images") for row in golden):
-        # Images are not exported to Arrow yet: a clear refusal naming the media, not a wrong row.
-        with pytest.raises(unitxt_rs.UnitxtRsError, match="media"):
-            unitxt_rs.load_dataset(recipe, split=split)
-        return
     ds = unitxt_rs.load_dataset(recipe, split=split)
     assert isinstance(ds, datasets.Dataset)
-    ours = rows(ds)
+    # Images as the oracle writes them: the file's kind, not its bytes (an image Unitxt draws
+    # with matplotlib cannot be reproduced; test_images_are_the_cli_images checks ours).
+    ours = [json.loads(json.dumps(row, ensure_ascii=False, default=media_bytes)) for row in rows(ds)]
     assert len(ours) == len(golden)
     for i, (a, b) in enumerate(zip(ours, golden)):
         assert a == b, f"instance {i} differs"
@@ -83,8 +84,38 @@ def test_features_are_unitxt_schema():
     from unitxt.schema import UNITXT_DATASET_SCHEMA
 
     ds = unitxt_rs.load_dataset(EXAMPLE, split="test")
-    assert ds.features == UNITXT_DATASET_SCHEMA
+    # Unitxt's schema, with images not decoded: rows give them as Unitxt's own rows do.
+    expected = UNITXT_DATASET_SCHEMA.copy()
+    expected["media"]["images"] = datasets.List(datasets.Image(decode=False))
+    assert ds.features == expected
+    assert ds.features["media"]["images"] != UNITXT_DATASET_SCHEMA["media"]["images"]
     assert ds.split == "test"
+
+
+TABLE_IMAGE = "card=cards.tables,template_card_index=0,serializer=serializers.table.image"
+
+
+def test_images_are_the_cli_images():
+    import base64
+
+    ds = unitxt_rs.load_dataset(TABLE_IMAGE, split="test")
+    cli = cli_rows(TABLE_IMAGE, "test")
+    assert len(ds) == len(cli) == 5
+    for ours, theirs in zip(rows(ds), cli):
+        (image,) = ours["media"]["images"]
+        (cli_image,) = theirs["media"]["images"]
+        assert image["path"] is None
+        assert cli_image["format"] == "png"  # as Unitxt's serializer names it
+        head, data = cli_image["image"].split(",", 1)
+        assert head == "data:image/png;base64"
+        assert image["bytes"] == base64.b64decode(data)
+        assert ours["media"]["audios"] == []
+    # The same rows streaming, and the bytes decode to the table's picture.
+    assert list(unitxt_rs.load_dataset(TABLE_IMAGE, split="test", streaming=True)) == rows(ds)
+    from PIL import Image
+    import io
+
+    assert Image.open(io.BytesIO(rows(ds)[0]["media"]["images"][0]["bytes"])).mode == "RGBA"
 
 
 def test_load_dataset_equals_cli():

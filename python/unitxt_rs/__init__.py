@@ -193,6 +193,9 @@ def _args_json(recipe_args: Mapping[str, Any]) -> Optional[str]:
 
 
 def _features():
+    """The ``datasets`` features of prepared splits (the engine's schema metadata): Unitxt's
+    dataset schema, except that images are not decoded: rows give each as Unitxt's own rows
+    do, ``{"bytes": <the file>, "path": None}``."""
     import datasets
 
     return datasets.Features.from_arrow_schema(_empty_schema())
@@ -253,7 +256,7 @@ def _to_dataset(table: pa.Table, fingerprint: str, split: str):
     import datasets
     from datasets.table import InMemoryTable
 
-    info = datasets.DatasetInfo(features=datasets.Features.from_arrow_schema(table.schema))
+    info = datasets.DatasetInfo(features=_features())
     ds = datasets.Dataset(InMemoryTable(table), info=info, split=datasets.NamedSplit(split), fingerprint=fingerprint)
     return ds.with_transform(_decode_batch)
 
