@@ -99,7 +99,12 @@ def local_cards(cat, hub):
     return cards
 
 
-def draw(rng, cards, cat):
+def draw(rng, cards, cat, dense=False):
+    # With `dense`, each part a user adds to a card (format, system prompt, augmentor,
+    # serializer, demos) is drawn nine times in ten.
+    def chance(p):
+        return rng.random() < (0.9 if dense else p)
+
     by_task = {}
     for name, card in cards.items():
         by_task.setdefault(json.dumps(card.get("task"), sort_keys=True), set()).update(template_names(card, cat))
@@ -127,18 +132,18 @@ def draw(rng, cards, cat):
         parts.append(f"template_card_index={rng.randrange(len(own) + 1)}")
     else:
         parts.append(f"template={rng.choice(pool)}")
-    if rng.random() < 0.6:
+    if chance(0.6):
         parts.append(f"format={rng.choice(formats)}")
-    if rng.random() < 0.5:
+    if chance(0.5):
         parts.append(f"system_prompt={rng.choice(prompts)}")
-    if rng.random() < 0.3:
+    if chance(0.3):
         parts.append(f"augmentor={rng.choice(text_augmentors if rng.random() < 0.8 else augmentors)}")
-    if rng.random() < 0.05:
+    if chance(0.05):
         parts.append(f"serializer={rng.choice(serializers)}")
     if rng.random() < 0.1:
         parts.append(f"num_demos=[{rng.choice([0, 1])},{rng.choice([2, 3])}]")
         parts.append(f"demos_pool_size={rng.choice([5, 10])}")
-    elif rng.random() < 0.6:
+    elif chance(0.6):
         n = rng.choice([1, 2, 3, 5])
         parts.append(f"num_demos={n}")
         parts.append(f"demos_pool_size={rng.choice([n, n + 1, n + 2, 10, 20, 50])}")
@@ -241,6 +246,7 @@ def main():
     p.add_argument("--out", default="target/sweep")
     p.add_argument("--recipes", help="run these SPLIT<TAB>RECIPE lines instead of drawing")
     p.add_argument("--eval", action="store_true", help="also compare evaluation scores")
+    p.add_argument("--dense", action="store_true", help="draw format, system prompt, augmentor, serializer and demos nine times in ten")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     cat = catalog_dir(a.bin)
@@ -252,7 +258,7 @@ def main():
         cards = local_cards(cat, os.environ["HF_HUB_CACHE"])
         drawn = []
         while len(drawn) < a.n:
-            r = draw(rng, cards, cat)
+            r = draw(rng, cards, cat, a.dense)
             if r and r not in drawn:
                 drawn.append(r)
         with open(recipes_file, "w", encoding="utf-8") as f:
