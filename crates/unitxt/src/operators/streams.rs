@@ -517,9 +517,10 @@ impl StreamOperator for LengthBalancer {
 
 /// Unitxt's `MinimumOneExamplePerLabelRefiner`: keeps the first instance of every signature
 /// (values of `fields`), then the earliest others up to `max_instances`, and shuffles the
-/// selection with a generator seeded by the selection itself. As in Unitxt, without
-/// `max_instances` the split is yielded as is and then once more, shuffled. Errors when
-/// `max_instances` is below the number of signatures, or a field is missing.
+/// selection with a generator seeded by the selection itself (the md5 of Python's `str()` of
+/// the list of selected instances). As in Unitxt, without `max_instances` the split is yielded
+/// as is and then once more, shuffled. Errors when `max_instances` is below the number of
+/// signatures, or a field is missing.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MinimumOneExamplePerLabelRefiner {
     /// `fields`: the field paths whose values make an instance's signature.
@@ -527,6 +528,84 @@ pub struct MinimumOneExamplePerLabelRefiner {
     /// `max_instances`: how many instances are kept (absent: all, yielded twice as in Unitxt).
     #[serde(default)]
     pub max_instances: Option<usize>,
+    /// Set by a recipe that runs this as its `*_refiner`: what Unitxt's instances hold at that
+    /// point and ours do not, so that the seed is the same text (see [`RefinerSeedContext`]).
+    /// Not a catalog field.
+    #[serde(skip)]
+    pub seed_context: Option<Arc<RefinerSeedContext>>,
+}
+
+/// What an instance holds in Unitxt when a recipe's refiners run, beyond the fields the
+/// engine's instance has then (Unitxt's `DatasetRecipe` pipeline): `metrics` (the task's, set
+/// by the task, right after `input_fields`), `recipe_metadata` holding the system prompt and
+/// format objects (printed by Python as their catalog names, or their dataclass `repr`), and,
+/// when the recipe uses demos, `_demos_pool_` (the pool's instances, last). Used to write
+/// Python's `str()` of instances as Unitxt seeds from it.
+#[derive(Debug)]
+pub struct RefinerSeedContext {
+    /// The task's `metrics` list.
+    pub metrics: Value,
+    /// Python's `repr` of the `recipe_metadata` dict (`{'system_prompt': ..., 'format': ...}`).
+    pub recipe_metadata: String,
+    /// Python's `repr` of the `_demos_pool_` list (each item written as [`Self::write_instance`]
+    /// writes instances); `None` without demos.
+    pub demos_pool: Option<String>,
+}
+
+impl RefinerSeedContext {
+    /// Appends Python's `repr` of `inst` as Unitxt holds it: its fields in order, with
+    /// `metrics` after `input_fields` when absent, `recipe_metadata` as [`Self::recipe_metadata`]
+    /// (before `reference_fields` when absent), and `_demos_pool_` at the end when `with_pool`.
+    pub fn write_instance(&self, inst: &Instance, with_pool: bool, out: &mut String) {
+        let mut first = true;
+        let mut item = |k: &str, out: &mut String| {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            crate::py::repr::write_str_repr(k, out);
+            out.push_str(": ");
+        };
+        out.push('{');
+        let mut metadata_written = false;
+        for (k, v) in inst.iter() {
+            if k == "reference_fields" && !metadata_written && !inst.contains_key("recipe_metadata") {
+                item("recipe_metadata", out);
+                out.push_str(&self.recipe_metadata);
+                metadata_written = true;
+            }
+            item(k, out);
+            if k == "recipe_metadata" {
+                out.push_str(&self.recipe_metadata);
+                metadata_written = true;
+            } else {
+                crate::py::repr::write_repr(v, out);
+            }
+            if k == "input_fields" && !inst.contains_key("metrics") {
+                item("metrics", out);
+                crate::py::repr::write_repr(&self.metrics, out);
+            }
+        }
+        if let (true, Some(pool)) = (with_pool, &self.demos_pool) {
+            item("_demos_pool_", out);
+            out.push_str(pool);
+        }
+        out.push('}');
+    }
+
+    /// Python's `repr` of a demos pool of `items`, each as [`Self::write_instance`] writes it
+    /// (without a pool of its own).
+    pub fn pool_repr(&self, items: &[Instance]) -> String {
+        let mut out = String::from("[");
+        for (i, inst) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write_instance(inst, false, &mut out);
+        }
+        out.push(']');
+        out
+    }
 }
 
 impl MinimumOneExamplePerLabelRefiner {
@@ -563,8 +642,20 @@ impl MinimumOneExamplePerLabelRefiner {
                 selected.push(inst.clone());
             }
         }
-        let seed = Value::Array(selected.iter().cloned().map(Value::Object).collect());
-        let mut rng = new_random_generator(&seed);
+        let mut rng = match &self.seed_context {
+            Some(ctx) => {
+                let mut text = String::from("[");
+                for (i, inst) in selected.iter().enumerate() {
+                    if i > 0 {
+                        text.push_str(", ");
+                    }
+                    ctx.write_instance(inst, true, &mut text);
+                }
+                text.push(']');
+                crate::py::random::new_random_generator_for_repr(&text)
+            }
+            None => new_random_generator(&Value::Array(selected.iter().cloned().map(Value::Object).collect())),
+        };
         rng.shuffle(&mut selected);
         Ok(selected)
     }
@@ -1347,9 +1438,9 @@ mod tests {
         assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 5, 9]);
         let op = LengthBalancer { fields: vec!["t".into()], segments_boundaries: vec![1, 3], max_instances: None };
         assert_eq!(apply_stream(op, data.clone()), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 19, 20, 23]);
-        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(5) };
+        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(5), seed_context: None };
         assert_eq!(apply_stream(op, data.clone()), vec![0, 2, 3, 1, 4]);
-        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(2) };
+        let op = MinimumOneExamplePerLabelRefiner { fields: vec!["label".into()], max_instances: Some(2), seed_context: None };
         let s: Stream = Box::new(data.into_iter().map(obj).map(Ok).collect::<Vec<_>>().into_iter());
         assert!(Arc::new(op).process_stream(s, "t").unwrap().next().is_some_and(|r| r.is_err()));
     }

@@ -408,6 +408,12 @@ fn md5_sub_seed(text: &str) -> String {
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]).to_string()
 }
 
+/// [`new_random_generator`] for a list or dict sub-seed whose Python `str()` is `text`
+/// (for values that hold Python objects the engine keeps in another form).
+pub fn new_random_generator_for_repr(text: &str) -> PyRandom {
+    PyRandom::from_str_seed(&format!("{}/{}", global_seed(), md5_sub_seed(text)))
+}
+
 /// [`new_random_generator`] for a dict sub-seed given by its items (in order), without
 /// building the dict.
 pub fn new_random_generator_for_dict<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> PyRandom {

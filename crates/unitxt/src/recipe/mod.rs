@@ -639,6 +639,19 @@ impl Recipe {
             if !(pool.is_some() && *split == self.demos_taken_from) {
                 ms = run_steps(ms, split, &deferred);
             }
+            if refiner.raw.get("__type__").and_then(Value::as_str) == Some("minimum_one_example_per_label_refiner") {
+                // Unitxt seeds its shuffle from `str()` of the selected instances, which hold
+                // objects the engine keeps in another form: the refiner gets them as text.
+                let mut op: crate::operators::streams::MinimumOneExamplePerLabelRefiner =
+                    crate::artifact::from_value("minimum_one_example_per_label_refiner", &refiner.raw)?;
+                op.seed_context = Some(Arc::new(self.refiner_seed_context(pool.as_deref()).ctx(format!("recipe argument `{split}_refiner`"))?));
+                if let Some(stream) = ms.streams.get_mut(split) {
+                    let input = std::mem::replace(stream, Box::new(std::iter::empty()) as Stream);
+                    *stream = crate::operators::StreamOperator::process_stream(Arc::new(op), input, split)
+                        .ctx(format!("in the recipe's {split}_refiner"))?;
+                }
+                continue;
+            }
             ms = refiner
                 .inner
                 .clone()
@@ -646,6 +659,39 @@ impl Recipe {
                 .ctx(format!("in the recipe's {split}_refiner"))?;
         }
         Ok(Staged { streams: ms, pool })
+    }
+
+    /// What Unitxt's instances hold when its refiners run and the engine's do not (see
+    /// [`crate::operators::streams::RefinerSeedContext`]): the task's metrics, the system prompt
+    /// and format as Python prints them (a catalog artifact as its name without overwrites, as
+    /// Unitxt's `__id__`; the defaults as their dataclass `repr`), and the demos pool. Errors
+    /// (kind `Unsupported`) for an inline system prompt or format other than the defaults,
+    /// whose `repr` is not reproduced.
+    fn refiner_seed_context(&self, pool: Option<&DemosPool>) -> Result<crate::operators::streams::RefinerSeedContext> {
+        /// Python's `repr` of `EmptySystemPrompt()` in Unitxt 1.26.10.
+        const EMPTY_SYSTEM_PROMPT: &str = "EmptySystemPrompt(__type__='empty_system_prompt', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, skip_rendered_instance=True)";
+        /// Python's `repr` of `SystemFormat()` in Unitxt 1.26.10.
+        const SYSTEM_FORMAT: &str = r"SystemFormat(__type__='system_format', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, demos_field='demos', demo_format='{source}\\N{target_prefix}{target}\n\n', model_input_format='{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}', format_args={})";
+        let object = |id: &Option<crate::value::Str>, raw: &Value, default_type: &str, default: &str, what: &str| -> Result<String> {
+            match id {
+                Some(id) => Ok(id.split('[').next().unwrap_or(id).to_string()),
+                None if raw.as_object().is_some_and(|m| m.len() == 1) && raw.get("__type__").and_then(Value::as_str) == Some(default_type) => {
+                    Ok(default.to_string())
+                }
+                None => Err(Error::unsupported(format!(
+                    "minimum_one_example_per_label_refiner seeds its shuffle from Python's repr of the recipe's {what}, which is not reproduced for an inline {what}; give one from the catalog"
+                ))),
+            }
+        };
+        let system_prompt = object(&self.system_prompt.id, &self.system_prompt.raw, "empty_system_prompt", EMPTY_SYSTEM_PROMPT, "system prompt")?;
+        let format = object(&self.format.id, &self.format.raw, "system_format", SYSTEM_FORMAT, "format")?;
+        let mut ctx = crate::operators::streams::RefinerSeedContext {
+            metrics: self.task_metrics.value().clone(),
+            recipe_metadata: format!("{{'system_prompt': {system_prompt}, 'format': {format}}}"),
+            demos_pool: None,
+        };
+        ctx.demos_pool = pool.map(|p| ctx.pool_repr(&p.items));
+        Ok(ctx)
     }
 
     /// The per-instance half of the pipeline for split `split` (see [`Recipe::stage`]): the
@@ -1115,6 +1161,34 @@ mod tests {
         let template = json!({"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answers}"});
         let args = RecipeArgs::from_map([("card".to_string(), card), ("template".to_string(), template)].into_iter().collect()).unwrap();
         Recipe::build(&args, Arc::new(Catalog::new(vec![]))).unwrap()
+    }
+
+    /// The text `minimum_one_example_per_label_refiner` seeds from, for the default system
+    /// prompt and format (their dataclass reprs), with the task's metrics after `input_fields`
+    /// and the pool last; an inline format other than the default is refused.
+    #[test]
+    fn refiner_seed_context_prints_instances_as_unitxt_holds_them() {
+        let r = recipe(json!([]));
+        let ctx = r.refiner_seed_context(None).unwrap();
+        assert!(ctx.recipe_metadata.starts_with("{'system_prompt': EmptySystemPrompt(__type__='empty_system_prompt', "), "{}", ctx.recipe_metadata);
+        assert!(ctx.recipe_metadata.ends_with(r"demo_format='{source}\\N{target_prefix}{target}\n\n', model_input_format='{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}', format_args={})}"), "{}", ctx.recipe_metadata);
+        let ctx = crate::operators::streams::RefinerSeedContext {
+            metrics: json!(["metrics.squad"]),
+            recipe_metadata: "{'system_prompt': system_prompts.empty, 'format': formats.empty}".into(),
+            demos_pool: None,
+        };
+        let inst = json!({"input_fields": {"question": "q?"}, "data_classification_policy": ["public"], "media": {}, "recipe_metadata": {}, "reference_fields": {"answers": ["a"]}});
+        let pool = ctx.pool_repr(&[inst.as_object().unwrap().clone()]);
+        let ctx = crate::operators::streams::RefinerSeedContext { demos_pool: Some(pool), ..ctx };
+        let mut out = String::new();
+        ctx.write_instance(inst.as_object().unwrap(), true, &mut out);
+        let one = "{'input_fields': {'question': 'q?'}, 'metrics': ['metrics.squad'], 'data_classification_policy': ['public'], 'media': {}, 'recipe_metadata': {'system_prompt': system_prompts.empty, 'format': formats.empty}, 'reference_fields': {'answers': ['a']}";
+        assert_eq!(out, format!("{one}, '_demos_pool_': [{one}}}]}}"));
+        let mut r = recipe(json!([]));
+        r.format = build_as::<dyn Format>(&json!({"__type__": "system_format", "demo_format": "{source}"}), &Arc::new(Catalog::new(vec![]))).unwrap();
+        let e = r.refiner_seed_context(None).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{e}");
+        assert!(e.to_string().contains("inline format"), "{e}");
     }
 
     #[test]
