@@ -165,7 +165,7 @@ def draw(rng, cards, cat, dense=False):
         parts.append("group_by=[template]")
     split = "test" if rng.random() < 0.8 else rng.choice(["train", "validation"])
     if rng.random() < 0.05:
-        balancer = rng.choice(["classification.by_label", "qa.by_answer", "multi_label.zero_vs_many_labels"])
+        balancer = rng.choice(["classification.by_label", "classification.minimum_one_example_per_class", "qa.by_answer", "multi_label.zero_vs_many_labels"])
         parts.append(f"{split}_refiner=operators.balancers.{balancer}")
     parts.append(f"max_{split}_instances={rng.choice([5, 10, 30])}")
     if rng.random() < 0.2:
