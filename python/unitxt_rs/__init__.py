@@ -402,7 +402,7 @@ class GlobalScores(dict):
             import tabulate  # noqa: F401
         except ImportError:
             return self._summary
-        df = self.to_df().round(2).fillna("").sort_index()
+        df = self.to_df().round(2).astype(object).fillna("").sort_index()
         df = df.drop("num_of_instances", axis=0, errors="ignore").reset_index()
         return df.to_markdown(index=False) + f"\nMain Score: {self['score_name']}\nNum Instances: {self['num_of_instances']}"
 
