@@ -54,12 +54,11 @@ def _task_manager(include_path):
 
 
 def _load_task(task_name, include_path):
-    tasks = _import("lm_eval.tasks")
     manager = _task_manager(include_path)
     assert task_name in manager.all_tasks
-    task_dict = tasks.get_task_dict([task_name], manager)
-    assert list(task_dict) == [task_name]
-    return task_dict[task_name]
+    loaded = manager.load([task_name])["tasks"]
+    assert list(loaded) == [task_name]
+    return loaded[task_name]
 
 
 def _write_task(folder, name, recipe, **extra):
