@@ -116,6 +116,9 @@ def test_images_are_the_cli_images():
     import io
 
     assert Image.open(io.BytesIO(rows(ds)[0]["media"]["images"][0]["bytes"])).mode == "RGBA"
+    # The dataset, images included, is evaluated as it is (read back from Arrow).
+    scores = unitxt_rs.evaluate(predictions=[r["target"] for r in rows(ds)], data=ds).global_scores
+    assert (scores["score_name"], scores["score"], scores["num_of_instances"]) == ("accuracy", 1.0, 5)
 
 
 def test_load_dataset_equals_cli():
