@@ -593,15 +593,15 @@ impl RefinerSeedContext {
         out.push('}');
     }
 
-    /// Python's `repr` of a demos pool of `items`, each as [`Self::write_instance`] writes it
-    /// (without a pool of its own).
-    pub fn pool_repr(&self, items: &[Instance]) -> String {
+    /// Python's `repr` of the list of `items`, each as [`Self::write_instance`] writes it (with
+    /// the pool when `with_pool`; a demos pool itself is written without).
+    pub fn list_repr(&self, items: &[Instance], with_pool: bool) -> String {
         let mut out = String::from("[");
         for (i, inst) in items.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
-            self.write_instance(inst, false, &mut out);
+            self.write_instance(inst, with_pool, &mut out);
         }
         out.push(']');
         out
@@ -643,17 +643,7 @@ impl MinimumOneExamplePerLabelRefiner {
             }
         }
         let mut rng = match &self.seed_context {
-            Some(ctx) => {
-                let mut text = String::from("[");
-                for (i, inst) in selected.iter().enumerate() {
-                    if i > 0 {
-                        text.push_str(", ");
-                    }
-                    ctx.write_instance(inst, true, &mut text);
-                }
-                text.push(']');
-                crate::py::random::new_random_generator_for_repr(&text)
-            }
+            Some(ctx) => crate::py::random::new_random_generator_for_repr(&ctx.list_repr(&selected, true)),
             None => new_random_generator(&Value::Array(selected.iter().cloned().map(Value::Object).collect())),
         };
         rng.shuffle(&mut selected);

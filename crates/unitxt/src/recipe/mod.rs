@@ -690,7 +690,7 @@ impl Recipe {
             recipe_metadata: format!("{{'system_prompt': {system_prompt}, 'format': {format}}}"),
             demos_pool: None,
         };
-        ctx.demos_pool = pool.map(|p| ctx.pool_repr(&p.items));
+        ctx.demos_pool = pool.map(|p| ctx.list_repr(&p.items, false));
         Ok(ctx)
     }
 
@@ -1178,7 +1178,7 @@ mod tests {
             demos_pool: None,
         };
         let inst = json!({"input_fields": {"question": "q?"}, "data_classification_policy": ["public"], "media": {}, "recipe_metadata": {}, "reference_fields": {"answers": ["a"]}});
-        let pool = ctx.pool_repr(&[inst.as_object().unwrap().clone()]);
+        let pool = ctx.list_repr(&[inst.as_object().unwrap().clone()], false);
         let ctx = crate::operators::streams::RefinerSeedContext { demos_pool: Some(pool), ..ctx };
         let mut out = String::new();
         ctx.write_instance(inst.as_object().unwrap(), true, &mut out);
