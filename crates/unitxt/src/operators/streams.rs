@@ -553,9 +553,10 @@ pub struct RefinerSeedContext {
 }
 
 impl RefinerSeedContext {
-    /// Appends Python's `repr` of `inst` as Unitxt holds it: its fields in order, with
-    /// `metrics` after `input_fields` when absent, `recipe_metadata` as [`Self::recipe_metadata`]
-    /// (before `reference_fields` when absent), and `_demos_pool_` at the end when `with_pool`.
+    /// Appends Python's `repr` of `inst` (a task's output, which always carries
+    /// `recipe_metadata`) as Unitxt holds it: its fields in order, with `metrics` after
+    /// `input_fields` when absent, `recipe_metadata` as [`Self::recipe_metadata`], and
+    /// `_demos_pool_` at the end when `with_pool`.
     pub fn write_instance(&self, inst: &Instance, with_pool: bool, out: &mut String) {
         let mut first = true;
         let mut item = |k: &str, out: &mut String| {
@@ -567,17 +568,10 @@ impl RefinerSeedContext {
             out.push_str(": ");
         };
         out.push('{');
-        let mut metadata_written = false;
         for (k, v) in inst.iter() {
-            if k == "reference_fields" && !metadata_written && !inst.contains_key("recipe_metadata") {
-                item("recipe_metadata", out);
-                out.push_str(&self.recipe_metadata);
-                metadata_written = true;
-            }
             item(k, out);
             if k == "recipe_metadata" {
                 out.push_str(&self.recipe_metadata);
-                metadata_written = true;
             } else {
                 crate::py::repr::write_repr(v, out);
             }
