@@ -438,4 +438,3 @@ fn bad_budget_values_are_reported() {
     let e = ctx.charge(2000).unwrap_err();
     assert!(e.to_string().contains("memory limit of 1000 bytes"), "{e}");
 }
-

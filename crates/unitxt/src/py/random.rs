@@ -446,6 +446,20 @@ pub fn new_random_generator(sub_seed: &Value) -> PyRandom {
     PyRandom::from_str_seed(&format!("{}/{}", global_seed(), sub_seed_string(sub_seed)))
 }
 
+/// `itertools.accumulate(weights)`, as `Random.choices` accumulates them (the first weight as
+/// it is, then running sums).
+pub fn accumulate(weights: &[f64]) -> Vec<f64> {
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            acc = if i == 0 { *w } else { acc + w };
+            acc
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     // Expected values come from CPython 3.11.7 (/work/venv/bin/python) and Unitxt 1.26.10's
@@ -542,18 +556,4 @@ mod tests {
         assert_eq!(py_hash_int(-(1i128 << 62)), -2);
         assert_eq!(py_hash_int(-1), -2);
     }
-}
-
-/// `itertools.accumulate(weights)`, as `Random.choices` accumulates them (the first weight as
-/// it is, then running sums).
-pub fn accumulate(weights: &[f64]) -> Vec<f64> {
-    let mut acc = 0.0;
-    weights
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            acc = if i == 0 { *w } else { acc + w };
-            acc
-        })
-        .collect()
 }

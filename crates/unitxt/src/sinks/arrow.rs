@@ -71,9 +71,9 @@ pub fn dataset_schema() -> SchemaRef {
 
 /// One prepared instance's cells, ready to append to the columns of a batch
 /// ([`rows_to_batch`]): the text of every string cell and list item back to back, and the
-/// cells in `COLUMNS` order (media apart: the image bytes are kept as they are). A row is built where its
-/// instance was prepared (a worker thread, by [`ArrowRow::from_output`]), so that the thread
-/// assembling batches only copies bytes. Rows come from a pool ([`ArrowRow::new`]) and go back
+/// cells in `COLUMNS` order (media apart: the image bytes are kept as they are). A row is
+/// built where its instance was prepared (a worker thread, by [`ArrowRow::from_output`]), so
+/// that the thread assembling batches only copies bytes. Rows come from a pool ([`ArrowRow::new`]) and go back
 /// to it ([`recycle_rows`]), so their two buffers are reused rather than freed by another thread.
 #[derive(Default)]
 pub struct ArrowRow {
@@ -376,7 +376,8 @@ fn media_column(rows: &[ArrowRow]) -> Result<ArrayRef> {
 /// this module's schema comes back as `{"images": [...], "audios": [...]}` with each image as
 /// Unitxt's image dict (`{"image": <data URL>, "format": "PNG" | ...}`).
 pub fn batch_to_instances(batch: &RecordBatch) -> Result<Vec<Instance>> {
-    let media_index = batch.schema().index_of("media").ok().filter(|&i| batch.schema().field(i).data_type() == &DataType::Struct(media_fields()));
+    let schema = batch.schema();
+    let media_index = schema.index_of("media").ok().filter(|&i| schema.field(i).data_type() == &DataType::Struct(media_fields()));
     let mut rows = match media_index {
         None => crate::loaders::arrow_value::batch_rows(batch)?,
         Some(m) => {
