@@ -1,0 +1,7 @@
+//! sqlglot 30.8.0, as far as Unitxt's `sql_non_execution_accuracy` uses it.
+
+pub mod tables;
+pub mod tokenizer;
+
+#[cfg(test)]
+mod tests;
