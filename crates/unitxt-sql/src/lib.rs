@@ -8,4 +8,5 @@
 //! [sqlparse]: https://github.com/andialbrecht/sqlparse
 
 pub mod pystr;
+pub mod text2sql;
 pub mod sqlglot;
