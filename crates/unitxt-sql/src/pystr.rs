@@ -21,6 +21,12 @@ pub fn lower(s: &str) -> String {
     s.to_lowercase()
 }
 
+/// Python's `str.isdigit()` for one character: ASCII digits, and other characters Rust counts as
+/// numeric (an approximation of Python's Digit and Decimal numeric types beyond ASCII).
+pub fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric())
+}
+
 /// Python's `str.isidentifier()` for a single character: a letter or `_` (Rust's
 /// `is_alphabetic` stands in for the XID_Start property).
 pub fn is_identifier_start(c: char) -> bool {

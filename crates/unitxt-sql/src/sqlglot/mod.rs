@@ -1,7 +1,12 @@
 //! sqlglot 30.8.0, as far as Unitxt's `sql_non_execution_accuracy` uses it.
 
+pub mod ast;
+pub mod generator;
+mod generator_tables;
 pub mod tables;
 pub mod tokenizer;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod generator_tests;
