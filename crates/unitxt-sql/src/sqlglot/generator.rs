@@ -23,6 +23,8 @@ pub struct Unsupported(pub String);
 pub struct Options {
     /// `normalize=True`: unquoted identifiers are lower-cased.
     pub normalize: bool,
+    /// `comments=False`: comments are left out.
+    pub skip_comments: bool,
 }
 
 /// sqlglot's `expression.sql(dialect=None, **options)`: the SQL of `e`, stripped, comments
@@ -116,7 +118,7 @@ impl Gen {
     }
 
     fn maybe_comment(&self, sql: &str, e: Option<&Expr>, comments: &[String], separated: bool) -> String {
-        if comments.is_empty() || e.is_some_and(|e| comments_excluded(&e.class)) {
+        if self.o.skip_comments || comments.is_empty() || e.is_some_and(|e| comments_excluded(&e.class)) {
             return sql.to_string();
         }
         let parts: Vec<String> = comments.iter().filter(|c| !c.is_empty()).map(|c| format!("/*{}*/", sanitize_comment(c))).collect();
@@ -213,7 +215,8 @@ impl Gen {
                 Item::Node(node) if matches!(node.class.as_str(), "And" | "Or" | "Xor") => {
                     self.only(node, &["this", "expression"])?;
                     let mut op = pystr::upper(&node.class);
-                    for c in node.comments.iter().filter(|c| !c.is_empty()) {
+                    let comments: &[String] = if self.o.skip_comments { &[] } else { &node.comments };
+                    for c in comments.iter().filter(|c| !c.is_empty()) {
                         op.push_str(&format!(" /*{}*/", sanitize_comment(c)));
                     }
                     let (Some(l), Some(r)) = (node.child("this"), node.child("expression")) else {

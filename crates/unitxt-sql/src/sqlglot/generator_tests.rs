@@ -32,7 +32,7 @@ fn generated_sql_is_sqlglots() {
     let path = format!("{}/testdata/sqlglot_parse.json", env!("CARGO_MANIFEST_DIR"));
     let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("oracle")).expect("json");
     let plain = Options::default();
-    let norm = Options { normalize: true };
+    let norm = Options { normalize: true, ..Options::default() };
     let (mut agree, mut unsupported, mut bad) = (0, Vec::new(), Vec::new());
     for case in data["cases"].as_array().expect("cases") {
         let tree = &case["default"];
@@ -79,4 +79,37 @@ fn generated_sql_is_sqlglots() {
         eprintln!("unsupported: {u}");
     }
     assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// `diff` against sqlglot's on the pairs of `testdata/sqlglot_diff_gen.py`: optimized trees
+/// of the metric oracle's pairs, and pairs of parsed queries.
+#[test]
+fn diff_is_sqlglots() {
+    use super::diff::diff;
+    let path = format!("{}/testdata/sqlglot_diff.json", env!("CARGO_MANIFEST_DIR"));
+    let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("oracle")).expect("json");
+    let (mut agree, mut unsupported, mut bad) = (0, Vec::new(), Vec::new());
+    for case in data["cases"].as_array().expect("cases") {
+        let (s, t) = (from_json(&case["source"]), from_json(&case["target"]));
+        let want = &case["edits"];
+        let n = |k: &str| want.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        match diff(&s, &t) {
+            Err(u) => unsupported.push(u.to_string()),
+            Ok(got) => {
+                let want_counts = (n("Insert"), n("Remove"), n("Move"), n("Update"), n("Keep"));
+                let got_counts = (got.insert, got.remove, got.moved, got.update, got.keep);
+                if want_counts == got_counts {
+                    agree += 1;
+                } else {
+                    let sql = |e| super::generator::sql(e, Default::default()).unwrap_or_default();
+                    bad.push(format!("{} vs {}\n  want {want_counts:?}\n  got  {got_counts:?}", sql(&s), sql(&t)));
+                }
+            }
+        }
+    }
+    eprintln!("diff: {agree} agree, {} unsupported, {} mismatches", unsupported.len(), bad.len());
+    for u in unsupported.iter().take(10) {
+        eprintln!("unsupported: {u}");
+    }
+    assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n"));
 }

@@ -1,6 +1,7 @@
 //! sqlglot 30.8.0, as far as Unitxt's `sql_non_execution_accuracy` uses it.
 
 pub mod ast;
+pub mod diff;
 pub mod generator;
 mod generator_tables;
 pub mod tables;
