@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(recipe expression catalog_json format_spec)
+[ ${#targets[@]} -eq 0 ] && targets=(recipe expression catalog_json format_spec sql)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 catalog="${UNITXT_RS_CATALOG:-$HOME/.cache/unitxt-rs/catalog-1.26.10}"
 [ -d fuzz/corpus ] || python3 fuzz/seed_corpus.py "$catalog"

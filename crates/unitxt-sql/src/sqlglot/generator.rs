@@ -34,8 +34,11 @@ pub fn sql(e: &Expr, options: Options) -> Result<String, Unsupported> {
     Ok(pystr::strip(&g.sql(e)?).to_string())
 }
 
-/// Function classes by name: (SQL name, argument keys, printed by a method of its own).
-static FUNC_TABLE: LazyLock<HashMap<&'static str, (&'static str, &'static [&'static str], bool)>> =
+/// A function class: its SQL name, its argument keys, and whether it has a method of its own.
+type FuncInfo = (&'static str, &'static [&'static str], bool);
+
+/// Function classes by name.
+static FUNC_TABLE: LazyLock<HashMap<&'static str, FuncInfo>> =
     LazyLock::new(|| FUNCS.iter().map(|(c, n, a, m)| (*c, (*n, *a, *m))).collect());
 
 static TYPE_SQL: LazyLock<HashMap<&'static str, &'static str>> = LazyLock::new(|| DATA_TYPES.iter().copied().collect());
