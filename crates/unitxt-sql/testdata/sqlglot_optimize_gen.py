@@ -7,8 +7,8 @@ Unitxt calls `optimize(parse_one(sql.lower()).sql(pretty=True))`: optimize parse
 again. For each string of the parser corpus (sqlglot_parse_gen.py) that parses, this writes to
 sqlglot_optimize.json:
 - `input`: the tree optimize starts from (the pretty text parsed again);
-- `steps`: the SQL after each optimizer rule, in order (for step-by-step comparison);
-- `output`: the optimized tree, or {"error": class name} when a rule raises.
+- `steps`: the SQL after each optimizer rule that ran, in order (for step-by-step comparison);
+- `output`: the optimized tree, or {"error": class name, "rule": the rule that raised}.
 """
 
 import inspect
@@ -41,9 +41,12 @@ def run_rules(tree):
     current = tree.copy()
     for rule in RULES:
         params = inspect.getfullargspec(rule).args
-        current = rule(current, **{p: kwargs[p] for p in params if p in kwargs})
+        try:
+            current = rule(current, **{p: kwargs[p] for p in params if p in kwargs})
+        except Exception as e:
+            return {"error": type(e).__name__, "rule": rule.__name__}, steps
         steps.append([rule.__name__, current.sql()])
-    return current, steps
+    return dump(current), steps
 
 
 def main():
@@ -55,12 +58,7 @@ def main():
         except Exception:
             continue
         case = {"sql": sql, "input": dump(tree)}
-        try:
-            out, steps = run_rules(tree)
-            case["output"] = dump(out)
-            case["steps"] = steps
-        except Exception as e:
-            case["output"] = {"error": type(e).__name__}
+        case["output"], case["steps"] = run_rules(tree)
         cases.append(case)
     with open(os.path.join(here, "sqlglot_optimize.json"), "w") as f:
         json.dump({"sqlglot": sqlglot.__version__, "cases": cases}, f, ensure_ascii=False)

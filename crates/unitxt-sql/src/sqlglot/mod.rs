@@ -4,10 +4,11 @@ pub mod ast;
 pub mod diff;
 pub mod generator;
 mod generator_tables;
+pub mod optimizer;
 pub mod tables;
 pub mod tokenizer;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod generator_tests;
+pub(crate) mod generator_tests;
