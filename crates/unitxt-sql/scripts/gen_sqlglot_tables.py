@@ -99,6 +99,116 @@ for k, v in sorted(T.SINGLE_TOKENS.items()):
 lines.append("];")
 assert T.SINGLE_TOKENS == Dialect.get_or_raise("sqlite").tokenizer_class.SINGLE_TOKENS
 
+
+# ---- Parser tables (data only): token sets and maps of the default and SQLite parser classes,
+# the function-name table, and each expression class's argument keys.
+from sqlglot import exp  # noqa: E402
+
+
+def token_set(name, doc, tokens):
+    out = [f"/// {doc}", f"pub const {name}: &[TokenType] = &["]
+    for v in sorted(tokens, key=lambda t: t.name):
+        out.append(f"    TokenType::{camel(v.name)},")
+    out.append("];")
+    return out
+
+
+def parser_tables(prefix, d):
+    P = d.parser_class
+    up = prefix.upper()
+    out = []
+    for attr in ("ID_VAR_TOKENS", "TABLE_ALIAS_TOKENS", "ALIAS_TOKENS", "FUNC_TOKENS", "RESERVED_TOKENS",
+                 "TYPE_TOKENS", "TABLE_TERMINATORS", "TABLE_POSTFIX_TOKENS", "COLON_PLACEHOLDER_TOKENS",
+                 "NESTED_TYPE_TOKENS", "STRUCT_TYPE_TOKENS", "ENUM_TYPE_TOKENS", "AGGREGATE_TYPE_TOKENS",
+                 "TIMESTAMPS", "TIMES"):
+        out += token_set(f"{up}_{attr}", f"`{attr}` of sqlglot's {prefix} parser.", getattr(P, attr))
+    for attr in ("STATEMENT_PARSERS", "RANGE_PARSERS", "QUERY_MODIFIER_PARSERS", "UNARY_PARSERS",
+                 "PRIMARY_PARSERS", "PLACEHOLDER_PARSERS", "COLUMN_OPERATORS"):
+        out += token_set(f"{up}_{attr}_KEYS", f"The token types `{attr}` of sqlglot's {prefix} parser has entries for.",
+                         getattr(P, attr).keys())
+    out.append(f"/// `NO_PAREN_FUNCTIONS` of sqlglot's {prefix} parser: token type, class built.")
+    out.append(f"pub const {up}_NO_PAREN_FUNCTIONS: &[(TokenType, &str)] = &[")
+    for k, v in sorted(P.NO_PAREN_FUNCTIONS.items(), key=lambda kv: kv[0].name):
+        out.append(f"    (TokenType::{camel(k.name)}, {rs_str(v.__name__)}),")
+    out.append("];")
+    out.append(f"/// Names with an entry in `FUNCTION_PARSERS` of sqlglot's {prefix} parser.")
+    out.append(f"pub const {up}_FUNCTION_PARSERS: &[&str] = &[")
+    for k in sorted(P.FUNCTION_PARSERS):
+        out.append(f"    {rs_str(k)},")
+    out.append("];")
+    out.append(f"/// Names with an entry in `NO_PAREN_FUNCTION_PARSERS` of sqlglot's {prefix} parser.")
+    out.append(f"pub const {up}_NO_PAREN_FUNCTION_PARSERS: &[&str] = &[")
+    for k in sorted(P.NO_PAREN_FUNCTION_PARSERS):
+        out.append(f"    {rs_str(k)},")
+    out.append("];")
+    out.append(f"/// `FUNCTIONS` of sqlglot's {prefix} parser, sorted by name: the class whose `from_arg_list`")
+    out.append("/// builds the call, or `\"\"` when the builder is something else.")
+    out.append(f"pub const {up}_FUNCTIONS: &[(&str, &str)] = &[")
+    for k, f in sorted(P.FUNCTIONS.items()):
+        cls = ""
+        if getattr(f, "__name__", "") == "from_arg_list" and isinstance(getattr(f, "__self__", None), type):
+            cls = f.__self__.__name__
+        out.append(f"    ({rs_str(k)}, {rs_str(cls)}),")
+    out.append("];")
+    return out
+
+
+def all_classes():
+    seen = {}
+    stack = [exp.Expr]
+    while stack:
+        c = stack.pop()
+        for s in c.__subclasses__():
+            if s.__name__ not in seen or seen[s.__name__] is s:
+                seen[s.__name__] = s
+                stack.append(s)
+    return seen
+
+
+def class_tables():
+    out = [
+        "/// Flags of [`CLASSES`]: the class is a `Func`.",
+        "pub const CLASS_FUNC: u8 = 1;",
+        "/// Flags of [`CLASSES`]: the class is an `AggFunc`.",
+        "pub const CLASS_AGG_FUNC: u8 = 2;",
+        "/// Flags of [`CLASSES`]: the class is a `Binary`.",
+        "pub const CLASS_BINARY: u8 = 4;",
+        "/// Flags of [`CLASSES`]: the class is a `Query`.",
+        "pub const CLASS_QUERY: u8 = 8;",
+        "/// Flags of [`CLASSES`]: `is_var_len_args`.",
+        "pub const CLASS_VAR_LEN_ARGS: u8 = 16;",
+        "/// Flags of [`CLASSES`]: `is_primitive` (not validated by `Parser.expression`).",
+        "pub const CLASS_PRIMITIVE: u8 = 32;",
+        "/// sqlglot's expression classes, sorted by name: flags and `arg_types` (key, required) in order.",
+        "pub const CLASSES: &[(&str, u8, &[(&str, bool)])] = &[",
+    ]
+    for name, c in sorted(all_classes().items()):
+        flags = 0
+        if issubclass(c, exp.Func):
+            flags |= 1
+        if issubclass(c, exp.AggFunc):
+            flags |= 2
+        if issubclass(c, exp.Binary):
+            flags |= 4
+        if issubclass(c, exp.Query):
+            flags |= 8
+        if getattr(c, "is_var_len_args", False):
+            flags |= 16
+        if getattr(c, "is_primitive", False):
+            flags |= 32
+        args = ", ".join(f"({rs_str(k)}, {'true' if v else 'false'})" for k, v in c.arg_types.items())
+        out.append(f"    ({rs_str(name)}, {flags}, &[{args}]),")
+    out.append("];")
+    return out
+
+
+lines.append("")
+lines += parser_tables("default", Dialect.get_or_raise(None))
+lines.append("")
+lines += parser_tables("sqlite", Dialect.get_or_raise("sqlite"))
+lines.append("")
+lines += class_tables()
+
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "..", "src", "sqlglot", "tables.rs"), "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -5,6 +5,7 @@ of SQL strings.
     .venv/bin/python crates/unitxt-sql/testdata/sqlglot_parse_gen.py
 
 Writes sqlglot_parse.json next to itself. For each string:
+- `input`: the SQL string parsed;
 - `sqlite`: `sqlglot.parse(sql, read="sqlite")` as a list of trees (null for an empty
   statement), or {"error": class name};
 - `default`: `parse_one(sql)` (default dialect) as a tree, or {"error": class name};
@@ -62,6 +63,62 @@ FUNCS = ["count(*)", "COUNT(DISTINCT name)", "avg(age)", "max(age)", "MIN(T1.age
          "CAST(age AS REAL)", "cast(x as integer)", "CAST(y AS TEXT)", "upper(name)",
          "instr(name, 'a')", "replace(name, 'a', 'b')", "trim(name)", "date('now')", "julianday(d)"]
 LITS = ["1", "2.5", "'France'", "'it''s'", "NULL", "TRUE", "0", "-3", "1e3", "'%a%'", "\"France\""]
+
+
+
+# Hand-written probes of the parser's edge and error paths.
+EXTRA = [
+    "", ";", "SELECT 1;", "SELECT 1; SELECT 2", "SELECT 1;;SELECT 2", "SELECT", "SELECT a FROM", "SELECT a FROM t WHERE",
+    "SELECT (1", "SELECT 1)", "SELECT a FROM t t2 t3", "SELECT 1 2", "SELECT a, FROM t", "SELECT a FROM t GROUP BY",
+    "SELECT a FROM t ORDER BY a LIMIT", "SELECT a FROM t LIMIT 1, 2", "SELECT a FROM t LIMIT 1 OFFSET 2 LIMIT 3",
+    "SELECT a FROM t LIMIT 5 OFFSET 2", "SELECT * FROM t LIMIT 1 OFFSET", "SELECT CASE END", "SELECT CASE WHEN a THEN b",
+    "SELECT CASE a WHEN 1 THEN 'x' WHEN 2 THEN 'y' END FROM t", "SELECT CAST(a AS INTEGER), CAST(b AS VARCHAR(10)), CAST(c AS DECIMAL(10, 2)) FROM t",
+    "SELECT CAST(a AS REAL) FROM t", "SELECT CAST(a) FROM t", "SELECT CAST(a AS) FROM t", "SELECT TRY_CAST(a AS INT) FROM t",
+    "SELECT COUNT(DISTINCT a, b) FROM t", "SELECT COUNT() FROM t", "SELECT count(*), COUNT(1) FROM t", "SELECT MAX(a, b), MIN() FROM t",
+    "SELECT ROUND(a, 2, 3) FROM t", "SELECT ABS() FROM t", "SELECT substr(a, 1), SUBSTRING(a, 2, 3), substring(a FROM 2 FOR 3) FROM t",
+    "SELECT TRIM(BOTH 'x' FROM a), TRIM(a, 'x'), LTRIM(a), RTRIM(a, 'y') FROM t", "SELECT INSTR(a, 'b'), POSITION('b' IN a) FROM t",
+    "SELECT IIF(a > 1, 'x', 'y'), IF(a, 1, 2), IFNULL(a, 0), COALESCE(a), NVL(a, b) FROM t", "SELECT IIF(a) FROM t",
+    "SELECT strftime('%Y', d), STRFTIME('%Y'), strftime('%Y', d, 'utc'), DATETIME(d), TIME(d), DATE(d), JULIANDAY(d) FROM t",
+    "SELECT date('now'), DATE('now', '-1 day') FROM t", "SELECT LOWER(a), UPPER(b), LENGTH(c), REPLACE(a, 'b', 'c') FROM t",
+    "SELECT CONCAT(a, b), a || b || c FROM t", "SELECT LOG(a), LOG(2, a), MOD(a + 1, 7), GREATEST(a, b), LEAST(a, b) FROM t",
+    "SELECT my_func(a, b), \"quoted\"(a) FROM t", "SELECT t.* FROM t", "SELECT a.b.c.d.e FROM t", "SELECT db.t.a FROM db.t",
+    "SELECT * FROM db.schema.t AS x", "SELECT * FROM t1, t2, t3 WHERE t1.a = t2.a", "SELECT * FROM t1 NATURAL JOIN t2",
+    "SELECT * FROM t1 LEFT JOIN t2 USING (a, b)", "SELECT * FROM t1 CROSS JOIN t2", "SELECT * FROM t1 INNER JOIN t2 ON t1.a = t2.a RIGHT JOIN t3 ON t3.b = t2.b",
+    "SELECT * FROM t1 FULL OUTER JOIN t2 ON t1.a = t2.a", "SELECT * FROM t1 JOIN t2 JOIN t3 ON t2.a = t3.a ON t1.a = t2.a",
+    "SELECT * FROM t1 JOIN", "SELECT * FROM t1 JOIN t2 ON", "SELECT * FROM (SELECT a FROM t) AS s", "SELECT * FROM (SELECT a FROM t) s JOIN u ON s.a = u.a",
+    "SELECT * FROM ((SELECT a FROM t))", "SELECT * FROM (t1 JOIN t2 ON t1.a = t2.a)", "SELECT * FROM (SELECT 1) WHERE 1",
+    "(SELECT a FROM t) UNION (SELECT b FROM u)", "SELECT a FROM t UNION SELECT b FROM u UNION ALL SELECT c FROM v",
+    "SELECT a FROM t INTERSECT SELECT b FROM u ORDER BY a LIMIT 3", "SELECT a FROM t EXCEPT", "SELECT a FROM t UNION DISTINCT SELECT b FROM u",
+    "WITH x AS (SELECT 1 AS a) SELECT a FROM x", "WITH x AS (SELECT 1), y AS (SELECT 2) SELECT * FROM x, y", "WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x",
+    "WITH x SELECT 1", "WITH x AS SELECT 1", "WITH x AS (SELECT 1)", "WITH x AS (SELECT 1) (SELECT * FROM x)",
+    "SELECT * FROM t WHERE a IN (1, 2) AND b NOT IN (SELECT c FROM u) AND EXISTS (SELECT 1) AND NOT EXISTS (SELECT 2 FROM v)",
+    "SELECT * FROM t WHERE a IN ()", "SELECT * FROM t WHERE a IN b", "SELECT * FROM t WHERE a IN (SELECT b FROM u UNION SELECT c FROM v)",
+    "SELECT * FROM t WHERE a BETWEEN 1 AND 2 AND b NOT BETWEEN 3 AND 4", "SELECT * FROM t WHERE a BETWEEN 1",
+    "SELECT * FROM t WHERE a LIKE '%x%' ESCAPE '\\' AND b NOT LIKE 'y' AND c GLOB '*z' AND d ILIKE 'q' AND e NOT GLOB 'w'",
+    "SELECT * FROM t WHERE a IS NULL OR b IS NOT NULL OR c IS TRUE OR d ISNULL OR e NOTNULL OR f NOT NULL",
+    "SELECT * FROM t WHERE a IS", "SELECT * FROM t WHERE a IS DISTINCT FROM b", "SELECT * FROM t WHERE NOT a = 1 AND NOT NOT b",
+    "SELECT * FROM t WHERE a = 1 OR b = 2 AND c = 3", "SELECT * FROM t WHERE a == 1 AND b <> 2 AND c != 3 AND d <=> 4",
+    "SELECT a + b * c - d / e % f, -a, +b, ~c, a & b | c ^ d, a << 2, b >> 1 FROM t", "SELECT a DIV b FROM t", "SELECT 1 +",
+    "SELECT .5, 1e3, 1.5E-2, 0x1F, x'AB', 'a' 'b', NULL, TRUE, FALSE FROM t", "SELECT ? FROM t WHERE a = ? AND b = :name",
+    "SELECT a AS b, c d, e AS \"f g\", h 'i', j AS 'k' FROM t", "SELECT a AS FROM t", "SELECT a limit FROM t",
+    "SELECT DISTINCT a FROM t", "SELECT ALL a FROM t", "SELECT ALL DISTINCT a FROM t", "SELECT DISTINCT ON (a) a FROM t",
+    "SELECT a FROM t GROUP BY a HAVING COUNT(*) > 1 ORDER BY a DESC NULLS LAST, b ASC NULLS FIRST", "SELECT a FROM t ORDER BY",
+    "SELECT a FROM t WHERE a = (SELECT MAX(a) FROM t)", "SELECT (SELECT 1), (1, 2), (), ((a)) FROM t",
+    "SELECT a FROM t WHERE a > ALL (SELECT b FROM u) OR a = ANY (SELECT c FROM v) OR a < SOME (SELECT d FROM w)",
+    "SELECT CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_TIME FROM t", "SELECT text, date, year, time, key, index, status FROM t",
+    "SELECT `a`, [b] FROM `t`", "SELECT a FROM t WHERE b = \"x\"", "SELECT SUM(a) / COUNT(b) * 1.0 FROM t",
+    "SELECT CAST(SUM(a) AS FLOAT) / COUNT(*) FROM t", "select * from T1 as t1 join T2 as t2 on t1.id = t2.id where t1.x > 3",
+    "SELECT a FROM t WHERE a = 1 GROUP BY a WHERE b = 2", "SELECT a FROM t t WHERE", "DROP TABLE t", "UPDATE t SET a = 1",
+    "INSERT INTO t VALUES (1)", "DELETE FROM t", "CREATE TABLE t (a INT)", "SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t",
+    "SELECT a FROM t WHERE a LIKE ANY ('x')", "SELECT COUNT(DISTINCT) FROM t", "SELECT a FROM t JOIN u",
+    "SELECT a FROM t LEFT JOIN u", "SELECT a FROM t, u", "SELECT * FROM t AS", "SELECT *, a FROM t", "SELECT a.*, b.c FROM a, b",
+    "SELECT a FROM t WHERE a NOT IN ('x', 'y') LIMIT 10 OFFSET 5", "SELECT a FROM t UNION SELECT b FROM u LIMIT 1",
+    "SELECT a FROM (SELECT a FROM t UNION SELECT a FROM u) AS x", "SELECT a FROM t WHERE a IN ((SELECT 1))",
+    "SELECT IF a THEN b END FROM t", "SELECT a FROM t WHERE b = 'x' COLLATE NOCASE", "SELECT a FROM t INDEXED BY i",
+    "SELECT a FROM t NOT INDEXED", "SELECT a FROM t1 JOIN t2 ON t1.a = t2.a AND t1.b = t2.b LEFT JOIN t3 ON t3.c = t1.c WHERE t3.c IS NULL",
+    "SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id GROUP BY T2.singer_id HAVING COUNT(*) > 1",
+    "SELECT avg(T1.age), min(T1.age), max(T1.age) FROM singer AS T1 WHERE T1.country = 'France'",
+]
 
 
 def rexpr(rng, depth=0):
@@ -161,11 +218,13 @@ def corpus():
         elif r < 0.2:
             q = q.replace(" ", "\n  ", 3)
         out.append(q)
+    out += EXTRA
     return list(dict.fromkeys(out))
 
 
 def case(sql):
-    c = {"sql": sql}
+    # `input` is the SQL parsed; `sql` starts as the input and becomes the generated SQL below.
+    c = {"input": sql, "sql": sql}
     try:
         c["sqlite"] = [dump(e) if e is not None else None for e in parse(sql, read="sqlite")]
     except Exception as e:

@@ -41,6 +41,16 @@ type FuncInfo = (&'static str, &'static [&'static str], bool);
 static FUNC_TABLE: LazyLock<HashMap<&'static str, FuncInfo>> =
     LazyLock::new(|| FUNCS.iter().map(|(c, n, a, m)| (*c, (*n, *a, *m))).collect());
 
+/// Whether `class` is one of sqlglot's function classes (`exp.Func`).
+pub(crate) fn is_function_class(class: &str) -> bool {
+    FUNC_TABLE.contains_key(class)
+}
+
+/// The name `Func.sql_name()` gives a function class.
+pub(crate) fn function_sql_name(class: &str) -> Option<&'static str> {
+    FUNC_TABLE.get(class).map(|(n, _, _)| *n)
+}
+
 static TYPE_SQL: LazyLock<HashMap<&'static str, &'static str>> = LazyLock::new(|| DATA_TYPES.iter().copied().collect());
 
 /// The classes whose comments `maybe_comment` drops (`EXCLUDE_COMMENTS`: `Binary` subclasses
@@ -90,10 +100,11 @@ struct Gen {
 }
 
 impl Gen {
-    /// Fails unless every argument of `e` is one of `keys`.
+    /// Fails unless every argument of `e` is one of `keys` (an empty list counts as unset; a
+    /// `False` flag does not: some generators print it, `NOT INDEXED` for one).
     fn only(&self, e: &Expr, keys: &[&str]) -> Result<(), Unsupported> {
         for (k, v) in &e.args {
-            let empty = matches!(v, Arg::Bool(false)) || matches!(v, Arg::List(l) if l.is_empty());
+            let empty = matches!(v, Arg::List(l) if l.is_empty());
             if !empty && !keys.contains(&k.as_str()) {
                 return Err(Unsupported(format!("argument `{k}` of {}", e.class)));
             }
@@ -192,7 +203,7 @@ impl Gen {
         while let Some(item) = stack.pop() {
             match item {
                 Item::Node(node) if node.class == e.class => {
-                    self.only(node, &["this", "expression", "negate", "safe"])?;
+                    self.only(node, &["this", "expression", "negate", "safe", "typed"])?;
                     stack.push(node.child("expression").map(Item::Node).unwrap_or(Item::Missing));
                     stack.push(Item::Text(format!(" {} ", self.maybe_comment(op, None, &node.comments, false))));
                     stack.push(node.child("this").map(Item::Node).unwrap_or(Item::Missing));
@@ -628,7 +639,8 @@ impl Gen {
             "Union" | "Intersect" | "Except" => self.set_operations(e),
             "With" => {
                 self.only(e, &["expressions", "recursive"])?;
-                Ok(format!("WITH {}", self.flat(e.list("expressions"), ", ")?))
+                let recursive = if e.flag("recursive") { "RECURSIVE " } else { "" };
+                Ok(format!("WITH {recursive}{}", self.flat(e.list("expressions"), ", ")?))
             }
             "CTE" => {
                 self.only(e, &["this", "alias"])?;

@@ -36,7 +36,8 @@ fn generated_sql_is_sqlglots() {
     let (mut agree, mut unsupported, mut bad) = (0, Vec::new(), Vec::new());
     for case in data["cases"].as_array().expect("cases") {
         let tree = &case["default"];
-        if tree.get("error").is_some() {
+        // Errors, and a Block holding an empty statement (dumped as the text `None`).
+        if tree.get("error").is_some() || tree["class"] == "Block" {
             continue;
         }
         let e = from_json(tree);

@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod diff;
 pub mod generator;
+pub mod parser;
 mod generator_tables;
 pub mod optimizer;
 pub mod tables;
@@ -12,3 +13,5 @@ pub mod tokenizer;
 mod tests;
 #[cfg(test)]
 pub(crate) mod generator_tests;
+#[cfg(test)]
+mod parser_tests;

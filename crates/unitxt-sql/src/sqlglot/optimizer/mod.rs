@@ -1,24 +1,427 @@
 //! sqlglot's optimizer (`sqlglot/optimizer/optimizer.py`, `optimize` without a schema), rule
 //! by rule, for the queries this port covers.
 //!
-//! Only the first rule, `qualify`, exists so far, and only for a single `SELECT` over one
-//! table without subqueries (see [`qualify::qualify`]). Every other query is
+//! Covered: one `SELECT` over plain tables joined with `ON` (see [`qualify::qualify`]), whose
+//! conditions [`simplify`] covers, in conjunctive normal form. Every other query is
 //! [`OptimizeError::Unsupported`]. Unitxt lower-cases the SQL before optimizing it, so the
 //! identifiers are already normalized; the rules rely on that.
 
 pub mod qualify;
+pub mod simplify;
 
 #[cfg(test)]
 mod tests;
 
+use crate::sqlglot::ast::{Arg, Expr};
+
 /// Why a rule gave no tree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OptimizeError {
-    /// sqlglot raises `OptimizeError` here (an ambiguous column, an unknown output position);
-    /// Unitxt then scores the pair 0.
+    /// sqlglot raises here (an ambiguous column, an unknown output position, a cycle between
+    /// joins); Unitxt then scores the pair 0.
     #[error("sqlglot's optimizer raises: {0}")]
     Raises(String),
     /// The query is outside what this port reproduces; sqlglot's result is unknown.
     #[error("sqlglot's optimizer is not reproduced for {0}")]
     Unsupported(String),
+}
+
+fn unsupported(what: impl Into<String>) -> OptimizeError {
+    OptimizeError::Unsupported(what.into())
+}
+
+/// The rules of `optimize`, in sqlglot's order (`RULES`).
+pub const RULES: &[&str] = &[
+    "qualify",
+    "pushdown_projections",
+    "normalize",
+    "unnest_subqueries",
+    "pushdown_predicates",
+    "optimize_joins",
+    "eliminate_subqueries",
+    "merge_subqueries",
+    "eliminate_joins",
+    "eliminate_ctes",
+    "quote_identifiers",
+    "annotate_types",
+    "canonicalize",
+    "simplify",
+];
+
+/// sqlglot's `optimize(tree)` with no schema, on a covered query.
+///
+/// Errors: `Raises` where sqlglot raises; `Unsupported` outside the covered queries.
+pub fn optimize(tree: &Expr) -> Result<Expr, OptimizeError> {
+    optimize_with(tree, |_, _| {})
+}
+
+/// [`optimize`], calling `step(rule, tree)` after each rule (for checking rule by rule).
+pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<Expr, OptimizeError> {
+    let mut e = tree.clone();
+    for rule in RULES {
+        match *rule {
+            "qualify" => qualify::qualify(&mut e)?,
+            "pushdown_projections" => {
+                if e.list("expressions").is_empty() {
+                    return Err(unsupported("a SELECT without projections"));
+                }
+            }
+            "normalize" => {
+                if and_under_or(&e, false) {
+                    return Err(unsupported("a condition that is not in conjunctive normal form"));
+                }
+            }
+            "pushdown_predicates" => pushdown_predicates(&mut e)?,
+            "optimize_joins" => optimize_joins(&mut e)?,
+            "quote_identifiers" => quote_identifiers(&mut e, None),
+            "canonicalize" => canonicalize(&mut e)?,
+            "simplify" => simplify::simplify_query(&mut e)?,
+            // Without subqueries, CTEs or a schema these rules leave the query as it is.
+            _ => {}
+        }
+        step(rule, &e);
+    }
+    Ok(e)
+}
+
+/// Whether an `AND` sits under an `OR` (the query is not in CNF; `normalize` would rewrite it).
+fn and_under_or(e: &Expr, under_or: bool) -> bool {
+    if e.is("And") && under_or {
+        return true;
+    }
+    let under = under_or || e.is("Or");
+    e.args.iter().any(|(_, v)| match v {
+        Arg::Expr(c) => and_under_or(c, under),
+        Arg::List(items) => items.iter().any(|c| and_under_or(c, under)),
+        _ => false,
+    })
+}
+
+fn child_mut<'a>(e: &'a mut Expr, key: &str) -> Option<&'a mut Expr> {
+    match e.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
+        Some(Arg::Expr(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn list_mut<'a>(e: &'a mut Expr, key: &str) -> Option<&'a mut Vec<Expr>> {
+    match e.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
+        Some(Arg::List(items)) => Some(items),
+        _ => None,
+    }
+}
+
+/// `exp.column_table_names(e, exclude)`: the tables the columns under `e` name.
+fn column_tables(e: &Expr, exclude: &str, out: &mut Vec<String>) {
+    if e.is("Column") {
+        if let Some(t) = e.child("table").and_then(|t| t.str_arg("this")) {
+            if !t.is_empty() && t != exclude && !out.iter().any(|x| x == t) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    for (_, v) in &e.args {
+        match v {
+            Arg::Expr(c) => column_tables(c, exclude, out),
+            Arg::List(items) => items.iter().for_each(|c| column_tables(c, exclude, out)),
+            _ => {}
+        }
+    }
+}
+
+fn table_names(e: &Expr, exclude: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    column_tables(e, exclude, &mut out);
+    out.sort();
+    out
+}
+
+/// A join's `alias_or_name`.
+fn join_name(join: &Expr) -> String {
+    let table = join.child("this");
+    table
+        .and_then(|t| t.child("alias"))
+        .and_then(|a| a.child("this"))
+        .or_else(|| table.and_then(|t| t.child("this")))
+        .and_then(|i| i.str_arg("this"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn join_side(join: &Expr) -> String {
+    join.str_arg("side").map(crate::pystr::upper).unwrap_or_default()
+}
+
+/// `pushdown_predicates`: the `WHERE` and each join's `ON` simplified; a `WHERE` conjunct whose
+/// columns name a joined table (and only tables joined before it) moves into that join's `ON`,
+/// leaving `TRUE`. A `LEFT` (or other sided) join takes nothing.
+fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
+    let joins: Vec<Expr> = select.list("joins").to_vec();
+    let join_index: Vec<String> = joins.iter().map(join_name).collect();
+    if joins.iter().any(|j| join_side(j) == "RIGHT") {
+        return Err(unsupported("a RIGHT join"));
+    }
+    if let Some(where_) = child_mut(select, "where") {
+        if let Some(cond) = child_mut(where_, "this") {
+            let c = std::mem::replace(cond, Expr::new("Null"));
+            *cond = simplify::simplify_untyped_condition(c, Some("Where"))?;
+        }
+        let cond = where_.child("this").cloned();
+        if let Some(cond) = cond {
+            if and_under_or(&cond, false) {
+                return Err(unsupported("a WHERE outside conjunctive normal form after simplification"));
+            }
+            // The conjuncts (parentheses looked through), and for each the join it moves to.
+            let mut moves: Vec<(usize, usize)> = Vec::new();
+            let conjuncts = conjunct_paths(&cond);
+            for (ci, path) in conjuncts.iter().enumerate() {
+                let predicate = at_path(&cond, path);
+                // `nodes_for_predicate`: the joins of the predicate's tables, in sorted order;
+                // none at all when one of them is a sided join. The table in FROM takes none.
+                let tables = table_names(predicate, "");
+                let join_of = |t: &String| join_index.iter().position(|n| n == t);
+                if tables.iter().filter_map(join_of).any(|ji| !join_side(&joins[ji]).is_empty()) {
+                    continue;
+                }
+                for ji in tables.iter().filter_map(join_of) {
+                    let others = table_names(predicate, &join_index[ji]);
+                    let all_before = others.iter().all(|t| join_of(t).map_or(-1, |i| i as isize) < ji as isize);
+                    if all_before {
+                        moves.push((ci, ji));
+                        break;
+                    }
+                }
+            }
+            if !moves.is_empty() {
+                let where_ = child_mut(select, "where").expect("present");
+                let cond_mut = child_mut(where_, "this").expect("present");
+                let mut moved: Vec<(usize, Expr)> = Vec::new();
+                for (ci, ji) in &moves {
+                    let slot = at_path_mut(cond_mut, &conjuncts[*ci]);
+                    let predicate = std::mem::replace(slot, Expr::new("Boolean").with("this", Arg::Bool(true)));
+                    moved.push((*ji, predicate));
+                }
+                let joins = list_mut(select, "joins").expect("joins");
+                for (ji, predicate) in moved {
+                    let join = &mut joins[ji];
+                    let on = match join.child("on") {
+                        Some(existing) => combine_and(vec![existing.clone(), predicate]),
+                        None => predicate,
+                    };
+                    join.set("on", Arg::Expr(Box::new(on)));
+                }
+            }
+        }
+    }
+    if let Some(joins) = list_mut(select, "joins") {
+        for join in joins.iter_mut() {
+            if let Some(on) = child_mut(join, "on") {
+                let c = std::mem::replace(on, Expr::new("Null"));
+                *on = simplify::simplify_untyped_condition(c, Some("Join"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `exp.and_(...)`: a left-deep chain, connector operands in parentheses.
+fn combine_and(operands: Vec<Expr>) -> Expr {
+    let wrap = |e: Expr| if e.is("And") || e.is("Or") { Expr::new("Paren").with("this", Arg::Expr(Box::new(e))) } else { e };
+    let mut it = operands.into_iter();
+    let first = it.next().expect("operands");
+    let rest: Vec<Expr> = it.collect();
+    let mut this = if rest.is_empty() { first } else { wrap(first) };
+    for e in rest {
+        this = Expr::new("And").with("this", Arg::Expr(Box::new(this))).with("expression", Arg::Expr(Box::new(wrap(e))));
+    }
+    this
+}
+
+/// Paths (argument keys from the condition) to the operands of its top `AND` chain, each
+/// through any parentheses (`Expr.flatten()`).
+fn conjunct_paths(cond: &Expr) -> Vec<Vec<&'static str>> {
+    fn walk(e: &Expr, path: Vec<&'static str>, out: &mut Vec<Vec<&'static str>>) {
+        if e.is("And") {
+            for key in ["this", "expression"] {
+                let mut p = path.clone();
+                p.push(key);
+                walk(e.child(key).expect("operand"), p, out);
+            }
+        } else {
+            let mut p = path;
+            let mut cur = e;
+            while cur.is("Paren") {
+                p.push("this");
+                cur = cur.child("this").expect("inner");
+            }
+            out.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    if cond.is("And") {
+        walk(cond, Vec::new(), &mut out);
+    } else {
+        let mut p = Vec::new();
+        let mut cur = cond;
+        while cur.is("Paren") {
+            p.push("this");
+            cur = cur.child("this").expect("inner");
+        }
+        out.push(p);
+    }
+    out
+}
+
+fn at_path<'a>(e: &'a Expr, path: &[&str]) -> &'a Expr {
+    path.iter().fold(e, |cur, k| cur.child(k).expect("path"))
+}
+
+fn at_path_mut<'a>(e: &'a mut Expr, path: &[&str]) -> &'a mut Expr {
+    let mut cur = e;
+    for k in path {
+        cur = child_mut(cur, k).expect("path");
+    }
+    cur
+}
+
+/// `optimize_joins`: joins without a side are reordered by their dependencies (sqlglot's
+/// `tsort`: layer by layer, names sorted), then `INNER`/`OUTER` are dropped and a join
+/// without a condition becomes a cross join.
+fn optimize_joins(select: &mut Expr) -> Result<(), OptimizeError> {
+    let joins: Vec<Expr> = select.list("joins").to_vec();
+    if joins.is_empty() {
+        return Ok(());
+    }
+    let reorderable = joins.iter().all(|j| join_side(j).is_empty());
+    if reorderable {
+        let names: Vec<String> = joins.iter().map(join_name).collect();
+        let deps: Vec<Vec<String>> = joins.iter().map(|j| j.child("on").map(|on| table_names(on, &join_name(j))).unwrap_or_default()).collect();
+        if deps.iter().any(|d| d.is_empty()) {
+            return Err(unsupported("a join whose condition names no other table"));
+        }
+        // tsort over the joins and the tables they depend on.
+        let mut dag: Vec<(String, Vec<String>)> = names.iter().cloned().zip(deps.iter().cloned()).collect();
+        for d in deps.iter().flatten() {
+            if !dag.iter().any(|(n, _)| n == d) {
+                dag.push((d.clone(), Vec::new()));
+            }
+        }
+        let mut order: Vec<String> = Vec::new();
+        while !dag.is_empty() {
+            let mut current: Vec<String> = dag.iter().filter(|(_, d)| d.is_empty()).map(|(n, _)| n.clone()).collect();
+            if current.is_empty() {
+                return Err(OptimizeError::Raises("Cycle error".into()));
+            }
+            dag.retain(|(n, _)| !current.contains(n));
+            for (_, d) in dag.iter_mut() {
+                d.retain(|x| !current.contains(x));
+            }
+            current.sort();
+            order.extend(current);
+        }
+        let from_name = select
+            .child("from_")
+            .and_then(|f| f.child("this"))
+            .and_then(|t| t.child("alias").and_then(|a| a.child("this")).or_else(|| t.child("this")))
+            .and_then(|i| i.str_arg("this"))
+            .unwrap_or_default()
+            .to_string();
+        let reordered: Vec<Expr> = order
+            .iter()
+            .filter(|n| **n != from_name)
+            .filter_map(|n| names.iter().position(|m| m == n).map(|i| joins[i].clone()))
+            .collect();
+        select.set("joins", Arg::List(reordered));
+    }
+    for join in list_mut(select, "joins").expect("joins").iter_mut() {
+        let kind = join.str_arg("kind").map(crate::pystr::upper).unwrap_or_default();
+        let has_any = ["on", "side", "kind", "using", "method"].iter().any(|k| match join.arg(k) {
+            Some(Arg::Str(s)) => !s.is_empty(),
+            Some(Arg::Bool(b)) => *b,
+            Some(_) => true,
+            None => false,
+        });
+        if !has_any || kind == "CROSS" {
+            return Err(unsupported("a cross join"));
+        }
+        if kind == "INNER" || kind == "OUTER" {
+            join.unset("kind");
+        }
+        if join.child("on").is_none() && join.arg("using").is_none() {
+            return Err(unsupported("a join without ON"));
+        }
+    }
+    Ok(())
+}
+
+/// `quote_identifiers`: every identifier quoted, except those directly under a function.
+fn quote_identifiers(e: &mut Expr, parent: Option<&str>) {
+    if e.is("Identifier") && !parent.is_some_and(crate::sqlglot::generator::is_function_class) {
+        e.set("quoted", Arg::Bool(true));
+    }
+    let class = e.class.clone();
+    for (_, v) in e.args.iter_mut() {
+        match v {
+            Arg::Expr(c) => quote_identifiers(c, Some(&class)),
+            Arg::List(items) => items.iter_mut().for_each(|c| quote_identifiers(c, Some(&class))),
+            _ => {}
+        }
+    }
+}
+
+/// Whether sqlglot types `e` as a boolean or leaves it untyped (a column), as `ensure_bools`
+/// needs: anything else under `WHERE`, `HAVING`, `NOT` or a connector may be typed as an
+/// integer and rewritten to `e <> 0`, which is not reproduced.
+fn boolean_or_untyped(e: &Expr) -> bool {
+    let mut e = e;
+    while e.is("Paren") {
+        e = e.child("this").expect("inner");
+    }
+    matches!(e.class.as_str(), "Column" | "Boolean" | "Null" | "Not" | "And" | "Or" | "EQ" | "NEQ" | "GT" | "GTE" | "LT" | "LTE" | "Is" | "In" | "Like" | "Between")
+}
+
+/// `canonicalize` for covered queries: `ASC` is dropped (`remove_ascending_order`). The
+/// type-driven rewrites (dates, text `+`, redundant casts, integer predicates) are refused
+/// where they could apply.
+fn canonicalize(e: &mut Expr) -> Result<(), OptimizeError> {
+    fn walk(e: &mut Expr) -> Result<(), OptimizeError> {
+        match e.class.as_str() {
+            "Where" | "Having" | "Not" => {
+                if !e.child("this").is_some_and(boolean_or_untyped) {
+                    return Err(unsupported(format!("a {} over a value that may be an integer", e.class)));
+                }
+            }
+            "And" | "Or" => {
+                if !["this", "expression"].iter().all(|k| e.child(k).is_some_and(boolean_or_untyped)) {
+                    return Err(unsupported("a connector over a value that may be an integer"));
+                }
+            }
+            "Add" | "Sub" | "Mul" | "Div" | "Mod" | "DPipe" | "Cast" | "TryCast" | "Date" | "If" | "Case" | "Neg" => {
+                return Err(unsupported(format!("canonicalizing {}", e.class)));
+            }
+            "Ordered" => {
+                if matches!(e.arg("desc"), Some(Arg::Bool(false))) {
+                    e.unset("desc");
+                }
+            }
+            _ => {}
+        }
+        if crate::sqlglot::generator::is_function_class(&e.class)
+            && !matches!(
+                e.class.as_str(),
+                "And" | "Or" | "Count" | "Sum" | "Avg" | "Min" | "Max" | "Anonymous" | "Lower" | "Upper" | "Length" | "Abs" | "Round" | "Substring" | "Replace" | "Trim" | "StrPosition"
+            )
+        {
+            return Err(unsupported(format!("canonicalizing {}", e.class)));
+        }
+        for (_, v) in e.args.iter_mut() {
+            match v {
+                Arg::Expr(c) => walk(c)?,
+                Arg::List(items) => items.iter_mut().try_for_each(walk)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    walk(e)
 }
