@@ -7,6 +7,7 @@
 //! [sqlglot]: https://github.com/tobymao/sqlglot
 //! [sqlparse]: https://github.com/andialbrecht/sqlparse
 
+pub mod metric;
 pub mod pystr;
 pub mod text2sql;
 pub mod sqlglot;

@@ -58,21 +58,27 @@ pub fn optimize(tree: &Expr) -> Result<Expr, OptimizeError> {
 /// [`optimize`], calling `step(rule, tree)` after each rule (for checking rule by rule).
 pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<Expr, OptimizeError> {
     let mut e = tree.clone();
+    if is_set_operation(&e) {
+        gate_set_operation(&e)?;
+    }
     for rule in RULES {
         match *rule {
-            "qualify" => qualify::qualify(&mut e)?,
+            "qualify" => for_each_select(&mut e, &mut qualify::qualify)?,
             "pushdown_projections" => {
-                if e.list("expressions").is_empty() {
-                    return Err(unsupported("a SELECT without projections"));
-                }
+                for_each_select(&mut e, &mut |s| {
+                    if s.list("expressions").is_empty() {
+                        return Err(unsupported("a SELECT without projections"));
+                    }
+                    Ok(())
+                })?;
             }
             "normalize" => {
                 if and_under_or(&e, false) {
                     return Err(unsupported("a condition that is not in conjunctive normal form"));
                 }
             }
-            "pushdown_predicates" => pushdown_predicates(&mut e)?,
-            "optimize_joins" => optimize_joins(&mut e)?,
+            "pushdown_predicates" => for_each_select(&mut e, &mut pushdown_predicates)?,
+            "optimize_joins" => for_each_select(&mut e, &mut optimize_joins)?,
             "quote_identifiers" => quote_identifiers(&mut e, None),
             "canonicalize" => canonicalize(&mut e)?,
             "simplify" => simplify::simplify_query(&mut e)?,
@@ -82,6 +88,50 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
         step(rule, &e);
     }
     Ok(e)
+}
+
+fn is_set_operation(e: &Expr) -> bool {
+    matches!(e.class.as_str(), "Union" | "Intersect" | "Except")
+}
+
+/// A set operation is covered when its operands are covered SELECTs (or set operations of
+/// them) and its own ORDER BY names outputs by bare names.
+fn gate_set_operation(e: &Expr) -> Result<(), OptimizeError> {
+    for (k, v) in &e.args {
+        let empty = matches!(v, Arg::List(l) if l.is_empty());
+        if !empty && !matches!(k.as_str(), "this" | "expression" | "distinct" | "order" | "limit" | "offset") {
+            return Err(unsupported(format!("a {} with `{k}`", e.class)));
+        }
+    }
+    for key in ["this", "expression"] {
+        match e.child(key) {
+            Some(side) if side.is("Select") => {}
+            Some(side) if is_set_operation(side) => gate_set_operation(side)?,
+            _ => return Err(unsupported(format!("a {} operand that is not a SELECT", e.class))),
+        }
+    }
+    if let Some(order) = e.child("order") {
+        for ordered in order.list("expressions") {
+            let this = ordered.child("this");
+            if !this.is_some_and(|c| c.is("Column") && c.child("table").is_none()) {
+                return Err(unsupported("a set operation ordered by something else than an output name"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies `rule` to the query, or to each SELECT of a set operation.
+fn for_each_select(e: &mut Expr, rule: &mut dyn FnMut(&mut Expr) -> Result<(), OptimizeError>) -> Result<(), OptimizeError> {
+    if is_set_operation(e) {
+        for key in ["this", "expression"] {
+            if let Some(side) = child_mut(e, key) {
+                for_each_select(side, rule)?;
+            }
+        }
+        return Ok(());
+    }
+    rule(e)
 }
 
 /// Whether an `AND` sits under an `OR` (the query is not in CNF; `normalize` would rewrite it).

@@ -855,6 +855,22 @@ pub fn simplify_condition(e: Expr, parent: Option<&str>) -> Result<Expr, Optimiz
 /// expressions, and projections or a HAVING that contain one, are left as they are), then a
 /// `WHERE TRUE` dropped and a join `ON TRUE` made a cross join.
 pub fn simplify_query(select: &mut Expr) -> Result<(), OptimizeError> {
+    if matches!(select.class.as_str(), "Union" | "Intersect" | "Except") {
+        let class = select.class.clone();
+        for (k, v) in select.args.iter_mut() {
+            match (k.as_str(), v) {
+                ("this" | "expression", Arg::Expr(side)) => simplify_query(side)?,
+                (_, Arg::Expr(c)) => simplify_under(c, &class)?,
+                (_, Arg::List(items)) => {
+                    for c in items.iter_mut() {
+                        simplify_under(c, &class)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        return Ok(());
+    }
     // Group keys and the projections or HAVING containing one are final.
     let groups: Vec<Expr> = select.child("group").map(|g| g.list("expressions").to_vec()).unwrap_or_default();
     let contains_group = |e: &Expr| -> bool {
