@@ -10,8 +10,8 @@ Usage: python fuzz/seed_corpus.py CATALOG_DIR
   (crates/unitxt/src/expr/testdata/python_cases.json) and the hostile cases of issue 42;
 - catalog_json: catalog artifact files, a few of each `__type__`;
 - format_spec: templates' format strings, each with a spec seen in them (`{x:.2f}`);
-- sql: the predictions and gold queries of the `sql_non_execution_accuracy` oracle
-  (crates/unitxt/src/metrics/testdata/sql_non_execution.json).
+- sql: the (prediction, gold query) pairs of the `sql_non_execution_accuracy` oracle
+  (crates/unitxt/src/metrics/testdata/sql_non_execution.json), joined by a NUL byte.
 """
 import glob
 import json
@@ -106,7 +106,7 @@ def main():
     write("catalog_json", jsons)
     write("format_spec", [f + "\0" + specs[i % len(specs)] for i, f in enumerate(formats)])
     sql = json.load(open(os.path.join(REPO, "crates/unitxt/src/metrics/testdata/sql_non_execution.json"), encoding="utf-8"))
-    write("sql", sorted({t for i in sql["instances"] for t in (i["prediction"], i["gold"])}))
+    write("sql", sorted({i["prediction"] + "\0" + i["gold"] for i in sql["instances"]}))
 
 
 if __name__ == "__main__":

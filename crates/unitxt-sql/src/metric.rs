@@ -93,9 +93,17 @@ pub fn is_sqlglot_parsable(sql: &str) -> Result<bool, Unsupported> {
     }
 }
 
+/// The deepest tree the scores are computed on. sqlglot follows deeper ones (its loops and
+/// explicit stacks do not recurse on operator chains); this port's rules recurse, so a deeper
+/// tree (thousands of chained `AND`s or `+`s) is refused rather than risk the stack.
+pub const MAX_TREE_DEPTH: usize = 200;
+
 /// `parse_one(sql)`: `Ok(None)` where sqlglot raises.
 fn parse_default(sql: &str) -> Result<Option<Expr>, Unsupported> {
     match parse_one(sql, Dialect::Default) {
+        Ok(e) if e.depth() > MAX_TREE_DEPTH => {
+            Err(Unsupported(format!("a query whose tree is more than {MAX_TREE_DEPTH} levels deep")))
+        }
         Ok(e) => Ok(Some(e)),
         Err(ParseError::Syntax(_)) => Ok(None),
         Err(e) => Err(from_parse("sqlglot's parser", e)),
@@ -215,5 +223,24 @@ mod tests {
             eprintln!("unsupported {n:4}: {why}");
         }
         assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    /// Long operator chains parse into deep trees; scoring them must end (here: refuse)
+    /// without overflowing the stack, in a test thread's small stack.
+    #[test]
+    fn long_chains_do_not_overflow() {
+        let sum = format!("SELECT {} FROM t", vec!["1"; 20_000].join(" + "));
+        let and = format!("SELECT a FROM t WHERE {}", vec!["a = 1"; 20_000].join(" AND "));
+        for sql in [&sum, &and] {
+            let r = non_execution_scores(sql, "SELECT a FROM t");
+            assert!(r.is_err(), "{:?}", r.map(|s| s.named()));
+            let r = non_execution_scores("SELECT a FROM t", sql);
+            assert!(r.is_err());
+        }
     }
 }

@@ -40,8 +40,10 @@ pub enum Need {
     /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first
     /// (NLTK's wordnet for METEOR).
     Network,
-    /// Code unitxt-rs does not have: a Python package's algorithm that is not reimplemented
-    /// (`sqlglot` for `sql_non_execution_accuracy`). `catalog check` counts it as failing.
+    /// Code unitxt-rs does not have: a Python package's algorithm that is not reimplemented.
+    /// `catalog check` counts it as failing. (No artifact of Unitxt 1.26.10's catalog needs it
+    /// any more: `sql_non_execution_accuracy` computes, refusing only the instances whose SQL
+    /// is outside what `unitxt-sql` reproduces.)
     Unimplemented,
 }
 

@@ -813,8 +813,8 @@ fn build_of_type(v: &Value) -> Result<Artifact> {
         | "fin_qa_eval"
         | "reflection_tool_calling_metric"
         | "reflection_tool_calling_metric_syntactic"
-        | "sql_execution_accuracy"
-        | "sql_non_execution_accuracy" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
+        | "sql_execution_accuracy" => metric(t, v, mt::generation::NeedsModel::build(t, v)),
+        "sql_non_execution_accuracy" => metric(t, v, from_value::<mt::text2sql::SqlNonExecutionAccuracy>(t, v)?),
         "binary_accuracy" => metric(t, v, from_value::<mt::classification::BinaryAccuracy>(t, v)?),
         "binary_max_accuracy" => metric(t, v, from_value::<mt::classification::BinaryMaxAccuracy>(t, v)?),
         "binary_max_f1" => metric(t, v, from_value::<mt::classification::BinaryMaxF1>(t, v)?),

@@ -30,7 +30,50 @@ pub struct Expr {
     pub comments: Vec<String>,
 }
 
+/// Trees from long operator chains (`1 + 1 + ...`) are deep: they are dropped with a stack of
+/// their own instead of recursion, which would overflow the thread's stack.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        fn take_children(e: &mut Expr, stack: &mut Vec<Expr>) {
+            for (_, v) in e.args.iter_mut() {
+                match v {
+                    Arg::Expr(b) => stack.push(std::mem::replace(&mut **b, Expr::empty())),
+                    Arg::List(items) => stack.append(items),
+                    _ => {}
+                }
+            }
+        }
+        let mut stack = Vec::new();
+        take_children(self, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take_children(&mut e, &mut stack);
+        }
+    }
+}
+
 impl Expr {
+    /// A placeholder node that owns nothing (no allocation).
+    fn empty() -> Expr {
+        Expr { class: String::new(), args: Vec::new(), comments: Vec::new() }
+    }
+
+    /// The number of levels of the tree (a leaf is 1), counted without recursion.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            max = max.max(d);
+            for (_, v) in &e.args {
+                match v {
+                    Arg::Expr(c) => stack.push((c, d + 1)),
+                    Arg::List(items) => stack.extend(items.iter().map(|c| (c, d + 1))),
+                    _ => {}
+                }
+            }
+        }
+        max
+    }
+
     /// A node of class `class` with no arguments.
     pub fn new(class: &str) -> Expr {
         Expr { class: class.to_string(), args: Vec::new(), comments: Vec::new() }

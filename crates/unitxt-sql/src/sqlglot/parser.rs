@@ -114,25 +114,22 @@ pub fn parse(sql: &str, dialect: Dialect) -> Result<Vec<Option<Expr>>, ParseErro
 /// would hold an empty statement is [`ParseError::Unsupported`] (sqlglot keeps a `None` there,
 /// which this tree type cannot hold).
 pub fn parse_one(sql: &str, dialect: Dialect) -> Result<Expr, ParseError> {
-    let result = parse(sql, dialect)?;
-    match result.first() {
-        None | Some(None) => Err(ParseError::Syntax(format!(
-            "No expression was parsed from {sql:?}"
-        ))),
-        Some(Some(first)) => {
-            if result.len() == 1 {
-                return Ok(first.clone());
-            }
-            let mut exprs = Vec::new();
-            for e in result {
-                match e {
-                    Some(e) => exprs.push(e),
-                    None => return unsupported("a Block holding an empty statement"),
-                }
-            }
-            Ok(Expr::new("Block").with("expressions", Arg::List(exprs)))
+    let mut result = parse(sql, dialect)?;
+    if !matches!(result.first(), Some(Some(_))) {
+        return Err(ParseError::Syntax(format!("No expression was parsed from {sql:?}")));
+    }
+    if result.len() == 1 {
+        // Moved out, not cloned: a derived clone recurses, and chains make deep trees.
+        return Ok(result.pop().flatten().expect("checked above"));
+    }
+    let mut exprs = Vec::new();
+    for e in result {
+        match e {
+            Some(e) => exprs.push(e),
+            None => return unsupported("a Block holding an empty statement"),
         }
     }
+    Ok(Expr::new("Block").with("expressions", Arg::List(exprs)))
 }
 
 // ---------------------------------------------------------------------------------------------

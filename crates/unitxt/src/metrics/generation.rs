@@ -853,7 +853,6 @@ impl NeedsModel {
             "fin_qa_eval" => "program_accuracy",
             "reflection_tool_calling_metric" | "reflection_tool_calling_metric_syntactic" => "overall_valid",
             "sql_execution_accuracy" => "non_empty_execution_accuracy",
-            "sql_non_execution_accuracy" => "sqlglot_equivalence",
             other => other,
         };
         let what = match t {
@@ -868,10 +867,6 @@ impl NeedsModel {
                  github.ibm.com), so neither its code nor its behaviour can be had here"
             }
             "sql_execution_accuracy" => "the task's SQL databases (network access)",
-            "sql_non_execution_accuracy" => {
-                "sqlglot's optimizer and sqlparse's grouping, which no Rust library reproduces (not reimplemented \
-                 here; docs/sql-non-execution.md has the measurements)"
-            }
             _ => "a model or an inference engine (not available in unitxt-rs)",
         };
         NeedsModel {
@@ -894,7 +889,6 @@ impl Metric for NeedsModel {
             "meteor_fast" | "fin_qa_eval" | "sql_execution_accuracy" | "reflection_tool_calling_metric_syntactic" => {
                 crate::error::Need::Network
             }
-            "sql_non_execution_accuracy" => crate::error::Need::Unimplemented,
             _ => crate::error::Need::Model,
         };
         Some(crate::error::Unavailable {

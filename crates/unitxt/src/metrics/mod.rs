@@ -183,6 +183,7 @@ pub mod pipeline;
 pub mod ranking;
 pub mod regression;
 pub mod strings;
+pub mod text2sql;
 pub mod tool_calling;
 pub mod websrc;
 pub mod win_rate;

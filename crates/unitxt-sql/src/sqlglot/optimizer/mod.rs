@@ -1,13 +1,15 @@
 //! sqlglot's optimizer (`sqlglot/optimizer/optimizer.py`, `optimize` without a schema), rule
 //! by rule, for the queries this port covers.
 //!
-//! Covered: one `SELECT` over plain tables joined with `ON` (see [`qualify::qualify`]), whose
-//! conditions [`simplify`] covers, in conjunctive normal form. Every other query is
+//! Covered: one `SELECT`, or a `UNION`/`INTERSECT`/`EXCEPT` of them, over plain tables joined
+//! with `ON` (see [`qualify::qualify`]), whose conditions [`simplify`] covers, in conjunctive
+//! normal form, without subqueries or CTEs. Every other query is
 //! [`OptimizeError::Unsupported`]. Unitxt lower-cases the SQL before optimizing it, so the
 //! identifiers are already normalized; the rules rely on that.
 
 pub mod qualify;
 pub mod simplify;
+pub mod subqueries;
 
 #[cfg(test)]
 mod tests;
@@ -61,6 +63,10 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
     if is_set_operation(&e) {
         gate_set_operation(&e)?;
     }
+    let has_subquery = contains(&e, "Subquery");
+    if has_subquery && !e.is("Select") {
+        return Err(unsupported("a set operation with a subquery"));
+    }
     for rule in RULES {
         match *rule {
             "qualify" => for_each_select(&mut e, &mut qualify::qualify)?,
@@ -77,8 +83,18 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
                     return Err(unsupported("a condition that is not in conjunctive normal form"));
                 }
             }
+            "unnest_subqueries" => {
+                if has_subquery {
+                    subqueries::unnest_subqueries(&mut e)?;
+                }
+            }
             "pushdown_predicates" => for_each_select(&mut e, &mut pushdown_predicates)?,
             "optimize_joins" => for_each_select(&mut e, &mut optimize_joins)?,
+            "eliminate_subqueries" => {
+                if has_subquery {
+                    subqueries::eliminate_subqueries(&mut e)?;
+                }
+            }
             "quote_identifiers" => quote_identifiers(&mut e, None),
             "canonicalize" => canonicalize(&mut e)?,
             "simplify" => simplify::simplify_query(&mut e)?,
@@ -88,6 +104,16 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
         step(rule, &e);
     }
     Ok(e)
+}
+
+/// Whether a node of class `class` is under `e` (or is `e`).
+fn contains(e: &Expr, class: &str) -> bool {
+    e.class == class
+        || e.args.iter().any(|(_, v)| match v {
+            Arg::Expr(c) => contains(c, class),
+            Arg::List(items) => items.iter().any(|c| contains(c, class)),
+            _ => false,
+        })
 }
 
 fn is_set_operation(e: &Expr) -> bool {
@@ -189,6 +215,9 @@ fn table_names(e: &Expr, exclude: &str) -> Vec<String> {
 /// A join's `alias_or_name`.
 fn join_name(join: &Expr) -> String {
     let table = join.child("this");
+    if let Some(sub) = table.filter(|t| t.is("Subquery")) {
+        return sub.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
+    }
     table
         .and_then(|t| t.child("alias"))
         .and_then(|a| a.child("this"))
@@ -259,6 +288,10 @@ fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
                         None => predicate,
                     };
                     join.set("on", Arg::Expr(Box::new(on)));
+                    // `Join.on` makes a cross join a plain one.
+                    if join.str_arg("kind").is_some_and(|k| k.eq_ignore_ascii_case("CROSS")) {
+                        join.unset("kind");
+                    }
                 }
             }
         }
@@ -268,6 +301,13 @@ fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
             if let Some(on) = child_mut(join, "on") {
                 let c = std::mem::replace(on, Expr::new("Null"));
                 *on = simplify::simplify_untyped_condition(c, Some("Join"))?;
+            }
+        }
+        // Then the joined subqueries' own scopes.
+        for join in joins.iter_mut() {
+            if let Some(sub) = child_mut(join, "this").filter(|t| t.is("Subquery")) {
+                let inner = child_mut(sub, "this").expect("a subquery has a query");
+                pushdown_predicates(inner)?;
             }
         }
     }
@@ -430,15 +470,63 @@ fn boolean_or_untyped(e: &Expr) -> bool {
     matches!(e.class.as_str(), "Column" | "Boolean" | "Null" | "Not" | "And" | "Or" | "EQ" | "NEQ" | "GT" | "GTE" | "LT" | "LTE" | "Is" | "In" | "Like" | "Between")
 }
 
-/// `canonicalize` for covered queries: `ASC` is dropped (`remove_ascending_order`). The
-/// type-driven rewrites (dates, text `+`, redundant casts, integer predicates) are refused
-/// where they could apply.
+/// The type sqlglot's `annotate_types` gives the covered expressions a cast can hold, as
+/// far as `remove_redundant_casts` needs it: `Some("UNKNOWN")` for untyped ones (columns,
+/// unknown functions), `None` where this port does not know.
+fn known_type(e: &Expr) -> Option<&'static str> {
+    match e.class.as_str() {
+        "Column" | "Anonymous" | "Min" | "Max" | "Abs" => Some("UNKNOWN"),
+        "Sum" if e.child("this").is_some_and(|t| t.is("Column")) => Some("UNKNOWN"),
+        // SUM over a CASE or IF whose results are integer literals is a BIGINT.
+        "Sum" if e.child("this").is_some_and(int_valued_conditional) => Some("BIGINT"),
+        "Avg" | "Round" => Some("DOUBLE"),
+        "Count" => Some("BIGINT"),
+        "Length" => Some("INT"),
+        "Literal" if e.flag("is_string") => Some("VARCHAR"),
+        "Literal" => {
+            let t = e.str_arg("this").unwrap_or_default();
+            Some(if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) { "INT" } else { "DOUBLE" })
+        }
+        _ => None,
+    }
+}
+
+/// A `CASE` or `IF` every result of which (each `THEN` and the `ELSE`, which must be there)
+/// is an integer literal: sqlglot types it INT.
+fn int_valued_conditional(e: &Expr) -> bool {
+    let int = |x: Option<&Expr>| x.is_some_and(|x| x.is("Literal") && !x.flag("is_string") && x.str_arg("this").is_some_and(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit())));
+    match e.class.as_str() {
+        "Case" => e.child("this").is_none() && int(e.child("default")) && e.list("ifs").iter().all(|i| int(i.child("true"))),
+        "If" => int(e.child("true")) && int(e.child("false")),
+        _ => false,
+    }
+}
+
+/// Whether `e` may be typed as text (a string literal or a string function).
+fn maybe_text(e: &Expr) -> bool {
+    let mut e = e;
+    while e.is("Paren") {
+        e = e.child("this").expect("inner");
+    }
+    (e.is("Literal") && e.flag("is_string"))
+        || matches!(e.class.as_str(), "Lower" | "Upper" | "Substring" | "Replace" | "Trim" | "DPipe" | "Concat" | "Cast" | "Case" | "If")
+}
+
+/// `canonicalize` for covered queries: `ASC` is dropped (`remove_ascending_order`) and a cast
+/// to the type its operand already has is dropped (`remove_redundant_casts`). The other
+/// type-driven rewrites (dates, text `+`, integer predicates) are refused where they could
+/// apply.
 fn canonicalize(e: &mut Expr) -> Result<(), OptimizeError> {
-    fn walk(e: &mut Expr) -> Result<(), OptimizeError> {
+    fn walk(e: &mut Expr, parent: Option<&str>) -> Result<(), OptimizeError> {
         match e.class.as_str() {
             "Where" | "Having" | "Not" => {
                 if !e.child("this").is_some_and(boolean_or_untyped) {
                     return Err(unsupported(format!("a {} over a value that may be an integer", e.class)));
+                }
+            }
+            "If" => {
+                if !e.child("this").is_some_and(boolean_or_untyped) {
+                    return Err(unsupported("an IF condition that may be an integer"));
                 }
             }
             "And" | "Or" => {
@@ -446,7 +534,12 @@ fn canonicalize(e: &mut Expr) -> Result<(), OptimizeError> {
                     return Err(unsupported("a connector over a value that may be an integer"));
                 }
             }
-            "Add" | "Sub" | "Mul" | "Div" | "Mod" | "DPipe" | "Cast" | "TryCast" | "Date" | "If" | "Case" | "Neg" => {
+            "Add" => {
+                if ["this", "expression"].iter().any(|k| e.child(k).is_some_and(maybe_text)) {
+                    return Err(unsupported("a + that may be text concatenation"));
+                }
+            }
+            "DPipe" | "Date" | "TryCast" => {
                 return Err(unsupported(format!("canonicalizing {}", e.class)));
             }
             "Ordered" => {
@@ -456,22 +549,41 @@ fn canonicalize(e: &mut Expr) -> Result<(), OptimizeError> {
             }
             _ => {}
         }
+        let _ = parent;
         if crate::sqlglot::generator::is_function_class(&e.class)
             && !matches!(
                 e.class.as_str(),
-                "And" | "Or" | "Count" | "Sum" | "Avg" | "Min" | "Max" | "Anonymous" | "Lower" | "Upper" | "Length" | "Abs" | "Round" | "Substring" | "Replace" | "Trim" | "StrPosition"
+                "And" | "Or" | "Count" | "Sum" | "Avg" | "Min" | "Max" | "Anonymous" | "Lower" | "Upper" | "Length" | "Abs" | "Round" | "Substring" | "Replace" | "Trim" | "StrPosition" | "Cast" | "Case" | "If"
             )
         {
             return Err(unsupported(format!("canonicalizing {}", e.class)));
         }
+        let class = e.class.clone();
         for (_, v) in e.args.iter_mut() {
             match v {
-                Arg::Expr(c) => walk(c)?,
-                Arg::List(items) => items.iter_mut().try_for_each(walk)?,
+                Arg::Expr(c) => walk(c, Some(&class))?,
+                Arg::List(items) => items.iter_mut().try_for_each(|c| walk(c, Some(&class)))?,
                 _ => {}
+            }
+        }
+        // After the children (sqlglot's `replace_tree` rewrites children first).
+        if e.is("Cast") {
+            let to = e.child("to").expect("a cast has a type");
+            let target = to.str_arg("this").unwrap_or_default();
+            if matches!(target, "DATE" | "DATETIME" | "TIMESTAMP" | "TIME" | "TIMESTAMPTZ" | "TIMESTAMPLTZ" | "TIMESTAMPNTZ" | "DATETIME2") {
+                return Err(unsupported("a cast to a date or time type"));
+            }
+            let inner = e.child("this").expect("a cast has an operand");
+            let Some(inner_type) = known_type(inner) else {
+                return Err(unsupported(format!("the type of a {} under a cast", inner.class)));
+            };
+            let plain = to.list("expressions").is_empty() && to.args.iter().all(|(k, _)| k == "this" || k == "nested");
+            if plain && inner_type == target {
+                let inner = inner.clone();
+                *e = inner;
             }
         }
         Ok(())
     }
-    walk(e)
+    walk(e, None)
 }

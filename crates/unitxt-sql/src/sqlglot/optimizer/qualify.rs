@@ -71,23 +71,42 @@ fn column_table(c: &Expr) -> Option<String> {
     c.child("table").map(name)
 }
 
-/// Checks that the query is covered.
-fn gate(select: &Expr) -> Result<(), OptimizeError> {
-    fn walk(e: &Expr) -> Result<(), OptimizeError> {
+/// Whether `e` is a subquery in a place this port unnests: the query of an `IN`, or an
+/// operand of a comparison (a scalar subquery), under `WHERE`.
+pub(crate) fn is_unnestable_subquery(e: &Expr, parent: &str, in_where: bool) -> bool {
+    e.is("Subquery")
+        && in_where
+        && (parent == "In" || matches!(parent, "EQ" | "NEQ" | "GT" | "GTE" | "LT" | "LTE"))
+        && e.args.iter().all(|(k, _)| k == "this")
+        && e.child("this").is_some_and(|s| s.is("Select"))
+}
+
+/// Checks that the query is covered. A nested query (`nested`) must read one plain table and
+/// hold no subquery itself.
+fn gate(select: &Expr, nested: bool) -> Result<(), OptimizeError> {
+    fn walk(e: &Expr, parent: &str, in_where: bool, nested: bool, subqueries: &mut usize) -> Result<(), OptimizeError> {
+        if e.is("Subquery") {
+            if nested || !is_unnestable_subquery(e, parent, in_where) {
+                return Err(unsupported("a query with Subquery"));
+            }
+            *subqueries += 1;
+            return gate(e.child("this").expect("checked"), true);
+        }
         if !COVERED.contains(&e.class.as_str()) {
             return Err(unsupported(format!("a query with {}", e.class)));
         }
         match e.class.as_str() {
-            "In" if e.child("query").is_some() || e.child("field").is_some() => return Err(unsupported("IN over a query")),
+            "In" if e.child("field").is_some() => return Err(unsupported("IN over a field")),
             "Column" if e.child("db").is_some() || e.child("catalog").is_some() => return Err(unsupported("a column with a db")),
             "Column" if e.child("this").is_some_and(|t| t.is("Star")) => return Err(unsupported("t.*")),
             "Distinct" if e.child("on").is_some() => return Err(unsupported("DISTINCT ON")),
             _ => {}
         }
+        let in_where = in_where || e.is("Where");
         for (_, v) in &e.args {
             match v {
-                Arg::Expr(c) => walk(c)?,
-                Arg::List(items) => items.iter().try_for_each(walk)?,
+                Arg::Expr(c) => walk(c, &e.class, in_where, nested, subqueries)?,
+                Arg::List(items) => items.iter().try_for_each(|c| walk(c, &e.class, in_where, nested, subqueries))?,
                 _ => {}
             }
         }
@@ -115,6 +134,9 @@ fn gate(select: &Expr) -> Result<(), OptimizeError> {
             None => return Err(unsupported("a join without a table")),
         }
     }
+    if nested && tables.len() > 1 {
+        return Err(unsupported("a subquery over several tables"));
+    }
     let mut names = Vec::new();
     for table in tables {
         if !table.is("Table") || table.args.iter().any(|(k, _)| !matches!(k.as_str(), "this" | "alias")) {
@@ -135,11 +157,18 @@ fn gate(select: &Expr) -> Result<(), OptimizeError> {
         }
         names.push(source);
     }
-    walk(select)?;
+    let mut subqueries = 0;
+    walk(select, "", false, nested, &mut subqueries)?;
+    if subqueries > 1 {
+        return Err(unsupported("several subqueries"));
+    }
     // Stars only as a whole projection or COUNT(*).
     fn stars_ok(e: &Expr, parent: &str) -> bool {
         if e.is("Star") && !matches!(parent, "Select" | "Count") {
             return false;
+        }
+        if e.is("Subquery") {
+            return true;
         }
         e.args.iter().all(|(_, v)| match v {
             Arg::Expr(c) => stars_ok(c, &e.class),
@@ -176,6 +205,9 @@ fn columns_mut<'a>(e: &'a mut Expr, path: &mut Vec<String>, out: &mut Vec<(&'a m
         out.push((e, path.clone()));
         return;
     }
+    if e.is("Subquery") {
+        return;
+    }
     path.push(e.class.clone());
     for (_, v) in e.args.iter_mut() {
         match v {
@@ -194,6 +226,9 @@ fn columns_mut<'a>(e: &'a mut Expr, path: &mut Vec<String>, out: &mut Vec<(&'a m
 fn columns_ref<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     if e.is("Column") {
         out.push(e);
+        return;
+    }
+    if e.is("Subquery") {
         return;
     }
     for (_, v) in &e.args {
@@ -215,7 +250,35 @@ fn is_int_literal(e: &Expr) -> bool {
 /// Errors: `Unsupported` for a query outside the covered shape; `Raises` where sqlglot raises
 /// (a position past the last projection, or one naming a star).
 pub fn qualify(select: &mut Expr) -> Result<(), OptimizeError> {
-    gate(select)?;
+    gate(select, false)?;
+    qualify_scope(select, false)
+}
+
+/// The subqueries under `e` (not inside one another).
+fn subqueries_mut<'a>(e: &'a mut Expr, out: &mut Vec<&'a mut Expr>) {
+    if e.is("Subquery") {
+        out.push(e);
+        return;
+    }
+    for (_, v) in e.args.iter_mut() {
+        match v {
+            Arg::Expr(c) => subqueries_mut(c, out),
+            Arg::List(items) => items.iter_mut().for_each(|c| subqueries_mut(c, out)),
+            _ => {}
+        }
+    }
+}
+
+/// Qualifies one scope: its subqueries first (their own scopes), then itself.
+fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
+    {
+        let mut subs = Vec::new();
+        subqueries_mut(select, &mut subs);
+        for sub in subs {
+            let inner = child_mut(sub, "this").expect("gated");
+            qualify_scope(inner, true)?;
+        }
+    }
 
     // qualify_tables: each table is aliased with its own name.
     let mut sources: Vec<Expr> = Vec::new();
@@ -257,6 +320,9 @@ pub fn qualify(select: &mut Expr) -> Result<(), OptimizeError> {
     let mut all = Vec::new();
     columns_ref(select, &mut all);
     if let Some(c) = all.iter().find(|c| column_table(c).is_some_and(|t| !source_names.contains(&t))) {
+        if nested {
+            return Err(unsupported("a subquery that names a table of the outer query (correlated)"));
+        }
         if single.is_some() {
             return Err(unsupported("a column qualified with another table's name"));
         }

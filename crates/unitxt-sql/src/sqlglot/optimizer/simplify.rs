@@ -1,13 +1,14 @@
 //! sqlglot's `simplify` rule (`optimizer/simplify.py`, `Simplifier`) for the conditions this
 //! port covers: columns, literals, `NULL`, booleans, comparisons, `AND`/`OR`/`NOT`,
-//! parentheses, `IN` lists, `BETWEEN`, `LIKE`, `IS`, and functions whose arguments are such
-//! (aggregates included). Arithmetic, `CASE`/`IF`, casts, dates and string concatenation
-//! are [`OptimizeError::Unsupported`]: sqlglot folds and rewrites them with rules this port
-//! does not reproduce.
+//! parentheses, `IN` lists, `BETWEEN`, `LIKE`, `IS`, arithmetic (integer constants folded, as
+//! sqlglot folds them), `CASE`/`IF` with non-constant conditions, casts, and functions whose
+//! arguments are such (aggregates included). Non-integer constant folding (Python's
+//! `Decimal`), constant conditions, dates and string concatenation are
+//! [`OptimizeError::Unsupported`].
 //!
 //! The traversal is sqlglot's: at each node the pre-order rules (`rewrite_between`,
-//! `uniq_sort`, `absorb_and_eliminate`), then the children, then the post-order rules
-//! (`simplify_not`, `flatten`, `simplify_connectors`, `simplify_literals`,
+//! `uniq_sort`, `absorb_and_eliminate`, `simplify_conditionals`), then the children, then the
+//! post-order rules (`simplify_not`, `flatten`, `simplify_connectors`, `simplify_literals`,
 //! `simplify_equality`, `simplify_parens`, `sort_comparison`), repeated until the tree stops
 //! changing (`while_changing`).
 
@@ -66,8 +67,9 @@ fn covered(e: &Expr) -> Result<(), OptimizeError> {
     let ok = matches!(
         c,
         "Column" | "Identifier" | "Literal" | "Null" | "Boolean" | "Star" | "Paren" | "Not" | "And" | "Or" | "In" | "Between" | "Like" | "Is" | "Distinct"
+            | "Add" | "Sub" | "Mul" | "Div" | "Mod" | "Neg" | "DataType"
     ) || is_comparison_class(c)
-        || (is_func(c) && !matches!(c, "Case" | "If" | "Cast" | "TryCast" | "Concat" | "ConcatWs" | "Date" | "DateAdd" | "DateSub" | "DateTrunc" | "TimestampTrunc" | "StartsWith" | "Coalesce" | "Rand" | "Randn" | "Exists" | "Timestamp" | "TsOrDsToDate" | "Extract" | "DateDiff"));
+        || (is_func(c) && !matches!(c, "TryCast" | "Concat" | "ConcatWs" | "Date" | "DateAdd" | "DateSub" | "DateTrunc" | "TimestampTrunc" | "StartsWith" | "Coalesce" | "Rand" | "Randn" | "Exists" | "Timestamp" | "TsOrDsToDate" | "Extract" | "DateDiff"));
     if !ok {
         return Err(unsupported(format!("simplifying {c}")));
     }
@@ -76,6 +78,11 @@ fn covered(e: &Expr) -> Result<(), OptimizeError> {
             return Err(unsupported("simplifying IN over a query"))
         }
         "Like" if e.child("expression").is_some_and(|r| r.is("All") || r.is("Any")) => return Err(unsupported("LIKE ANY")),
+        // `_simplify_integer_cast` drops casts of small integers in comparisons.
+        "Cast" if e.child("this").is_some_and(|t| t.is("Cast") || is_int_literal(t) || t.is("Neg")) => {
+            return Err(unsupported("a cast of an integer literal or of a cast"))
+        }
+        "Case" if e.child("this").is_some() => return Err(unsupported("CASE x WHEN ...")),
         _ => {}
     }
     for (_, v) in &e.args {
@@ -159,6 +166,41 @@ fn flatten_of(e: &Expr, unnest_parens: bool) -> Vec<Expr> {
         }
     }
     out
+}
+
+fn is_int_literal(e: &Expr) -> bool {
+    e.is("Literal") && !e.flag("is_string") && py_int(e.str_arg("this").unwrap_or_default()).is_some()
+}
+
+/// Python's `int(text)` for a literal's text (ASCII digits), `None` where Python would read a
+/// `Decimal` (`1.5`, `1e3`) or the value is beyond 128 bits.
+fn py_int(text: &str) -> Option<i128> {
+    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<i128>().ok()
+}
+
+/// `Literal.to_py()` of a number, or of the negation of one, when it is an integer.
+fn int_value(e: &Expr) -> Result<Option<i128>, OptimizeError> {
+    let (lit, sign) = if e.is("Neg") { (e.child("this").expect("operand"), -1) } else { (e, 1) };
+    if !(lit.is("Literal") && !lit.flag("is_string")) {
+        return Ok(None);
+    }
+    match py_int(lit.str_arg("this").unwrap_or_default()) {
+        Some(v) => Ok(Some(sign * v)),
+        None => Err(unsupported("arithmetic on a number that is not an integer")),
+    }
+}
+
+/// `exp.Literal.number(n)`: a literal, or the negation of one for a negative number.
+fn number(n: i128) -> Expr {
+    let lit = Expr::new("Literal").with("this", Arg::Str(n.unsigned_abs().to_string())).with("is_string", Arg::Bool(false));
+    if n < 0 {
+        Expr::new("Neg").with("this", boxed(lit))
+    } else {
+        lit
+    }
 }
 
 fn is_number(e: &Expr) -> bool {
@@ -477,7 +519,7 @@ fn absorb_and_eliminate(e: Expr, parent: Option<&str>, root: bool) -> Result<Exp
     Err(unsupported("AND and OR nested in one condition"))
 }
 
-fn simplify_not(e: Expr) -> Result<Expr, OptimizeError> {
+fn simplify_not(e: Expr, typed: bool) -> Result<Expr, OptimizeError> {
     if !e.is("Not") {
         return Ok(e);
     }
@@ -502,7 +544,16 @@ fn simplify_not(e: Expr) -> Result<Expr, OptimizeError> {
         return Ok(true_());
     }
     if this.is("Not") {
-        return Err(unsupported("NOT NOT"));
+        // NOT NOT x is x when x is typed BOOLEAN: after `annotate_types`, a predicate; before
+        // it (in `pushdown_predicates`), nothing is typed and the double negation stays.
+        let inner = this.child("this").expect("NOT has an operand");
+        if !typed {
+            return Ok(e);
+        }
+        if is_boolean_typed(inner) && !inner.is("Paren") {
+            return Ok(inner.clone());
+        }
+        return Err(unsupported("NOT NOT over a value that may not be boolean"));
     }
     Ok(e)
 }
@@ -708,17 +759,138 @@ fn simplify_literals(e: Expr, parent: Option<&str>, root: bool) -> Result<Expr, 
         if e.is("Is") && (l.is("Literal") || is_null(l)) && is_null(unnest(r)) {
             return Err(unsupported("IS NULL over a constant"));
         }
-        if is_constant(l) && is_constant(r) && !is_null(l) && !is_null(r) {
-            return Err(unsupported("comparing two constants"));
+        if is_comparison_class(&e.class) || matches!(e.class.as_str(), "Is" | "Like" | "ILike" | "Glob") {
+            if is_constant(l) && is_constant(r) && !is_null(l) && !is_null(r) {
+                return Err(unsupported("comparing two constants"));
+            }
+            if parent == Some("If") && (is_null(l) || is_null(r)) {
+                return Err(unsupported("a comparison with NULL as an IF condition"));
+            }
+            return Ok(e);
         }
-        if matches!(e.class.as_str(), "Add" | "Sub" | "Mul" | "Div" | "Mod" | "DPipe") {
-            return Err(unsupported("arithmetic"));
+        if matches!(e.class.as_str(), "Add" | "Sub" | "Mul" | "Div" | "Mod") {
+            return flat_fold(e, parent, root);
         }
-        let _ = (parent, root);
-        return Ok(e);
+        return Err(unsupported(format!("simplifying {}", e.class)));
     }
     if e.is("Neg") {
-        return Err(unsupported("a negation"));
+        if e.child("this").is_some_and(|t| t.is("Neg")) {
+            let inner = e.child("this").and_then(|t| t.child("this")).cloned().expect("operand");
+            return Ok(inner);
+        }
+        return Ok(e);
+    }
+    Ok(e)
+}
+
+/// `_flat_simplify(expression, _simplify_binary)` for an arithmetic chain: pairs of integer
+/// operands folded (`+` and `*` always, `-` when both sit under the same `-`; integer `/` and
+/// `%` never), as sqlglot folds them.
+fn flat_fold(e: Expr, parent: Option<&str>, root: bool) -> Result<Expr, OptimizeError> {
+    if !(root || parent != Some(e.class.as_str())) {
+        return Ok(e);
+    }
+    // Operands with the position of the chain node they hang under (`None` once folded).
+    fn operands(e: &Expr, class: &str, id: &mut usize, out: &mut Vec<(Expr, Option<usize>)>) {
+        let me = *id;
+        *id += 1;
+        for key in ["this", "expression"] {
+            if let Some(c) = e.child(key) {
+                if c.class == class {
+                    operands(c, class, id, out);
+                } else {
+                    out.push((c.clone(), Some(me)));
+                }
+            }
+        }
+    }
+    let mut list = Vec::new();
+    operands(&e, &e.class, &mut 0, &mut list);
+    let mut queue: std::collections::VecDeque<(Expr, Option<usize>)> = list.into();
+    let size = queue.len();
+    let mut kept = Vec::new();
+    while let Some((a, pa)) = queue.pop_front() {
+        let mut folded = None;
+        for (i, (b, pb)) in queue.iter().enumerate() {
+            let (Some(va), Some(vb)) = (int_value(&a)?, int_value(b)?) else {
+                if (is_number(&a) && is_number(b)) || (a.is("Literal") && a.flag("is_string") && b.is("Literal") && b.flag("is_string")) {
+                    // Two non-integer numbers, or two strings: not reproduced.
+                    if !(int_value(&a)?.is_some() || int_value(b)?.is_some()) {
+                        return Err(unsupported("arithmetic on constants that are not integers"));
+                    }
+                }
+                continue;
+            };
+            let result = match e.class.as_str() {
+                "Add" => va.checked_add(vb),
+                "Mul" => va.checked_mul(vb),
+                "Sub" if pa == *pb => va.checked_sub(vb),
+                _ => continue,
+            };
+            let Some(result) = result else {
+                return Err(unsupported("integer arithmetic beyond 128 bits"));
+            };
+            folded = Some((i, number(result)));
+            break;
+        }
+        match folded {
+            Some((i, result)) => {
+                queue.remove(i);
+                queue.push_front((result, None));
+            }
+            None => kept.push(a),
+        }
+    }
+    if kept.len() < size {
+        let mut it = kept.into_iter();
+        let mut acc = it.next().expect("one operand at least");
+        for b in it {
+            acc = binary(&e.class, acc, b);
+        }
+        return Ok(acc);
+    }
+    Ok(e)
+}
+
+/// `simplify_equality`: `x + 1 = 3` becomes `x = 3 - 1` (and the same with `-`, or with the
+/// number first in the sum), for a comparison whose right side is a number.
+fn simplify_equality(e: Expr) -> Result<Expr, OptimizeError> {
+    if !(is_comparison_class(&e.class) || e.is("Is")) {
+        return Ok(e);
+    }
+    let l = e.child("this").expect("left");
+    let r = e.child("expression").expect("right");
+    let inverse = match l.class.as_str() {
+        "Add" => "Sub",
+        "Sub" => "Add",
+        _ => return Ok(e),
+    };
+    if !is_number(r) {
+        if r.is("Cast") || r.is("Date") {
+            return Err(unsupported("simplify_equality with a date"));
+        }
+        return Ok(e);
+    }
+    let (a, b) = (l.child("this").expect("left"), l.child("expression").expect("right"));
+    let (a, b) = if !is_number(a) && is_number(b) {
+        (a, b)
+    } else if !is_number(b) && is_number(a) {
+        (b, a)
+    } else {
+        return Ok(e);
+    };
+    Ok(binary(&e.class, a.clone(), binary(inverse, r.clone(), b.clone())))
+}
+
+/// `simplify_conditionals`: a `CASE` or `IF` whose condition is a constant. Not reproduced:
+/// such a query is refused; others are left as they are.
+fn simplify_conditionals(e: Expr, parent: Option<&str>) -> Result<Expr, OptimizeError> {
+    let constant = |c: Option<&Expr>| c.is_some_and(|c| always_true(c) || always_false(c));
+    if e.is("Case") && e.list("ifs").iter().any(|i| constant(i.child("this"))) {
+        return Err(unsupported("a CASE with a constant condition"));
+    }
+    if e.is("If") && parent != Some("Case") && constant(e.child("this")) {
+        return Err(unsupported("an IF with a constant condition"));
     }
     Ok(e)
 }
@@ -768,7 +940,7 @@ fn sort_comparison(e: Expr) -> Result<Expr, OptimizeError> {
 }
 
 /// One pass of `_simplify` over `e`, whose parent has class `parent`.
-fn simplify_pass(e: Expr, parent: Option<&str>, root: bool) -> Result<Expr, OptimizeError> {
+fn simplify_pass(e: Expr, parent: Option<&str>, root: bool, typed: bool) -> Result<Expr, OptimizeError> {
     if !simplifiable(&e.class) {
         return Ok(e);
     }
@@ -786,28 +958,30 @@ fn simplify_pass(e: Expr, parent: Option<&str>, root: bool) -> Result<Expr, Opti
         pre_parent = None;
     }
     node = absorb_and_eliminate(node, pre_parent, root)?;
+    node = simplify_conditionals(node, pre_parent)?;
     // Children, with this node as their parent.
     let class = node.class.clone();
     for (_, v) in node.args.iter_mut() {
         match v {
             Arg::Expr(child) => {
                 let c = std::mem::replace(&mut **child, Expr::new("Null"));
-                **child = simplify_pass(c, Some(&class), false)?;
+                **child = simplify_pass(c, Some(&class), false, typed)?;
             }
             Arg::List(items) => {
                 for child in items.iter_mut() {
                     let c = std::mem::replace(child, Expr::new("Null"));
-                    *child = simplify_pass(c, Some(&class), false)?;
+                    *child = simplify_pass(c, Some(&class), false, typed)?;
                 }
             }
             _ => {}
         }
     }
     // Post-order.
-    node = simplify_not(node)?;
+    node = simplify_not(node, typed)?;
     node = flatten(node);
     node = simplify_connectors(node, parent, root)?;
     node = simplify_literals(node, parent, root)?;
+    node = simplify_equality(node)?;
     node = simplify_parens(node, parent);
     node = sort_comparison(node)?;
     Ok(node)
@@ -833,16 +1007,20 @@ pub fn simplify_untyped_condition(e: Expr, parent: Option<&str>) -> Result<Expr,
     if has_constant_operand(&e) {
         return Err(unsupported("simplifying a constant operand before types are known"));
     }
-    simplify_condition(e, parent)
+    simplify_while_changing(e, parent, false)
 }
 
 /// `while_changing(node, _simplify)` on a condition whose parent has class `parent`, its
 /// nodes typed (`annotate_types` ran).
 pub fn simplify_condition(e: Expr, parent: Option<&str>) -> Result<Expr, OptimizeError> {
+    simplify_while_changing(e, parent, true)
+}
+
+fn simplify_while_changing(e: Expr, parent: Option<&str>, typed: bool) -> Result<Expr, OptimizeError> {
     covered(&e)?;
     let mut current = e;
     for _ in 0..100 {
-        let next = simplify_pass(current.clone(), parent, true)?;
+        let next = simplify_pass(current.clone(), parent, true, typed)?;
         if expr_eq(&next, &current) {
             return Ok(next);
         }
@@ -892,6 +1070,15 @@ pub fn simplify_query(select: &mut Expr) -> Result<(), OptimizeError> {
     let mut i = 0;
     for (k, v) in select.args.iter_mut() {
         match (k.as_str(), v) {
+            ("with_", Arg::Expr(with)) => {
+                if let Some(Arg::List(ctes)) = with.args.iter_mut().find(|(k, _)| k == "expressions").map(|(_, v)| v) {
+                    for cte in ctes.iter_mut() {
+                        if let Some(Arg::Expr(q)) = cte.args.iter_mut().find(|(k, _)| k == "this").map(|(_, v)| v) {
+                            simplify_query(q)?;
+                        }
+                    }
+                }
+            }
             ("expressions", Arg::List(items)) => {
                 for (p, is_final) in items.iter_mut().zip(&final_projection) {
                     if *is_final {

@@ -308,6 +308,25 @@ def rerank_cases():
         unitxt_metrics.RerankRecall.check_missing_requirements = check
 
 
+def sql_non_execution_cases():
+    """Pairs of the metric's own oracle (sql_non_execution.json) without the constructs
+    unitxt-sql does not reproduce yet (subqueries, CTEs, CASE, arithmetic)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "sql_non_execution.json")) as f:
+        pairs = [(i["prediction"], i["gold"]) for i in json.load(f)["instances"]]
+    skip = ("(select", "exists", "with ", "case", "iif", "cast", " / ", " * ", " - ", " + ", "update", "drop")
+    pairs = [(p, g) for p, g in pairs if not any(k in (p + " " + g).lower() for k in skip)]
+    rng = random.Random(15)
+    picked = rng.sample(pairs, 60)
+    preds = [p for p, _ in picked]
+    refs = [[g] for _, g in picked]
+    tds = [{} for _ in picked]
+    return [
+        run("sql_non_execution/catalog", "metrics.text2sql.non_execution_accuracy", preds, refs, tds),
+        run("sql_non_execution/few", {"__type__": "sql_non_execution_accuracy", "n_resamples": 50}, preds[:7], refs[:7], tds[:7]),
+    ]
+
+
 def main():
     cases = []
     group_types = [
@@ -356,6 +375,7 @@ def main():
     cases.extend(win_rate_cases())
     cases.extend(tool_calling_cases())
     cases.extend(rerank_cases())
+    cases.extend(sql_non_execution_cases())
 
     with open(OUT, "w", encoding="utf-8") as f:
         json.dump(cases, f, ensure_ascii=False, indent=None)
