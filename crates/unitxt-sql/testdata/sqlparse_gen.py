@@ -3,6 +3,11 @@
 queries and on several hundred strings built from them and from hand-written SQL.
 
     .venv/bin/python crates/unitxt-sql/testdata/sqlparse_gen.py
+    .venv/bin/python crates/unitxt-sql/testdata/sqlparse_gen.py --dump SEED COUNT OUT.jsonl
+
+The `--dump` form instead writes COUNT random strings (fragments of SQL, mutated queries and
+random characters) with sqlparse's token stream and each statement's top-level tokens, for the
+ignored Rust test `dump_matches_python` (run it with SQLPARSE_DUMP=OUT.jsonl ... -- --ignored).
 
 Output `sqlparse.json`:
   strings:    [sql, is_sqlparse_parsable(sql), info]; info is null (extract_select_info gave
@@ -17,6 +22,11 @@ Output `sqlparse.json`:
 import json
 import os
 import random
+import sys
+
+import sqlparse
+from sqlparse import lexer
+from sqlparse import sql as sqlparse_sql
 
 from unitxt.text2sql_utils import (
     extract_select_info,
@@ -160,6 +170,77 @@ bases = golds + preds[:60] + handwritten
 ws_choices = ["  ", "\n", "\t", " \n ", "\r\n", "\u00a0", "\u3000", "\x1c", "\u2028", " \t"]
 stray = ["?", "$", "\\", "#", "@", "!", "{", "}", "~", "€", "é", "ß", "中", "😀", "`", "'", "\"", "[", "]", "(", ")",
          ";", ":", "%", "^", "&", "|", "´", "×", "\u0301", "٣", "½", "-", "*", "/", "+", "<", ">", "=", ","]
+
+
+def dump_mode(seed, count, out_path):
+    """Random strings with sqlparse's tokens and top-level statement tokens (see module doc)."""
+    drng = random.Random(seed)
+    frags = ["SELECT", "select", "FROM", "WHERE", "GROUP BY", "ORDER BY", "HAVING", "LIMIT", "AS", "as", "JOIN",
+             "LEFT JOIN", "ON", "AND", "OR", "NOT", "NULL", "IS", "IN", "CASE", "WHEN", "THEN", "ELSE", "END", "BEGIN",
+             "IF", "END IF", "FOR", "END LOOP", "OVER", "PARTITION BY", "DISTINCT", "UNION", "UNION ALL", "INTERSECT",
+             "EXCEPT", "WITH", "VALUES", "INSERT", "INTO", "CREATE", "TABLE", "DATE", "TIMESTAMP", "INTERVAL", "DAY",
+             "ASC", "DESC", "NULLS FIRST", "COUNT", "count", "max", "f", "a", "b", "t", "x.y", "t.*", "a1", "_z", "é",
+             "ß", "ſ", "ı", "K", "中", "1", "2.5", ".5", "1e3", "-1", "0x1F", "'s'", "'it''s'", "'a\\'b'", '"q"',
+             "`b`", "[br]", "$$d$$", "?", ":p", "%s", "@v", "#t", "\\c", "(", ")", "[", "]", ",", ";", ".", "::",
+             ":=", "*", "+", "-", "/", "%", "||", "=", "<>", "!=", ">=", "<", "->", "->>", "~", "^", "&", "|", "!",
+             "$", "{", "}", "--c\n", "/*c*/", "# c\n", "/*+h*/", "'", '"', "`", "´", " ", "  ", "\n", "\t", "\r\n",
+             "\u00a0", "\x1c", "\u3000", "AT TIME ZONE 'UTC'", "::int", "CURRENT_DATE", "ROLE", "GO", "GO 2",
+             "DECLARE", "TRANSACTION", "LATERAL VIEW EXPLODE", "REGEXP", "LIKE", "NOT LIKE", "DOUBLE PRECISION", "😀",
+             "×", "٣", "½", "\u0301"]
+    alphabet = ("abcABCxyzSELECTFROMWHERE_0123456789 '\"`´[](){};:.,*+-/%<>=!~^&|#@$?\\\n\r\t\u00a0\x1c"
+                "\u0130\u0131\u017f\u212a\u212b\u00d7\u00f7\u00dd\u00fd\u00e0\u00c0\u0301\u0663\u00bd"
+                "\u00b2\u4e2d\U0001F600\u2028\u0085")
+
+    def fragments():
+        return "".join(drng.choice(frags) + drng.choice([" ", " ", " ", "", "\n"]) for _ in range(drng.randrange(1, 25)))
+
+    def mutate(s):
+        for _ in range(drng.randrange(1, 4)):
+            i = drng.randrange(len(s) + 1)
+            k = drng.randrange(4)
+            if k == 0:
+                s = s[:i] + drng.choice(frags) + s[i:]
+            elif k == 1 and s:
+                s = s[:i] + s[min(len(s), i + drng.randrange(1, 6)):]
+            elif k == 2:
+                s = s[:i] + " " + drng.choice(frags) + " " + s[i:]
+            else:
+                s = s[:i] + drng.choice(stray) + s[i:]
+        return s
+
+    def dump(s):
+        toks = [[str(t), v] for t, v in lexer.tokenize(s)]
+        try:
+            statements = sqlparse.parse(s)
+        except Exception:
+            return {"sql": s, "lex": toks, "stmts": "error"}
+        out = []
+        for st in statements:
+            row = []
+            for t in st.tokens:
+                items = [i.value for i in t.get_identifiers()] if isinstance(t, sqlparse_sql.IdentifierList) else []
+                row.append([type(t).__name__, str(t.ttype) if t.ttype is not None else None, t.value, items])
+            out.append(row)
+        return {"sql": s, "lex": toks, "stmts": out}
+
+    base = golds + handwritten
+    with open(out_path, "w") as f:
+        for _ in range(count):
+            r = drng.random()
+            if r < 0.4:
+                s = fragments()
+            elif r < 0.9:
+                s = mutate(drng.choice(base))
+            elif r < 0.95:
+                s = mutate(fragments()) + " " + drng.choice(base)
+            else:
+                s = "".join(drng.choice(alphabet) for _ in range(drng.randrange(1, 40)))
+            f.write(json.dumps(dump(s), ensure_ascii=False) + "\n")
+
+
+if len(sys.argv) == 5 and sys.argv[1] == "--dump":
+    dump_mode(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    sys.exit(0)
 
 
 def case_mutation(s):

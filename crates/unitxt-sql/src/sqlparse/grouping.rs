@@ -412,8 +412,8 @@ fn split_statements(tree: &mut Tree, stream: Vec<(TType, String)>) -> Vec<Id> {
         let is_semicolon = ttype == TType::Punctuation && value == ";";
         let is_go = ttype == TType::Keyword && first_word_is_go(&value);
         let resets_begin =
-            !matches!(ttype, TType::Whitespace | TType::Newline | TType::CommentSingle | TType::CommentMultiline)
-                && !(ttype == TType::Keyword && value.to_uppercase() == "BEGIN");
+            !(matches!(ttype, TType::Whitespace | TType::Newline | TType::CommentSingle | TType::CommentMultiline)
+                || (ttype == TType::Keyword && value.to_uppercase() == "BEGIN"));
         let id = tree.leaf(ttype, value);
         sp.tokens.push(id);
         if is_semicolon {
@@ -495,6 +495,9 @@ fn group_matching(tree: &mut Tree, tlist: Id, cls: Class, depth: usize) -> Res {
     Ok(())
 }
 
+/// A `post` callback of `_group`: `(tree, tlist, pidx, tidx, nidx) -> (from, to)`.
+type PostFn = fn(&mut Tree, Id, usize, usize, Option<usize>) -> (usize, usize);
+
 /// The callbacks of one `_group` pass.
 struct Spec {
     cls: Class,
@@ -502,7 +505,7 @@ struct Spec {
     valid_prev: fn(&Tree, Option<Id>) -> bool,
     valid_next: fn(&Tree, Option<Id>) -> bool,
     /// `(tree, tlist, pidx, tidx, nidx) -> (from, to)`.
-    post: fn(&mut Tree, Id, usize, usize, Option<usize>) -> (usize, usize),
+    post: PostFn,
     extend: bool,
     recurse: bool,
 }
@@ -777,8 +780,9 @@ fn operator_valid(tree: &Tree, t: Option<Id>) -> bool {
 
 fn operator_post(tree: &mut Tree, tlist: Id, pidx: usize, tidx: usize, nidx: Option<usize>) -> (usize, usize) {
     // sqlparse sets `tlist[tidx].ttype = T.Operator`.
-    let t = tree.tok(tlist, tidx);
-    tree.nodes[t].ttype = Some(TType::Operator);
+    if let Some(&t) = tree.children(tlist).get(tidx) {
+        tree.nodes[t].ttype = Some(TType::Operator);
+    }
     (pidx, nidx.unwrap_or(tidx))
 }
 

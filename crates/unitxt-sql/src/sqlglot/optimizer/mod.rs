@@ -77,6 +77,9 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
                     }
                     Ok(())
                 })?;
+                if has_subquery {
+                    subqueries::pushdown_projections(&mut e)?;
+                }
             }
             "normalize" => {
                 if and_under_or(&e, false) {
@@ -235,6 +238,18 @@ fn join_side(join: &Expr) -> String {
 /// columns name a joined table (and only tables joined before it) moves into that join's `ON`,
 /// leaving `TRUE`. A `LEFT` (or other sided) join takes nothing.
 fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
+    pushdown_scope(select)?;
+    // A derived table in FROM is its own scope, handled after the query.
+    if let Some(from) = child_mut(select, "from_") {
+        if let Some(sub) = child_mut(from, "this").filter(|t| t.is("Subquery")) {
+            let inner = child_mut(sub, "this").expect("a subquery has a query");
+            pushdown_predicates(inner)?;
+        }
+    }
+    Ok(())
+}
+
+fn pushdown_scope(select: &mut Expr) -> Result<(), OptimizeError> {
     let joins: Vec<Expr> = select.list("joins").to_vec();
     let join_index: Vec<String> = joins.iter().map(join_name).collect();
     if joins.iter().any(|j| join_side(j) == "RIGHT") {
@@ -304,6 +319,7 @@ fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
             }
         }
         // Then the joined subqueries' own scopes.
+        let _ = ();
         for join in joins.iter_mut() {
             if let Some(sub) = child_mut(join, "this").filter(|t| t.is("Subquery")) {
                 let inner = child_mut(sub, "this").expect("a subquery has a query");

@@ -124,6 +124,9 @@ fn gate(select: &Expr, nested: bool) -> Result<(), OptimizeError> {
     let Some(table) = select.child("from_").and_then(|f| f.child("this")) else {
         return Err(unsupported("a SELECT without FROM"));
     };
+    if table.is("Subquery") {
+        return gate_derived(select, table, nested);
+    }
     let mut tables = vec![table];
     for join in select.list("joins") {
         if join.args.iter().any(|(k, v)| !matches!(k.as_str(), "this" | "on" | "kind" | "side") && !matches!(v, Arg::Bool(false))) {
@@ -180,6 +183,68 @@ fn gate(select: &Expr, nested: bool) -> Result<(), OptimizeError> {
         return Err(unsupported("a star inside an expression"));
     }
     Ok(())
+}
+
+/// A derived table in FROM is covered when it is the query's only source, over one plain
+/// table, and cannot be merged into the query (it has DISTINCT, GROUP BY, HAVING, LIMIT,
+/// OFFSET or an aggregate), and the query has no WHERE (sqlglot would push conditions into it).
+fn gate_derived(select: &Expr, sub: &Expr, nested: bool) -> Result<(), OptimizeError> {
+    if nested {
+        return Err(unsupported("a derived table inside a subquery"));
+    }
+    if !select.list("joins").is_empty() || select.child("where").is_some() {
+        return Err(unsupported("a derived table joined or filtered"));
+    }
+    if sub.args.iter().any(|(k, _)| !matches!(k.as_str(), "this" | "alias")) || sub.child("alias").is_some_and(|a| a.args.iter().any(|(k, _)| k != "this")) {
+        return Err(unsupported("a derived table with column aliases"));
+    }
+    let Some(inner) = sub.child("this").filter(|i| i.is("Select")) else {
+        return Err(unsupported("a derived table that is not a SELECT"));
+    };
+    gate(inner, true)?;
+    if select.list("expressions").iter().any(|p| p.is("Star")) || inner.list("expressions").iter().any(|p| p.is("Star")) {
+        return Err(unsupported("a star over a derived table (sqlglot expands it)"));
+    }
+    let unmergeable = ["distinct", "group", "having", "limit", "offset"].iter().any(|k| inner.arg(k).is_some())
+        || inner.list("expressions").iter().any(has_aggregate);
+    if !unmergeable {
+        return Err(unsupported("a derived table sqlglot may merge into the query"));
+    }
+    for (k, v) in &select.args {
+        let empty = matches!(v, Arg::Bool(false)) || matches!(v, Arg::List(l) if l.is_empty());
+        if !empty && !matches!(k.as_str(), "expressions" | "from_" | "group" | "having" | "order" | "limit" | "offset" | "distinct") {
+            return Err(unsupported(format!("a SELECT with `{k}`")));
+        }
+    }
+    for key in ["expressions", "group", "having", "order"] {
+        let found = match select.arg(key) {
+            Some(Arg::List(items)) => items.iter().any(|c| contains_class(c, "Subquery")),
+            Some(Arg::Expr(c)) => contains_class(c, "Subquery"),
+            _ => false,
+        };
+        if found {
+            return Err(unsupported("a subquery beside a derived table"));
+        }
+    }
+    Ok(())
+}
+
+fn contains_class(e: &Expr, class: &str) -> bool {
+    e.class == class
+        || e.args.iter().any(|(_, v)| match v {
+            Arg::Expr(c) => contains_class(c, class),
+            Arg::List(items) => items.iter().any(|c| contains_class(c, class)),
+            _ => false,
+        })
+}
+
+fn has_aggregate(e: &Expr) -> bool {
+    is_agg(&e.class)
+        || e.args.iter().any(|(_, v)| match v {
+            Arg::Expr(c) => has_aggregate(c),
+            Arg::List(items) => items.iter().any(has_aggregate),
+            _ => false,
+        })
 }
 
 /// Aliases a source table with its own name when it has no alias (`qualify_tables`), and
@@ -280,10 +345,27 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
         }
     }
 
-    // qualify_tables: each table is aliased with its own name.
+    // qualify_tables: each table is aliased with its own name; a derived table without an
+    // alias gets `_0`.
     let mut sources: Vec<Expr> = Vec::new();
+    let mut derived_outputs: Option<Vec<String>> = None;
     let from = child_mut(select, "from_").expect("gated");
-    sources.push(alias_table(child_mut(from, "this").expect("gated")));
+    let source = child_mut(from, "this").expect("gated");
+    if source.is("Subquery") {
+        let inner = child_mut(source, "this").expect("gated");
+        qualify_scope(inner, true)?;
+        let mut outputs = Vec::new();
+        for p in inner.list("expressions") {
+            outputs.push(output_name(p)?);
+        }
+        derived_outputs = Some(outputs);
+        if source.child("alias").and_then(|a| a.child("this")).is_none() {
+            source.set("alias", Arg::Expr(Box::new(Expr::new("TableAlias").with_expr("this", to_identifier("_0")))));
+        }
+        sources.push(source.child("alias").and_then(|a| a.child("this")).expect("set above").clone());
+    } else {
+        sources.push(alias_table(source));
+    }
     if let Some(Arg::List(joins)) = select.args.iter_mut().find(|(k, _)| k == "joins").map(|(_, v)| v) {
         for join in joins.iter_mut() {
             sources.push(alias_table(child_mut(join, "this").expect("gated")));
@@ -357,6 +439,11 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
         };
         if !in_scope {
             continue;
+        }
+        if let Some(outputs) = &derived_outputs {
+            if !outputs.contains(&name(col)) && !outputs.iter().any(|o| o == "*") {
+                return Err(unsupported("a column that is not an output of the derived table"));
+            }
         }
         match &single {
             Some(table) => col.set("table", Arg::Expr(Box::new(table.clone()))),

@@ -151,12 +151,102 @@ fn table_names(e: &Expr, out: &mut Vec<String>) {
     }
 }
 
-/// `eliminate_subqueries`: each joined subquery becomes a CTE of the same name, and the join
-/// reads it as a table.
+/// Whether `e` (outside subqueries) holds a column of `table` named `name`.
+fn outer_columns_of(e: &Expr, table: &str, out: &mut Vec<String>) {
+    if e.is("Subquery") {
+        return;
+    }
+    if e.is("Column") && e.child("table").and_then(|t| t.str_arg("this")) == Some(table) {
+        if let Some(n) = e.child("this").and_then(|i| i.str_arg("this")) {
+            out.push(n.to_string());
+        }
+    }
+    for (_, v) in &e.args {
+        match v {
+            Arg::Expr(c) => outer_columns_of(c, table, out),
+            Arg::List(items) => items.iter().for_each(|c| outer_columns_of(c, table, out)),
+            _ => {}
+        }
+    }
+}
+
+/// `pushdown_projections` for a derived table in FROM: its projections the query does not read
+/// are dropped, unless it is DISTINCT (a projection its own ORDER BY names by a bare name is
+/// kept too).
+pub fn pushdown_projections(select: &mut Expr) -> Result<(), OptimizeError> {
+    let Some(sub) = select.child("from_").and_then(|f| f.child("this")).filter(|t| t.is("Subquery")) else {
+        return Ok(());
+    };
+    let alias = sub.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
+    let mut used = Vec::new();
+    for (k, v) in &select.args {
+        if k == "from_" {
+            continue;
+        }
+        match v {
+            Arg::Expr(c) => outer_columns_of(c, &alias, &mut used),
+            Arg::List(items) => items.iter().for_each(|c| outer_columns_of(c, &alias, &mut used)),
+            _ => {}
+        }
+    }
+    let from = at_mut(select, &["from_", "this", "this"]);
+    if from.arg("distinct").is_some() {
+        return Ok(());
+    }
+    let mut order_refs = Vec::new();
+    if let Some(order) = from.child("order") {
+        fn bare(e: &Expr, out: &mut Vec<String>) {
+            if e.is("Column") && e.child("table").is_none() {
+                if let Some(n) = e.child("this").and_then(|i| i.str_arg("this")) {
+                    out.push(n.to_string());
+                }
+            }
+            for (_, v) in &e.args {
+                match v {
+                    Arg::Expr(c) => bare(c, out),
+                    Arg::List(items) => items.iter().for_each(|c| bare(c, out)),
+                    _ => {}
+                }
+            }
+        }
+        bare(order, &mut order_refs);
+    }
+    let kept: Vec<Expr> = from
+        .list("expressions")
+        .iter()
+        .filter(|p| {
+            let n = p.child("alias").and_then(|a| a.str_arg("this")).unwrap_or_default().to_string();
+            used.contains(&n) || order_refs.contains(&n)
+        })
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        return Err(unsupported("a derived table none of whose columns is read"));
+    }
+    from.set("expressions", Arg::List(kept));
+    Ok(())
+}
+
+/// `eliminate_subqueries`: each derived table (in FROM or joined) becomes a CTE of the same
+/// name, and the query reads it as a table.
 pub fn eliminate_subqueries(select: &mut Expr) -> Result<(), OptimizeError> {
     let mut taken = Vec::new();
     table_names(select, &mut taken);
     let mut ctes = Vec::new();
+    if let Some(Arg::Expr(from)) = select.args.iter_mut().find(|(k, _)| k == "from_").map(|(_, v)| v) {
+        if let Some(Arg::Expr(this)) = from.args.iter_mut().find(|(k, _)| k == "this").map(|(_, v)| v) {
+            if this.is("Subquery") {
+                let name = this.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
+                if name.is_empty() || taken.contains(&name) {
+                    return Err(unsupported("a derived table whose name is taken"));
+                }
+                taken.push(name.clone());
+                let inner = this.child("this").expect("a subquery has a query").clone();
+                ctes.push(Expr::new("CTE").with("this", boxed(inner)).with("alias", boxed(Expr::new("TableAlias").with_expr("this", to_identifier(&name)))));
+                **this = Expr::new("Table").with_expr("this", to_identifier(&name)).with_expr("alias", to_identifier(&name));
+            }
+        }
+    }
     if let Some(Arg::List(joins)) = select.args.iter_mut().find(|(k, _)| k == "joins").map(|(_, v)| v) {
         for join in joins.iter_mut() {
             let Some(Arg::Expr(this)) = join.args.iter_mut().find(|(k, _)| k == "this").map(|(_, v)| v) else { continue };
