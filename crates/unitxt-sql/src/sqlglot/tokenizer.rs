@@ -7,6 +7,7 @@
 //! of the SQL that sqlglot generates.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use super::tables::{self, TokenType};
 use crate::pystr;
@@ -136,19 +137,17 @@ fn ascii_upper(c: char) -> char {
 /// Errors: an unterminated string or quoted identifier, and an invalid hex string, as sqlglot's
 /// `TokenError`.
 pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<Token>, TokenError> {
-    thread_local! {
-        static DEFAULT: Settings = Settings::new(Dialect::Default);
-        static SQLITE: Settings = Settings::new(Dialect::Sqlite);
-    }
-    let run = |s: &Settings| {
-        let mut core = Core::new(s, sql);
-        core.scan(false)?;
-        Ok(core.tokens)
+    // Built once per process (not per thread: thread-local storage in the Python extension's
+    // shared library is scarce, and these tables are read-only).
+    static DEFAULT: LazyLock<Settings> = LazyLock::new(|| Settings::new(Dialect::Default));
+    static SQLITE: LazyLock<Settings> = LazyLock::new(|| Settings::new(Dialect::Sqlite));
+    let settings: &Settings = match dialect {
+        Dialect::Default => &DEFAULT,
+        Dialect::Sqlite => &SQLITE,
     };
-    match dialect {
-        Dialect::Default => DEFAULT.with(run),
-        Dialect::Sqlite => SQLITE.with(run),
-    }
+    let mut core = Core::new(settings, sql);
+    core.scan(false)?;
+    Ok(core.tokens)
 }
 
 /// The scanner's state: `TokenizerCore`'s fields.
