@@ -92,6 +92,37 @@ impl Expr {
         }
     }
 
+    /// The child expression under `key`, mutable.
+    pub fn child_mut(&mut self, key: &str) -> Option<&mut Expr> {
+        match self.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
+            Some(Arg::Expr(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The list under `key`, mutable, if that argument is one.
+    pub fn list_mut(&mut self, key: &str) -> Option<&mut Vec<Expr>> {
+        match self.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
+            Some(Arg::List(items)) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The child expressions in argument order, lists expanded (sqlglot's
+    /// `Expr.iter_expressions()`).
+    pub fn children(&self) -> impl Iterator<Item = &Expr> {
+        self.args.iter().flat_map(|(_, v)| match v {
+            Arg::Expr(c) => std::slice::from_ref(&**c),
+            Arg::List(items) => items.as_slice(),
+            _ => &[],
+        })
+    }
+
+    /// Whether this node or one under it has class `class`.
+    pub fn contains_class(&self, class: &str) -> bool {
+        self.class == class || self.children().any(|c| c.contains_class(class))
+    }
+
     /// The list under `key` (empty when unset or not a list).
     pub fn list(&self, key: &str) -> &[Expr] {
         match self.arg(key) {

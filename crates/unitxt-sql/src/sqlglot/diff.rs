@@ -92,7 +92,7 @@ impl<'a> Flat<'a> {
         let mut queue = VecDeque::from([0usize]);
         while let Some(i) = queue.pop_front() {
             let node = f.nodes[i];
-            for child in iter_expressions(node) {
+            for child in node.children() {
                 let j = f.nodes.len();
                 f.nodes.push(child);
                 f.parent.push(Some(i));
@@ -127,19 +127,6 @@ impl<'a> Flat<'a> {
     fn expression_args(&self, i: usize) -> Vec<usize> {
         self.children[i].iter().copied().filter(|&c| !self.is_identifier(c)).collect()
     }
-}
-
-/// `Expr.iter_expressions()`: the child expressions in argument order, lists expanded.
-fn iter_expressions(e: &Expr) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    for (_, v) in &e.args {
-        match v {
-            Arg::Expr(c) => out.push(&**c),
-            Arg::List(items) => out.extend(items.iter()),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// `_get_non_expression_leaves`: the arguments that are neither expressions nor lists of them.

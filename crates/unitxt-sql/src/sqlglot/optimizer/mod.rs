@@ -63,7 +63,7 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
     if is_set_operation(&e) {
         gate_set_operation(&e)?;
     }
-    let has_subquery = contains(&e, "Subquery");
+    let has_subquery = e.contains_class("Subquery");
     if has_subquery && !e.is("Select") {
         return Err(unsupported("a set operation with a subquery"));
     }
@@ -109,16 +109,6 @@ pub fn optimize_with(tree: &Expr, mut step: impl FnMut(&str, &Expr)) -> Result<E
     Ok(e)
 }
 
-/// Whether a node of class `class` is under `e` (or is `e`).
-fn contains(e: &Expr, class: &str) -> bool {
-    e.class == class
-        || e.args.iter().any(|(_, v)| match v {
-            Arg::Expr(c) => contains(c, class),
-            Arg::List(items) => items.iter().any(|c| contains(c, class)),
-            _ => false,
-        })
-}
-
 fn is_set_operation(e: &Expr) -> bool {
     matches!(e.class.as_str(), "Union" | "Intersect" | "Except")
 }
@@ -154,7 +144,7 @@ fn gate_set_operation(e: &Expr) -> Result<(), OptimizeError> {
 fn for_each_select(e: &mut Expr, rule: &mut dyn FnMut(&mut Expr) -> Result<(), OptimizeError>) -> Result<(), OptimizeError> {
     if is_set_operation(e) {
         for key in ["this", "expression"] {
-            if let Some(side) = child_mut(e, key) {
+            if let Some(side) = e.child_mut(key) {
                 for_each_select(side, rule)?;
             }
         }
@@ -169,25 +159,28 @@ fn and_under_or(e: &Expr, under_or: bool) -> bool {
         return true;
     }
     let under = under_or || e.is("Or");
-    e.args.iter().any(|(_, v)| match v {
-        Arg::Expr(c) => and_under_or(c, under),
-        Arg::List(items) => items.iter().any(|c| and_under_or(c, under)),
-        _ => false,
-    })
+    e.children().any(|c| and_under_or(c, under))
 }
 
-fn child_mut<'a>(e: &'a mut Expr, key: &str) -> Option<&'a mut Expr> {
-    match e.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
-        Some(Arg::Expr(c)) => Some(c),
-        _ => None,
-    }
+/// An argument holding a child expression.
+pub(crate) fn boxed(e: Expr) -> Arg {
+    Arg::Expr(Box::new(e))
 }
 
-fn list_mut<'a>(e: &'a mut Expr, key: &str) -> Option<&'a mut Vec<Expr>> {
-    match e.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
-        Some(Arg::List(items)) => Some(items),
-        _ => None,
-    }
+/// sqlglot's aggregate functions among the covered classes (`exp.AggFunc`).
+pub(crate) fn is_agg(class: &str) -> bool {
+    matches!(class, "Count" | "Sum" | "Avg" | "Min" | "Max")
+}
+
+/// Whether `e` holds an aggregate in its own scope (`find_in_scope(e, exp.AggFunc)`: not inside
+/// a subquery).
+pub(crate) fn has_aggregate(e: &Expr) -> bool {
+    is_agg(&e.class) || e.children().any(|c| !c.is("Subquery") && has_aggregate(c))
+}
+
+/// `Expr.is_number`: a numeric literal, or the negation of a number.
+pub(crate) fn is_number(e: &Expr) -> bool {
+    (e.is("Literal") && !e.flag("is_string")) || (e.is("Neg") && e.child("this").is_some_and(is_number))
 }
 
 /// `exp.column_table_names(e, exclude)`: the tables the columns under `e` name.
@@ -199,12 +192,8 @@ fn column_tables(e: &Expr, exclude: &str, out: &mut Vec<String>) {
             }
         }
     }
-    for (_, v) in &e.args {
-        match v {
-            Arg::Expr(c) => column_tables(c, exclude, out),
-            Arg::List(items) => items.iter().for_each(|c| column_tables(c, exclude, out)),
-            _ => {}
-        }
+    for c in e.children() {
+        column_tables(c, exclude, out);
     }
 }
 
@@ -240,9 +229,9 @@ fn join_side(join: &Expr) -> String {
 fn pushdown_predicates(select: &mut Expr) -> Result<(), OptimizeError> {
     pushdown_scope(select)?;
     // A derived table in FROM is its own scope, handled after the query.
-    if let Some(from) = child_mut(select, "from_") {
-        if let Some(sub) = child_mut(from, "this").filter(|t| t.is("Subquery")) {
-            let inner = child_mut(sub, "this").expect("a subquery has a query");
+    if let Some(from) = select.child_mut("from_") {
+        if let Some(sub) = from.child_mut("this").filter(|t| t.is("Subquery")) {
+            let inner = sub.child_mut("this").expect("a subquery has a query");
             pushdown_predicates(inner)?;
         }
     }
@@ -255,8 +244,8 @@ fn pushdown_scope(select: &mut Expr) -> Result<(), OptimizeError> {
     if joins.iter().any(|j| join_side(j) == "RIGHT") {
         return Err(unsupported("a RIGHT join"));
     }
-    if let Some(where_) = child_mut(select, "where") {
-        if let Some(cond) = child_mut(where_, "this") {
+    if let Some(where_) = select.child_mut("where") {
+        if let Some(cond) = where_.child_mut("this") {
             let c = std::mem::replace(cond, Expr::new("Null"));
             *cond = simplify::simplify_untyped_condition(c, Some("Where"))?;
         }
@@ -287,19 +276,19 @@ fn pushdown_scope(select: &mut Expr) -> Result<(), OptimizeError> {
                 }
             }
             if !moves.is_empty() {
-                let where_ = child_mut(select, "where").expect("present");
-                let cond_mut = child_mut(where_, "this").expect("present");
+                let where_ = select.child_mut("where").expect("present");
+                let cond_mut = where_.child_mut("this").expect("present");
                 let mut moved: Vec<(usize, Expr)> = Vec::new();
                 for (ci, ji) in &moves {
                     let slot = at_path_mut(cond_mut, &conjuncts[*ci]);
                     let predicate = std::mem::replace(slot, Expr::new("Boolean").with("this", Arg::Bool(true)));
                     moved.push((*ji, predicate));
                 }
-                let joins = list_mut(select, "joins").expect("joins");
+                let joins = select.list_mut("joins").expect("joins");
                 for (ji, predicate) in moved {
                     let join = &mut joins[ji];
                     let on = match join.child("on") {
-                        Some(existing) => combine_and(vec![existing.clone(), predicate]),
+                        Some(existing) => simplify::combine("And", vec![existing.clone(), predicate]),
                         None => predicate,
                     };
                     join.set("on", Arg::Expr(Box::new(on)));
@@ -311,9 +300,9 @@ fn pushdown_scope(select: &mut Expr) -> Result<(), OptimizeError> {
             }
         }
     }
-    if let Some(joins) = list_mut(select, "joins") {
+    if let Some(joins) = select.list_mut("joins") {
         for join in joins.iter_mut() {
-            if let Some(on) = child_mut(join, "on") {
+            if let Some(on) = join.child_mut("on") {
                 let c = std::mem::replace(on, Expr::new("Null"));
                 *on = simplify::simplify_untyped_condition(c, Some("Join"))?;
             }
@@ -321,26 +310,13 @@ fn pushdown_scope(select: &mut Expr) -> Result<(), OptimizeError> {
         // Then the joined subqueries' own scopes.
         let _ = ();
         for join in joins.iter_mut() {
-            if let Some(sub) = child_mut(join, "this").filter(|t| t.is("Subquery")) {
-                let inner = child_mut(sub, "this").expect("a subquery has a query");
+            if let Some(sub) = join.child_mut("this").filter(|t| t.is("Subquery")) {
+                let inner = sub.child_mut("this").expect("a subquery has a query");
                 pushdown_predicates(inner)?;
             }
         }
     }
     Ok(())
-}
-
-/// `exp.and_(...)`: a left-deep chain, connector operands in parentheses.
-fn combine_and(operands: Vec<Expr>) -> Expr {
-    let wrap = |e: Expr| if e.is("And") || e.is("Or") { Expr::new("Paren").with("this", Arg::Expr(Box::new(e))) } else { e };
-    let mut it = operands.into_iter();
-    let first = it.next().expect("operands");
-    let rest: Vec<Expr> = it.collect();
-    let mut this = if rest.is_empty() { first } else { wrap(first) };
-    for e in rest {
-        this = Expr::new("And").with("this", Arg::Expr(Box::new(this))).with("expression", Arg::Expr(Box::new(wrap(e))));
-    }
-    this
 }
 
 /// Paths (argument keys from the condition) to the operands of its top `AND` chain, each
@@ -385,7 +361,7 @@ fn at_path<'a>(e: &'a Expr, path: &[&str]) -> &'a Expr {
 fn at_path_mut<'a>(e: &'a mut Expr, path: &[&str]) -> &'a mut Expr {
     let mut cur = e;
     for k in path {
-        cur = child_mut(cur, k).expect("path");
+        cur = cur.child_mut(k).expect("path");
     }
     cur
 }
@@ -439,7 +415,7 @@ fn optimize_joins(select: &mut Expr) -> Result<(), OptimizeError> {
             .collect();
         select.set("joins", Arg::List(reordered));
     }
-    for join in list_mut(select, "joins").expect("joins").iter_mut() {
+    for join in select.list_mut("joins").expect("joins").iter_mut() {
         let kind = join.str_arg("kind").map(crate::pystr::upper).unwrap_or_default();
         let has_any = ["on", "side", "kind", "using", "method"].iter().any(|k| match join.arg(k) {
             Some(Arg::Str(s)) => !s.is_empty(),

@@ -13,7 +13,7 @@
 //! - replaces positions in `GROUP BY` by the projection and in `ORDER BY` by its alias, and,
 //!   with a `GROUP BY`, an `ORDER BY` expression equal to a projection by its alias.
 
-use super::OptimizeError;
+use super::{has_aggregate, is_agg, is_number, OptimizeError};
 use crate::sqlglot::ast::{Arg, Expr};
 use crate::sqlglot::diff::expr_eq;
 
@@ -29,11 +29,6 @@ const COVERED: &[&str] = &[
     "DataType", "Where", "Group", "Having", "Order", "Ordered", "Limit", "Offset", "Anonymous", "Coalesce",
     "Substring", "Length", "Lower", "Upper", "Abs", "Round", "Replace", "Date", "Trim", "StrPosition",
 ];
-
-/// sqlglot's aggregate functions among the covered classes (`exp.AggFunc`).
-fn is_agg(class: &str) -> bool {
-    matches!(class, "Count" | "Sum" | "Avg" | "Min" | "Max")
-}
 
 /// `exp.to_identifier(name)`: quoted unless the name is a plain identifier
 /// (`SAFE_IDENTIFIER_RE`, `^[_a-zA-Z][\w]*$`).
@@ -218,8 +213,8 @@ fn gate_derived(select: &Expr, sub: &Expr, nested: bool) -> Result<(), OptimizeE
     }
     for key in ["expressions", "group", "having", "order"] {
         let found = match select.arg(key) {
-            Some(Arg::List(items)) => items.iter().any(|c| contains_class(c, "Subquery")),
-            Some(Arg::Expr(c)) => contains_class(c, "Subquery"),
+            Some(Arg::List(items)) => items.iter().any(|c| c.contains_class("Subquery")),
+            Some(Arg::Expr(c)) => c.contains_class("Subquery"),
             _ => false,
         };
         if found {
@@ -227,24 +222,6 @@ fn gate_derived(select: &Expr, sub: &Expr, nested: bool) -> Result<(), OptimizeE
         }
     }
     Ok(())
-}
-
-fn contains_class(e: &Expr, class: &str) -> bool {
-    e.class == class
-        || e.args.iter().any(|(_, v)| match v {
-            Arg::Expr(c) => contains_class(c, class),
-            Arg::List(items) => items.iter().any(|c| contains_class(c, class)),
-            _ => false,
-        })
-}
-
-fn has_aggregate(e: &Expr) -> bool {
-    is_agg(&e.class)
-        || e.args.iter().any(|(_, v)| match v {
-            Arg::Expr(c) => has_aggregate(c),
-            Arg::List(items) => items.iter().any(has_aggregate),
-            _ => false,
-        })
 }
 
 /// Aliases a source table with its own name when it has no alias (`qualify_tables`), and
@@ -255,13 +232,6 @@ fn alias_table(table: &mut Expr) -> Expr {
         table.set("alias", Arg::Expr(Box::new(Expr::new("TableAlias").with_expr("this", to_identifier(&table_name)))));
     }
     table.child("alias").and_then(|a| a.child("this")).expect("set above").clone()
-}
-
-fn child_mut<'a>(e: &'a mut Expr, key: &str) -> Option<&'a mut Expr> {
-    match e.args.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v) {
-        Some(Arg::Expr(c)) => Some(c),
-        _ => None,
-    }
 }
 
 /// Every column under `e`, with the classes of its ancestors up to `e` (nearest last).
@@ -296,12 +266,8 @@ fn columns_ref<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     if e.is("Subquery") {
         return;
     }
-    for (_, v) in &e.args {
-        match v {
-            Arg::Expr(c) => columns_ref(c, out),
-            Arg::List(items) => items.iter().for_each(|c| columns_ref(c, out)),
-            _ => {}
-        }
+    for c in e.children() {
+        columns_ref(c, out);
     }
 }
 
@@ -340,7 +306,7 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
         let mut subs = Vec::new();
         subqueries_mut(select, &mut subs);
         for sub in subs {
-            let inner = child_mut(sub, "this").expect("gated");
+            let inner = sub.child_mut("this").expect("gated");
             qualify_scope(inner, true)?;
         }
     }
@@ -349,10 +315,10 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
     // alias gets `_0`.
     let mut sources: Vec<Expr> = Vec::new();
     let mut derived_outputs: Option<Vec<String>> = None;
-    let from = child_mut(select, "from_").expect("gated");
-    let source = child_mut(from, "this").expect("gated");
+    let from = select.child_mut("from_").expect("gated");
+    let source = from.child_mut("this").expect("gated");
     if source.is("Subquery") {
-        let inner = child_mut(source, "this").expect("gated");
+        let inner = source.child_mut("this").expect("gated");
         qualify_scope(inner, true)?;
         let mut outputs = Vec::new();
         for p in inner.list("expressions") {
@@ -368,7 +334,7 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
     }
     if let Some(Arg::List(joins)) = select.args.iter_mut().find(|(k, _)| k == "joins").map(|(_, v)| v) {
         for join in joins.iter_mut() {
-            sources.push(alias_table(child_mut(join, "this").expect("gated")));
+            sources.push(alias_table(join.child_mut("this").expect("gated")));
         }
     }
     let source_names: Vec<String> = sources.iter().map(name).collect();
@@ -523,11 +489,6 @@ fn qualify_scope(select: &mut Expr, nested: bool) -> Result<(), OptimizeError> {
         Some(column) => Err(OptimizeError::Raises(format!("Column '{column}' could not be resolved"))),
         None => Ok(()),
     }
-}
-
-/// `Expr.is_number`: a numeric literal, or the negation of one.
-fn is_number(e: &Expr) -> bool {
-    (e.is("Literal") && !e.flag("is_string")) || (e.is("Neg") && e.child("this").is_some_and(is_number))
 }
 
 /// Qualifies the bare columns inside aggregate functions under `e`.

@@ -12,7 +12,7 @@
 //! `simplify_equality`, `simplify_parens`, `sort_comparison`), repeated until the tree stops
 //! changing (`while_changing`).
 
-use super::OptimizeError;
+use super::{boxed, is_number, OptimizeError};
 use crate::sqlglot::ast::{Arg, Expr};
 use crate::sqlglot::diff::expr_eq;
 
@@ -97,10 +97,6 @@ fn covered(e: &Expr) -> Result<(), OptimizeError> {
 
 // ---- small helpers mirroring sqlglot's ----
 
-fn boxed(e: Expr) -> Arg {
-    Arg::Expr(Box::new(e))
-}
-
 fn binary(class: &str, this: Expr, expression: Expr) -> Expr {
     Expr::new(class).with("this", boxed(this)).with("expression", boxed(expression))
 }
@@ -131,7 +127,7 @@ fn unnest(e: &Expr) -> &Expr {
 
 /// `exp._combine(expressions, operator)` (`and_`, `or_`): a left-deep chain, connector
 /// operands wrapped in parentheses.
-fn combine(class: &str, operands: Vec<Expr>) -> Expr {
+pub(super) fn combine(class: &str, operands: Vec<Expr>) -> Expr {
     let wrap = |e: Expr| if is_connector(&e.class) { paren(e) } else { e };
     let mut it = operands.into_iter();
     let first = it.next().expect("at least one operand");
@@ -203,9 +199,6 @@ fn number(n: i128) -> Expr {
     }
 }
 
-fn is_number(e: &Expr) -> bool {
-    (e.is("Literal") && !e.flag("is_string")) || (e.is("Neg") && e.child("this").is_some_and(|t| t.is("Literal") && !t.flag("is_string")))
-}
 
 /// `exp.CONSTANTS` under an optional negation (`_is_constant`).
 fn is_constant(e: &Expr) -> bool {
@@ -1056,11 +1049,7 @@ pub fn simplify_query(select: &mut Expr) -> Result<(), OptimizeError> {
             if groups.iter().any(|g| expr_eq(g, e)) {
                 return true;
             }
-            e.args.iter().any(|(_, v)| match v {
-                Arg::Expr(c) => walk(c, groups),
-                Arg::List(items) => items.iter().any(|c| walk(c, groups)),
-                _ => false,
-            })
+            e.children().any(|c| walk(c, groups))
         }
         walk(e, &groups)
     };

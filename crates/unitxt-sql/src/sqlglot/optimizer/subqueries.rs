@@ -8,16 +8,12 @@
 //!   operand `_u_0.<its output name>`;
 //! - then the joined subquery becomes a CTE `_u_0`, and the join reads the table `_u_0`.
 
-use super::OptimizeError;
+use super::{boxed, has_aggregate, OptimizeError};
 use crate::sqlglot::ast::{Arg, Expr};
 use crate::sqlglot::optimizer::qualify::to_identifier;
 
 fn unsupported(what: impl Into<String>) -> OptimizeError {
     OptimizeError::Unsupported(what.into())
-}
-
-fn boxed(e: Expr) -> Arg {
-    Arg::Expr(Box::new(e))
 }
 
 /// The path (argument keys) from the query to its subquery, and the class of the subquery's
@@ -52,15 +48,6 @@ fn at_mut<'a>(e: &'a mut Expr, path: &[&str]) -> &'a mut Expr {
         };
     }
     cur
-}
-
-fn has_aggregate(e: &Expr) -> bool {
-    matches!(e.class.as_str(), "Count" | "Sum" | "Avg" | "Min" | "Max")
-        || e.args.iter().any(|(_, v)| match v {
-            Arg::Expr(c) => !c.is("Subquery") && has_aggregate(c),
-            Arg::List(items) => items.iter().any(|c| !c.is("Subquery") && has_aggregate(c)),
-            _ => false,
-        })
 }
 
 /// `exp.column(name, table)`.
@@ -142,12 +129,8 @@ fn table_names(e: &Expr, out: &mut Vec<String>) {
             out.push(n.to_string());
         }
     }
-    for (_, v) in &e.args {
-        match v {
-            Arg::Expr(c) => table_names(c, out),
-            Arg::List(items) => items.iter().for_each(|c| table_names(c, out)),
-            _ => {}
-        }
+    for c in e.children() {
+        table_names(c, out);
     }
 }
 
@@ -161,12 +144,8 @@ fn outer_columns_of(e: &Expr, table: &str, out: &mut Vec<String>) {
             out.push(n.to_string());
         }
     }
-    for (_, v) in &e.args {
-        match v {
-            Arg::Expr(c) => outer_columns_of(c, table, out),
-            Arg::List(items) => items.iter().for_each(|c| outer_columns_of(c, table, out)),
-            _ => {}
-        }
+    for c in e.children() {
+        outer_columns_of(c, table, out);
     }
 }
 
@@ -201,12 +180,8 @@ pub fn pushdown_projections(select: &mut Expr) -> Result<(), OptimizeError> {
                     out.push(n.to_string());
                 }
             }
-            for (_, v) in &e.args {
-                match v {
-                    Arg::Expr(c) => bare(c, out),
-                    Arg::List(items) => items.iter().for_each(|c| bare(c, out)),
-                    _ => {}
-                }
+            for c in e.children() {
+                bare(c, out);
             }
         }
         bare(order, &mut order_refs);
@@ -233,38 +208,34 @@ pub fn eliminate_subqueries(select: &mut Expr) -> Result<(), OptimizeError> {
     let mut taken = Vec::new();
     table_names(select, &mut taken);
     let mut ctes = Vec::new();
-    if let Some(Arg::Expr(from)) = select.args.iter_mut().find(|(k, _)| k == "from_").map(|(_, v)| v) {
-        if let Some(Arg::Expr(this)) = from.args.iter_mut().find(|(k, _)| k == "this").map(|(_, v)| v) {
-            if this.is("Subquery") {
-                let name = this.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
-                if name.is_empty() || taken.contains(&name) {
-                    return Err(unsupported("a derived table whose name is taken"));
-                }
-                taken.push(name.clone());
-                let inner = this.child("this").expect("a subquery has a query").clone();
-                ctes.push(Expr::new("CTE").with("this", boxed(inner)).with("alias", boxed(Expr::new("TableAlias").with_expr("this", to_identifier(&name)))));
-                **this = Expr::new("Table").with_expr("this", to_identifier(&name)).with_expr("alias", to_identifier(&name));
-            }
-        }
+    // The derived table in FROM first, then the joined ones, in order.
+    if let Some(source) = select.child_mut("from_").and_then(|f| f.child_mut("this")) {
+        derived_to_cte(source, &mut taken, &mut ctes)?;
     }
-    if let Some(Arg::List(joins)) = select.args.iter_mut().find(|(k, _)| k == "joins").map(|(_, v)| v) {
-        for join in joins.iter_mut() {
-            let Some(Arg::Expr(this)) = join.args.iter_mut().find(|(k, _)| k == "this").map(|(_, v)| v) else { continue };
-            if !this.is("Subquery") {
-                continue;
-            }
-            let name = this.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
-            if name.is_empty() || taken.contains(&name) {
-                return Err(unsupported("a derived table whose name is taken"));
-            }
-            taken.push(name.clone());
-            let inner = this.child("this").expect("a subquery has a query").clone();
-            ctes.push(Expr::new("CTE").with("this", boxed(inner)).with("alias", boxed(Expr::new("TableAlias").with_expr("this", to_identifier(&name)))));
-            **this = Expr::new("Table").with_expr("this", to_identifier(&name)).with_expr("alias", to_identifier(&name));
+    for join in select.list_mut("joins").into_iter().flatten() {
+        if let Some(source) = join.child_mut("this") {
+            derived_to_cte(source, &mut taken, &mut ctes)?;
         }
     }
     if !ctes.is_empty() {
         select.set("with_", boxed(Expr::new("With").with("expressions", Arg::List(ctes)).with("recursive", Arg::Bool(false))));
     }
+    Ok(())
+}
+
+/// `_eliminate_derived_table`: a subquery `source` becomes the table named by its alias, and
+/// its query a CTE of that name (pushed to `ctes`).
+fn derived_to_cte(source: &mut Expr, taken: &mut Vec<String>, ctes: &mut Vec<Expr>) -> Result<(), OptimizeError> {
+    if !source.is("Subquery") {
+        return Ok(());
+    }
+    let name = source.child("alias").and_then(|a| a.child("this")).and_then(|i| i.str_arg("this")).unwrap_or_default().to_string();
+    if name.is_empty() || taken.contains(&name) {
+        return Err(unsupported("a derived table whose name is taken"));
+    }
+    taken.push(name.clone());
+    let inner = source.child("this").expect("a subquery has a query").clone();
+    ctes.push(Expr::new("CTE").with("this", boxed(inner)).with("alias", boxed(Expr::new("TableAlias").with_expr("this", to_identifier(&name)))));
+    *source = Expr::new("Table").with_expr("this", to_identifier(&name)).with_expr("alias", to_identifier(&name));
     Ok(())
 }
