@@ -40,11 +40,6 @@ pub enum Need {
     /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first
     /// (NLTK's wordnet for METEOR).
     Network,
-    /// Code unitxt-rs does not have: a Python package's algorithm that is not reimplemented.
-    /// `catalog check` counts it as failing. (No artifact of Unitxt 1.26.10's catalog needs it
-    /// any more: `sql_non_execution_accuracy` computes, refusing only the instances whose SQL
-    /// is outside what `unitxt-sql` reproduces.)
-    Unimplemented,
 }
 
 /// Why a well-formed artifact cannot work here: what it [`Need`]s, and a sentence saying so

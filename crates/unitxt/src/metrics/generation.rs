@@ -883,8 +883,7 @@ impl Metric for NeedsModel {
     }
     fn unavailable(&self) -> Option<crate::error::Unavailable> {
         // METEOR's wordnet data, FinQA's script, the SQL databases and llmevalkit (on a private
-        // host) are downloads away; sqlglot's algorithms are not written here; the rest need a
-        // model.
+        // host) are downloads away; the rest need a model.
         let need = match self.type_name.as_str() {
             "meteor_fast" | "fin_qa_eval" | "sql_execution_accuracy" | "reflection_tool_calling_metric_syntactic" => {
                 crate::error::Need::Network
