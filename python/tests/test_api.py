@@ -269,13 +269,45 @@ def test_unknown_artifact_is_a_key_error_with_suggestions():
     with pytest.raises(KeyError) as e:
         unitxt_rs.load_dataset("card=cards.sst3,template=templates.classification.multi_class.instruction", split="test")
     assert isinstance(e.value, unitxt_rs.ArtifactNotFoundError)
+    assert isinstance(e.value, unitxt_rs.NotInCatalogError)
+    assert e.value.name == "cards.sst3"
     assert "cards.sst3" in str(e.value) and "cards.sst2" in str(e.value)
 
 
 def test_missing_split_names_the_available_ones():
     with pytest.raises(KeyError) as e:
         unitxt_rs.load_dataset(EXAMPLE, split="validation")
+    assert isinstance(e.value, unitxt_rs.MissingSplitError)
+    assert e.value.split == "validation" and set(e.value.available) == {"train", "test"}
     assert "train" in str(e.value) and "test" in str(e.value)
+
+
+def test_errors_are_data():
+    """The errors that callers act on are exception classes with their fields as attributes."""
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"q": "a", "a": "b"}]}},
+        "task": {"__type__": "task", "input_fields": {"q": "str"}, "reference_fields": {"a": "str"}, "metrics": ["metrics.accuracy"]},
+        "templatez": [],
+    }
+    with pytest.raises(unitxt_rs.UnknownFieldError) as e:
+        unitxt_rs.load_dataset(card=card, split="test")
+    assert (e.value.type, e.value.field, e.value.suggestion) == ("task_card", "templatez", "templates")
+    assert isinstance(e.value, ValueError)
+    del card["templatez"]
+    card["templates"] = [{"__type__": "input_output_templat", "input_format": "{q}", "output_format": "{a}"}]
+    with pytest.raises(unitxt_rs.UnknownTypeError) as t:
+        unitxt_rs.load_dataset(card=card, split="test")
+    assert (t.value.type, t.value.suggestion) == ("input_output_templat", "input_output_template")
+    card["templates"] = [{"__type__": "input_output_template", "input_format": "{q}", "output_format": "{a}"}]
+    card["task"]["metrics"] = []
+    card["loader"] = {"__type__": "load_from_kaggle", "url": "x"}
+    with pytest.raises(unitxt_rs.NeedsError) as n:
+        unitxt_rs.load_dataset(card=card, split="test")
+    assert n.value.need == "network" and "Kaggle" in n.value.reason
+    with pytest.raises(unitxt_rs.MissingDemosSplitError) as d:
+        unitxt_rs.load_dataset(EXAMPLE + ",num_demos=1,demos_pool_size=3,demos_taken_from=nosuch", split="test")
+    assert d.value.split == "nosuch" and set(d.value.available) == {"train", "test"}
 
 
 def test_bad_recipe_argument_is_a_value_error():

@@ -221,3 +221,28 @@ def test_fuse_equals_unitxt_fusion(cluster, tmp_path, named, weights, max_instan
         assert {k: g[k] for k in w} == w, f"row {i} differs"
     # The mix holds rows of several recipes.
     assert len({g["target"] for g in got}) > 2
+
+
+def test_fuse_skips_a_subset_without_the_split_but_not_a_missing_demos_split(cluster):
+    """A subset that lacks the split is skipped, as Unitxt's fusions skip it; a subset whose
+    demos pool names a split that does not exist is an error (it was once skipped too, when
+    the two were told apart by their messages)."""
+    unitxt_rs = _import("unitxt_rs")
+    uray = _import("unitxt_rs.ray")
+    test_only = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": [{"text": "a", "label": "x"}]}},
+        "task": {"__type__": "task", "input_fields": {"text": "str"}, "reference_fields": {"label": "str"},
+                 "prediction_type": "str", "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{text}", "output_format": "{label}"}],
+    }
+    sst2 = "card=cards.sst2,template=templates.classification.multi_class.instruction,max_train_instances=5"
+    rows = _collect(cluster, uray.fuse([sst2, {"card": test_only}], split="train", num_workers=1, batch_size=8)).to_pylist()
+    assert len(rows) == 5
+    assert all(r["source"] for r in rows)
+    bad_demos = sst2 + ",num_demos=1,demos_pool_size=3,demos_taken_from=nosuch"
+    with pytest.raises(unitxt_rs.MissingDemosSplitError) as e:
+        uray.fuse([sst2, bad_demos], split="train", num_workers=1, batch_size=8)
+    assert e.value.split == "nosuch"
+    assert "train" in e.value.available
+    assert not isinstance(e.value, unitxt_rs.MissingSplitError)

@@ -41,6 +41,60 @@ class UnsupportedError(UnitxtRsError, ValueError):
     """Something the engine does not do, such as a metric that needs a model."""
 
 
+class UnknownTypeError(ArtifactNotFoundError):
+    """An artifact's ``__type__`` that no artifact type has. Attributes: ``type`` (the name
+    given) and ``suggestion`` (the nearest known type, or ``None``)."""
+
+    type = None
+    suggestion = None
+
+
+class NotInCatalogError(ArtifactNotFoundError):
+    """A catalog name that no catalog has. Attribute: ``name`` (the name looked up; the
+    ``artifact`` attribute, as on every error, is where the lookup happened)."""
+
+    name = None
+
+
+class MissingSplitError(ArtifactNotFoundError):
+    """A split of the data that does not exist. Attributes: ``split`` (the split asked for)
+    and ``available`` (the splits there are, in order)."""
+
+    available = None
+
+
+class MissingDemosSplitError(ArtifactNotFoundError):
+    """The split a recipe takes its demos pool from (``demos_taken_from``) does not exist.
+    Attributes: ``split`` and ``available``, as :class:`MissingSplitError`'s. Not a
+    :class:`MissingSplitError`: the split being prepared exists."""
+
+    available = None
+
+
+class UnknownFieldError(InvalidInputError):
+    """A key of an artifact that is not a field of its type (Unitxt's
+    ``UnexpectedArgumentError``). Attributes: ``type``, ``field`` (the key given) and
+    ``suggestion`` (the nearest field, or ``None``)."""
+
+    type = None
+    suggestion = None
+
+
+class ReferenceCycleError(InvalidInputError):
+    """Artifacts that refer to each other in a cycle. Attribute: ``path`` (the names on the
+    cycle, the first repeated last)."""
+
+    path = None
+
+
+class NeedsError(UnsupportedError):
+    """A well-formed artifact that needs what this engine does not have here. Attributes:
+    ``need`` (``"model"`` or ``"network"``) and ``reason`` (one line)."""
+
+    need = None
+    reason = None
+
+
 class UnitxtIOError(UnitxtRsError, OSError):
     """Reading or writing files failed."""
 

@@ -43,7 +43,7 @@ import pyarrow as pa
 import unitxt_rs as _api
 
 from . import _native
-from .errors import ArtifactNotFoundError, InvalidInputError, UnsupportedError
+from .errors import InvalidInputError, MissingSplitError, UnsupportedError
 
 __all__ = ["prepare", "fuse"]
 
@@ -304,10 +304,8 @@ def fuse(
         recipe, args_json = _recipe_and_args(item)
         try:
             staged = _native.stage(recipe, args_json, split, catalogs)
-        except ArtifactNotFoundError as e:
-            if "does not exist; available splits" in str(e):
-                continue  # Unitxt's fusions skip a subset without the split.
-            raise
+        except MissingSplitError:
+            continue  # Unitxt's fusions skip a subset without the split.
         blocks = _read_staged(staged, batch_size)
         table = pa.concat_tables(blocks) if blocks else None
         specs.append(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use unitxt::error::{Error, Result, ResultExt};
 use unitxt::evaluate::{evaluate, parse_predictions, summary, EvaluateOptions};
-use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::api::{prepare, PrepareOptions};
 use unitxt::{Instance, Value};
 
 /// Arguments of the `evaluate` subcommand.

@@ -12,7 +12,8 @@ use unitxt::error::{Error, Result, ResultExt};
 use crate::outfile::{create_dirs, remove_created, Pending};
 use std::sync::Arc;
 
-use unitxt::recipe::{prepare_map, Finisher, PrepareOptions};
+use unitxt::api::{prepare_map, PrepareOptions};
+use unitxt::recipe::Finisher;
 use unitxt::sinks::arrow::ArrowRow;
 use unitxt::sinks::spares::Spares;
 use unitxt::stream::{MultiStream, StreamOf};

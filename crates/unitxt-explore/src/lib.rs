@@ -45,7 +45,8 @@ use serde::Deserialize;
 use serde_json::{json, Value as Json_};
 use unitxt::catalog::Catalog;
 use unitxt::error::{Error, ErrorKind};
-use unitxt::recipe::{prepare_map, Finisher, OutputInstance, PrepareOptions};
+use unitxt::api::{prepare_map, PrepareOptions};
+use unitxt::recipe::{Finisher, OutputInstance};
 
 use index::Index;
 
@@ -593,7 +594,7 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
 fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit: Option<usize>, predictions: &[unitxt::Value], processed: bool) -> ApiResult<Json_> {
     check_escapes(st, recipe)?;
     let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
-    let mut ms = unitxt::recipe::prepare(recipe, &opts)?;
+    let mut ms = unitxt::api::prepare(recipe, &opts)?;
     let mut instances = unitxt::stream::collect(ms.take(split)?)?;
     instances.drain(..offset.min(instances.len()));
     if let Some(n) = limit {

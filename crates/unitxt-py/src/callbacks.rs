@@ -7,7 +7,7 @@
 
 use pyo3::prelude::*;
 use unitxt::error::{Error, Result};
-use unitxt::operators::callback::CallbackHost;
+use unitxt::registry::callback::CallbackHost;
 use unitxt::value::Value;
 
 /// Calls into `unitxt_rs._callbacks.dispatch(id, method, args_json) -> str`.
@@ -29,5 +29,5 @@ impl CallbackHost for PyHost {
 
 /// Installs [`PyHost`] as the engine's callback host (once per process).
 pub(crate) fn install() {
-    unitxt::operators::callback::set_host(Box::new(PyHost));
+    unitxt::registry::callback::set_host(Box::new(PyHost));
 }

@@ -74,12 +74,22 @@ pub(crate) fn detach_guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> unitxt
 
 /// Converts an engine error into the `unitxt_rs.errors` class for its kind.
 fn py_err(py: Python<'_>, e: Error) -> PyErr {
-    let class = match e.kind {
-        ErrorKind::NotFound => "ArtifactNotFoundError",
-        ErrorKind::FileNotFound => "DataFileNotFoundError",
-        ErrorKind::Io => "UnitxtIOError",
-        ErrorKind::Unsupported => "UnsupportedError",
-        ErrorKind::Invalid | ErrorKind::Expression => "InvalidInputError",
+    use unitxt::error::{Need, Reason};
+    let class = match &e.reason {
+        Reason::UnknownType { .. } => "UnknownTypeError",
+        Reason::UnknownField { .. } => "UnknownFieldError",
+        Reason::MissingSplit { .. } => "MissingSplitError",
+        Reason::MissingDemosSplit { .. } => "MissingDemosSplitError",
+        Reason::NotFound { .. } => "NotInCatalogError",
+        Reason::ReferenceCycle { .. } => "ReferenceCycleError",
+        Reason::Needs(_) if e.kind == ErrorKind::Unsupported => "NeedsError",
+        _ => match e.kind {
+            ErrorKind::NotFound => "ArtifactNotFoundError",
+            ErrorKind::FileNotFound => "DataFileNotFoundError",
+            ErrorKind::Io => "UnitxtIOError",
+            ErrorKind::Unsupported => "UnsupportedError",
+            ErrorKind::Invalid | ErrorKind::Expression => "InvalidInputError",
+        },
     };
     let msg = e.to_string();
     let made = py.import("unitxt_rs.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg.clone(),))).and_then(|exc| {
@@ -89,6 +99,32 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
         exc.setattr("field", l.field.clone())?;
         exc.setattr("split", l.split.clone())?;
         exc.setattr("instance", l.instance)?;
+        // What failed, as `Error::reason` has it.
+        match &e.reason {
+            Reason::UnknownType { ty, suggestion } => {
+                exc.setattr("type", ty)?;
+                exc.setattr("suggestion", suggestion.clone())?;
+            }
+            Reason::UnknownField { ty, field, suggestion } => {
+                exc.setattr("type", ty)?;
+                exc.setattr("field", field)?;
+                exc.setattr("suggestion", suggestion.clone())?;
+            }
+            Reason::MissingSplit { split, available } | Reason::MissingDemosSplit { split, available } => {
+                exc.setattr("split", split)?;
+                exc.setattr("available", available.clone())?;
+            }
+            Reason::NotFound { artifact } => exc.setattr("name", artifact)?,
+            Reason::ReferenceCycle { path } => exc.setattr("path", path.clone())?,
+            Reason::Needs(u) => {
+                exc.setattr("need", match u.need {
+                    Need::Model => "model",
+                    Need::Network => "network",
+                })?;
+                exc.setattr("reason", &u.reason)?;
+            }
+            Reason::Other => {}
+        }
         Ok(exc)
     });
     match made {
@@ -178,10 +214,10 @@ fn prepare(
     catalog_dirs: Vec<String>,
 ) -> PyResult<Vec<SplitStream>> {
     let res = detach_guarded(py, || -> unitxt::error::Result<Vec<(String, StreamOf<ArrowRow>)>> {
-        let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
+        let opts = unitxt::api::PrepareOptions { catalogs: catalogs(catalog_dirs) };
         // Each instance becomes an Arrow row on the worker thread that prepared it.
         let row: unitxt::recipe::Finisher<ArrowRow> = std::sync::Arc::new(|o: unitxt::recipe::OutputInstance<'_>| ArrowRow::from_output(&o));
-        let mut ms = unitxt::recipe::prepare_with_map(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts, row)?;
+        let mut ms = unitxt::api::prepare_with_map(recipe.as_deref(), parse_args(args_json.as_deref())?, &opts, row)?;
         match split {
             Some(s) => Ok(vec![(s.clone(), ms.take(&s)?)]),
             None => Ok(ms.streams.into_iter().collect()),

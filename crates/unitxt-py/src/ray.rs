@@ -30,8 +30,8 @@ use crate::{catalogs, parse_args, py_err, BATCH};
 /// The recipe of `recipe` and `args_json` (as `prepare` takes them), built, not run.
 /// Benchmarks are refused (kind `Unsupported`): their subsets are separate recipes.
 fn build_recipe(recipe: Option<&str>, args_json: Option<&str>, catalog_dirs: Vec<String>) -> Result<Arc<Recipe>> {
-    let opts = unitxt::recipe::PrepareOptions { catalogs: catalogs(catalog_dirs) };
-    match unitxt::recipe::build_with(recipe, parse_args(args_json)?, &opts)? {
+    let opts = unitxt::api::PrepareOptions { catalogs: catalogs(catalog_dirs) };
+    match unitxt::api::build_with(recipe, parse_args(args_json)?, &opts)? {
         Source::Recipe(r) => Ok(r),
         Source::Benchmark(_) => Err(Error::unsupported(
             "a benchmark cannot be staged for a distributed run; stage each of its recipes",

@@ -1,16 +1,21 @@
-//! Artifacts: the typed objects built from catalog JSON.
+//! Artifacts: the typed objects built from catalog JSON, and the context they are built in.
 //!
 //! A catalog entry is a JSON object whose `__type__` names a Unitxt class in snake_case
-//! (`set`, `load_hf`, `input_output_template`, ...). [`crate::registry::build`] maps that name to
-//! a Rust struct and returns a [`crate::registry::Artifact`]; each kind is held as an [`Art<T>`]:
-//! the built object with the catalog name and JSON it came from. Fields of an artifact that hold
-//! other artifacts are typed `Art<T>` too (the registry deserializes them, see
-//! [`crate::registry::resolve`]). This module sits below every artifact family: it names none.
+//! (`set`, `load_hf`, `input_output_template`, ...). Each type is a config struct that
+//! deserializes from that JSON ([`from_value`]) and is built, with an explicit
+//! [`BuildContext`], into the object that runs, held as an [`Art<T>`]: the built object with
+//! the catalog name and JSON it came from. An artifact that holds other artifacts (a card's
+//! task, a sequential operator's steps) keeps their JSON in its config and builds them through
+//! the context ([`BuildContext::build`]), which looks names up in the build's catalog and
+//! hands the JSON to the registry, the one map from `__type__` to type. This module sits
+//! below every artifact family: it names none, and no family names the registry.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::catalog::Catalog;
+use crate::error::{Error, Reason, Result};
 use crate::value::{Str, Value};
 
 /// A built artifact of kind `T`, with the catalog name it was fetched by (`id`, as Unitxt's
@@ -68,18 +73,7 @@ impl<T: ?Sized> Art<T> {
     }
 }
 
-/// A short rendering of a value for messages.
-pub fn short(v: &Value) -> String {
-    let s = match v {
-        Value::String(s) => format!("{s:?}"),
-        other => other.to_string(),
-    };
-    if s.chars().count() > 120 {
-        format!("{}...", s.chars().take(120).collect::<String>())
-    } else {
-        s
-    }
-}
+pub use crate::value::short;
 
 /// The keys every artifact may carry besides its class's fields (Unitxt's `Artifact` base):
 /// they describe the artifact and change nothing it does.
@@ -88,49 +82,6 @@ pub const META_KEYS: &[&str] = &["__type__", "__description__", "__tags__", "__t
 /// Keys of Unitxt's base classes that the engine accepts on any artifact and has no use for:
 /// `requirements`, the Python packages Unitxt checks are installed before an operator runs.
 pub const IGNORED_KEYS: &[&str] = &["requirements"];
-
-/// What [`fields_read`] learned about one artifact's build.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct FieldsRead {
-    /// The field names of the structs [`from_value`] deserialized, in order (repeats kept).
-    pub names: Vec<&'static str>,
-    /// Whether the names are all the fields read: some [`from_value`] ran, and every type it
-    /// deserialized was a plain struct (not a map, a flattened or a hand-written
-    /// `Deserialize`, whose fields cannot be listed).
-    pub complete: bool,
-}
-
-/// One [`fields_read`] frame.
-#[derive(Default)]
-struct Frame {
-    names: Vec<&'static str>,
-    ran: bool,
-    unlisted: bool,
-}
-
-thread_local! {
-    /// One frame per [`fields_read`] running on this thread, innermost last.
-    static FIELDS_READ: std::cell::RefCell<Vec<Frame>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Runs `f`, which builds one artifact through [`from_value`] calls, and returns its result
-/// with the fields those calls' structs declare ([`FieldsRead`]). Frames nest: a nested
-/// artifact's fields go to its own frame. The registry checks an artifact's keys against a
-/// complete list, as Unitxt refuses an unexpected argument; the Python package learns each
-/// type's keyword arguments from it.
-pub fn fields_read<R>(f: impl FnOnce() -> R) -> (R, FieldsRead) {
-    FIELDS_READ.with(|s| s.borrow_mut().push(Frame::default()));
-    struct Pop;
-    impl Drop for Pop {
-        fn drop(&mut self) {
-            FIELDS_READ.with(|s| s.borrow_mut().pop());
-        }
-    }
-    let _pop = Pop;
-    let r = f();
-    let frame = FIELDS_READ.with(|s| s.borrow_mut().last_mut().map(std::mem::take)).unwrap_or_default();
-    (r, FieldsRead { complete: frame.ran && !frame.unlisted, names: frame.names })
-}
 
 /// A deserializer that only records the field names of the struct asked for, then fails:
 /// `Some(fields)` when `T` asked for a struct (`fields` may be empty), `None` otherwise.
@@ -182,22 +133,8 @@ pub fn struct_fields<'de, T: serde::Deserialize<'de>>() -> Option<&'static [&'st
     asked
 }
 
-/// Notes `T`'s field names in the innermost [`fields_read`] frame.
-fn note_fields<'de, T: serde::Deserialize<'de>>() {
-    FIELDS_READ.with(|s| {
-        if let Some(top) = s.borrow_mut().last_mut() {
-            match struct_fields::<T>() {
-                Some(fields) => top.names.extend_from_slice(fields),
-                None => top.unlisted = true,
-            }
-            top.ran = true;
-        }
-    });
-}
-
 /// Deserializes a JSON value into an artifact struct, naming the `__type__` on error.
 pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) -> Result<T> {
-    note_fields::<T>();
     let mut v = v.clone();
     if let Value::Object(m) = &mut v {
         for k in META_KEYS.iter().chain(IGNORED_KEYS) {
@@ -205,4 +142,139 @@ pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) ->
         }
     }
     crate::value::from_value(v).map_err(|e| Error::invalid(format!("invalid `{type_name}` artifact: {e}")))
+}
+
+/// A kind of artifact that a field can hold: `Art<dyn Template>`, `Art<Task>`, ... Each
+/// family implements it for its trait object (or struct), next to the trait.
+pub trait ArtifactKind: 'static {
+    /// Name of the kind for messages ("template", "format", ...).
+    const KIND: &'static str;
+}
+
+/// A built artifact of any kind, as the registry hands it to [`BuildContext::build`]: an
+/// [`Art<T>`] (or a templates list or dict) behind [`Any`], with its kind's name.
+pub struct AnyArt {
+    kind: &'static str,
+    value: Box<dyn Any + Send + Sync>,
+}
+
+impl AnyArt {
+    /// Wraps `value`, an artifact of kind `kind`.
+    pub fn new<T: Any + Send + Sync>(kind: &'static str, value: T) -> Self {
+        AnyArt { kind, value: Box::new(value) }
+    }
+    /// The kind's name ("template", "templates list", ...).
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+    /// The artifact as a `T`, or itself back when it holds another type.
+    pub fn downcast<T: Any>(self) -> std::result::Result<T, AnyArt> {
+        let kind = self.kind;
+        match self.value.downcast::<T>() {
+            Ok(v) => Ok(*v),
+            Err(value) => Err(AnyArt { kind, value: value as Box<dyn Any + Send + Sync> }),
+        }
+    }
+}
+
+/// The registry's entry point, as the context calls it: builds the artifact a JSON value
+/// names or describes (see [`BuildContext::build_any`]) in context `cx`.
+pub type BuildFn = fn(&Value, &BuildContext<'_>) -> Result<AnyArt>;
+
+/// How deeply artifacts may nest (an artifact naming or containing another, which names or
+/// contains another, ...): deeper nesting is an error rather than a stack overflow. Unitxt's
+/// catalog nests at most a handful of levels.
+pub const MAX_ARTIFACT_DEPTH: usize = 64;
+
+/// What building an artifact needs, passed explicitly to every build: the catalog where
+/// names are looked up, the registry's builder for nested artifacts, and the chain of
+/// artifacts being built around this one (for reference cycles and the depth limit).
+///
+/// A context is made by the registry (`crate::registry::context`) and lent down: a
+/// component's build receives `&BuildContext` and builds what it contains through it. It is
+/// plain data on the stack: nothing about a build lives anywhere else.
+pub struct BuildContext<'a> {
+    catalog: &'a Arc<Catalog>,
+    build_fn: BuildFn,
+    /// The enclosing level and this level's label, `None` at the root.
+    parent: Option<(&'a BuildContext<'a>, Label)>,
+    depth: usize,
+}
+
+/// One level of a build: a catalog name, or `{__type__}` for an inline artifact.
+#[derive(Clone)]
+struct Label {
+    text: String,
+    named: bool,
+}
+
+impl<'a> BuildContext<'a> {
+    /// A root context: names resolve in `catalog`, nested artifacts are built by `build_fn`.
+    pub fn new(catalog: &'a Arc<Catalog>, build_fn: BuildFn) -> Self {
+        BuildContext { catalog, build_fn, parent: None, depth: 0 }
+    }
+    /// The catalog of this build.
+    pub fn catalog(&self) -> &'a Arc<Catalog> {
+        self.catalog
+    }
+    /// Builds the artifact `v` names or describes: a catalog name with optional
+    /// `[overwrites]`, a path to a `.json` file, a JSON string, or an object with `__type__`
+    /// (Unitxt's `fetch_artifact`).
+    pub fn build_any(&self, v: &Value) -> Result<AnyArt> {
+        (self.build_fn)(v, self)
+    }
+    /// [`BuildContext::build_any`] for a value that must be of kind `T`: an error when `v`
+    /// builds into another kind.
+    pub fn build<T: ArtifactKind + ?Sized>(&self, v: &Value) -> Result<Art<T>> {
+        self.build_any(v)?
+            .downcast::<Art<T>>()
+            .map_err(|a| Error::invalid(format!("expected a {}, but {} is a {}", T::KIND, short(v), a.kind())))
+    }
+    /// [`BuildContext::build`] for each value of a list.
+    pub fn build_all<T: ArtifactKind + ?Sized>(&self, vs: &[Value]) -> Result<Vec<Art<T>>> {
+        vs.iter().map(|v| self.build(v)).collect()
+    }
+    /// [`BuildContext::build`] for an optional value (absent or `null`: `None`).
+    pub fn build_opt<T: ArtifactKind + ?Sized>(&self, v: Option<&Value>) -> Result<Option<Art<T>>> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => self.build(v).map(Some),
+        }
+    }
+    /// A context one level down, for building the artifact `label` names (`named`: a catalog
+    /// name or file) or describes (`{__type__}` of an inline object). A catalog name already
+    /// on the chain is a reference cycle, an error that gives the cycle's path (`cards.a →
+    /// tasks.b → cards.a`); more than [`MAX_ARTIFACT_DEPTH`] levels is an error too, whatever
+    /// the thread's stack size (Unitxt recurses until Python's recursion limit).
+    pub fn enter(&'a self, label: &str, named: bool) -> Result<BuildContext<'a>> {
+        if named {
+            let chain = self.chain();
+            if let Some(at) = chain.iter().position(|l| l.named && l.text == label) {
+                let path: Vec<String> = chain[at..].iter().map(|l| l.text.clone()).chain([label.to_string()]).collect();
+                let message = format!("artifact reference cycle: {}", path.join(" → "));
+                return Err(Error::with_reason(crate::error::ErrorKind::Invalid, Reason::ReferenceCycle { path }, message));
+            }
+        }
+        if self.depth >= MAX_ARTIFACT_DEPTH {
+            let inside = self.parent.as_ref().map(|(_, l)| l.text.as_str()).unwrap_or_default();
+            return Err(Error::invalid(format!("artifacts nest more than {MAX_ARTIFACT_DEPTH} levels deep (at {label}, inside {inside})")));
+        }
+        Ok(BuildContext {
+            catalog: self.catalog,
+            build_fn: self.build_fn,
+            parent: Some((self, Label { text: label.to_string(), named })),
+            depth: self.depth + 1,
+        })
+    }
+    /// The labels from the root down to this level.
+    fn chain(&self) -> Vec<&Label> {
+        let mut out = Vec::new();
+        let mut at = self;
+        while let Some((parent, label)) = &at.parent {
+            out.push(label);
+            at = parent;
+        }
+        out.reverse();
+        out
+    }
 }

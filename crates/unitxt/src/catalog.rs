@@ -163,7 +163,7 @@ impl Catalog {
                 self.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
             ));
         }
-        Error::not_found(msg)
+        Error::artifact_not_found(name, msg)
     }
 
     /// Every artifact name in the catalog (scans the directories; used for suggestions and

@@ -66,12 +66,68 @@ pub struct Location {
     pub instance: Option<usize>,
 }
 
-/// The engine's error: a kind, a message, the context it was raised in, where (as data) and
-/// the error it came from.
+/// What failed, as data, for the failures that callers act on: code decides on these (and on
+/// [`ErrorKind`]), never on the message. The Python bindings raise each as its own exception
+/// class with these fields as attributes (`unitxt_rs.errors`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Reason {
+    /// Nothing more specific than the kind and the message.
+    #[default]
+    Other,
+    /// An artifact's `__type__` that no artifact type has (Unitxt: an unregistered class).
+    UnknownType {
+        /// The `__type__` given.
+        ty: String,
+        /// The nearest known type, when one is close.
+        suggestion: Option<String>,
+    },
+    /// A key of an artifact that is not a field of its type (Unitxt's
+    /// `UnexpectedArgumentError`).
+    UnknownField {
+        /// The artifact's `__type__`.
+        ty: String,
+        /// The key given.
+        field: String,
+        /// The nearest field of the type, when one is close.
+        suggestion: Option<String>,
+    },
+    /// A split of the data that does not exist (a recipe's `--split`, a stream operator's
+    /// split).
+    MissingSplit {
+        /// The split asked for.
+        split: String,
+        /// The splits there are, in order.
+        available: Vec<String>,
+    },
+    /// The split a recipe's demos pool is taken from (`demos_taken_from`) does not exist.
+    MissingDemosSplit {
+        /// The split asked for.
+        split: String,
+        /// The splits there are, in order.
+        available: Vec<String>,
+    },
+    /// A catalog name that no catalog has.
+    NotFound {
+        /// The name looked up (without overwrites).
+        artifact: String,
+    },
+    /// A well-formed artifact that needs something this engine does not have here.
+    Needs(Unavailable),
+    /// Artifacts that refer to each other in a cycle.
+    ReferenceCycle {
+        /// The names on the cycle, the first repeated last.
+        path: Vec<String>,
+    },
+}
+
+/// The engine's error: a kind, what failed as data, a message, the context it was raised in,
+/// where (as data) and the error it came from.
 #[derive(Debug, Clone)]
 pub struct Error {
     /// What went wrong, as a category (decides the exit code and the Python exception class).
     pub kind: ErrorKind,
+    /// What failed, as data, when the failure is one callers act on (see [`Reason`]).
+    pub reason: Reason,
     /// The innermost message, without its context lines.
     pub message: String,
     /// Context lines, innermost first.
@@ -88,7 +144,60 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with `message` and no context.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), context: Vec::new(), location: Location::default(), source: None }
+        Error { kind, reason: Reason::Other, message: message.into(), context: Vec::new(), location: Location::default(), source: None }
+    }
+    /// An error of `kind` for `reason`, with `message` saying the same in words.
+    pub fn with_reason(kind: ErrorKind, reason: Reason, message: impl Into<String>) -> Self {
+        Error { reason, ..Self::new(kind, message) }
+    }
+    /// [`Reason::UnknownType`]: no artifact type is named `ty`; `known` are the types there
+    /// are, for the suggestion.
+    pub fn unknown_type<'a>(ty: &str, known: impl IntoIterator<Item = &'a str>) -> Self {
+        let suggestion = nearest(ty, known);
+        let hint = suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+        Self::with_reason(
+            ErrorKind::NotFound,
+            Reason::UnknownType { ty: ty.to_string(), suggestion },
+            format!("unknown artifact type `__type__: {ty}`{hint}"),
+        )
+    }
+    /// [`Reason::UnknownField`]: `field` is not one of `fields`, the fields of type `ty`. The
+    /// message names the nearest field, or lists them all when none is close; the error is
+    /// located in that field.
+    pub fn unknown_field(ty: &str, field: &str, fields: &[&str]) -> Self {
+        let suggestion = nearest(field, fields.iter().copied());
+        let hint = match &suggestion {
+            Some(n) => format!("; did you mean `{n}`?"),
+            None => format!("; its fields are {}", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
+        };
+        Self::with_reason(
+            ErrorKind::Invalid,
+            Reason::UnknownField { ty: ty.to_string(), field: field.to_string(), suggestion },
+            format!("`{field}` is not a field of `{ty}`{hint}"),
+        )
+        .in_field(field)
+    }
+    /// [`Reason::MissingSplit`]: split `split` is not among `available`.
+    pub fn missing_split(split: &str, available: Vec<String>) -> Self {
+        let message = format!("split {split:?} does not exist; available splits: {available:?}");
+        Self::with_reason(ErrorKind::NotFound, Reason::MissingSplit { split: split.to_string(), available }, message)
+    }
+    /// [`Reason::NotFound`]: no catalog has artifact `artifact`; `message` says where it was
+    /// looked for.
+    pub fn artifact_not_found(artifact: &str, message: impl Into<String>) -> Self {
+        Self::with_reason(ErrorKind::NotFound, Reason::NotFound { artifact: artifact.to_string() }, message)
+    }
+    /// [`Reason::Needs`]: what is needed, and why, as one line.
+    pub fn needs(need: Need, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Self::with_reason(ErrorKind::Unsupported, Reason::Needs(Unavailable { need, reason: reason.clone() }), reason)
+    }
+    /// What this error says is needed, when it is a [`Reason::Needs`] error.
+    pub fn unavailable(&self) -> Option<&Unavailable> {
+        match &self.reason {
+            Reason::Needs(u) => Some(u),
+            _ => None,
+        }
     }
     /// Shorthand for an [`ErrorKind::Invalid`] error.
     pub fn invalid(message: impl Into<String>) -> Self {
@@ -142,6 +251,16 @@ impl Error {
         self.source = Some(Arc::new(source));
         self
     }
+}
+
+/// The candidate closest to `s` by Jaro-Winkler similarity, when it is above 0.8.
+fn nearest<'a>(s: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(c, s), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.to_string())
 }
 
 impl fmt::Display for Error {

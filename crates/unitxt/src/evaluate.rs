@@ -189,7 +189,7 @@ fn distinct_postprocessors(instances: &[Instance], catalog: &std::sync::Arc<Cata
     for inst in instances {
         let names = processor_names(inst);
         let k = *seen.entry(names).or_insert_with_key(|names| {
-            lists.push(Postprocessors::fetch(names, catalog));
+            lists.push(Postprocessors::fetch(names, |name| fetch_operator(catalog, name)));
             lists.len() - 1
         });
         which.push(k);
@@ -459,6 +459,28 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
         Some(after) => after.trim_start_matches(py_space).into(),
         None => p,
     }))
+}
+
+/// The operator catalog artifact `name` is (built once per catalog, see
+/// [`crate::registry::fetch`]).
+fn fetch_operator(catalog: &std::sync::Arc<Catalog>, name: &str) -> Result<Art<dyn crate::operators::Operator>> {
+    match crate::registry::fetch(catalog, name)? {
+        Artifact::Operator(a) => Ok(a),
+        other => Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
+    }
+}
+
+/// Applies the postprocessors named in `processors` (catalog names of `catalog`, in order) to
+/// one prediction and its references: [`Postprocessors::fetch`] then
+/// [`Postprocessors::apply`].
+pub fn postprocess(
+    processors: &[String],
+    prediction: Value,
+    references: Vec<Value>,
+    task_data: Value,
+    catalog: &std::sync::Arc<Catalog>,
+) -> Result<(Value, Vec<Value>)> {
+    Postprocessors::fetch(processors, |name| fetch_operator(catalog, name)).apply(prediction, references, task_data)
 }
 
 /// The metrics of `names`, `metrics_list`s expanded (Unitxt's `ApplyMetric`).

@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod artifact;
 pub mod augmentors;
 pub mod card;

@@ -6,6 +6,7 @@
 //! `MultiStream`.
 
 use indexmap::IndexMap;
+use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::value::Instance;
@@ -68,7 +69,7 @@ impl<T> MultiStream<T> {
     pub fn take(&mut self, name: &str) -> Result<StreamOf<T>> {
         let names = self.names();
         self.streams.shift_remove(name).ok_or_else(|| {
-            Error::not_found(format!("split {name:?} does not exist; available splits: {names:?}"))
+            Error::missing_split(name, names)
         })
     }
 
@@ -417,6 +418,26 @@ fn global_pool_threads(env: Option<&str>, cores: impl FnOnce() -> usize) -> usiz
     match env.and_then(|s| s.trim().parse::<usize>().ok()) {
         Some(n) if n > 0 => n,
         _ => cores(),
+    }
+}
+
+/// Which splits an operator applies to (Unitxt's `apply_to_streams` and
+/// `dont_apply_to_streams`); both absent means every split.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct StreamScope {
+    /// `apply_to_streams`: only these splits are processed (absent: every split).
+    #[serde(default)]
+    pub apply_to_streams: Option<Vec<String>>,
+    /// `dont_apply_to_streams`: these splits are passed through unchanged (absent: none).
+    #[serde(default)]
+    pub dont_apply_to_streams: Option<Vec<String>>,
+}
+
+impl StreamScope {
+    /// Whether split `name` is processed.
+    pub fn applies(&self, name: &str) -> bool {
+        self.apply_to_streams.as_ref().is_none_or(|v| v.iter().any(|s| s == name))
+            && self.dont_apply_to_streams.as_ref().is_none_or(|v| !v.iter().any(|s| s == name))
     }
 }
 

@@ -164,7 +164,8 @@ fn parse_fields(v: &Option<Value>) -> Result<IndexMap<String, Type>> {
 }
 
 #[derive(Deserialize)]
-struct TaskJson {
+/// The catalog JSON of a `task`.
+pub(crate) struct TaskJson {
     #[serde(default)]
     input_fields: Option<Value>,
     #[serde(default)]
@@ -182,7 +183,7 @@ struct TaskJson {
     #[serde(default)]
     defaults: Option<crate::value::Map>,
     #[serde(default)]
-    default_template: Option<Art<dyn Template>>,
+    default_template: Option<Value>,
 }
 
 /// A task: the roles and types of an instance's fields, and its metrics.
@@ -255,7 +256,7 @@ fn output_keys() -> &'static OutputKeys {
 
 impl Task {
     /// Builds a task from its catalog JSON. Errors when fields are missing or conflicting.
-    pub fn from_json(v: &Value) -> Result<Task> {
+    pub fn from_json(v: &Value, cx: &crate::artifact::BuildContext<'_>) -> Result<Task> {
         let j: TaskJson = crate::artifact::from_value("task", v)?;
         if j.input_fields.is_some() && j.inputs.is_some() {
             return Err(Error::invalid("task: 'input_fields' cannot be set together with 'inputs'"));
@@ -300,7 +301,7 @@ impl Task {
             prediction_type: j.prediction_type.and_then(|p| p.as_str().map(String::from)),
             augmentable_inputs: j.augmentable_inputs,
             defaults: j.defaults,
-            default_template: j.default_template,
+            default_template: cx.build_opt(j.default_template.as_ref())?,
         })
     }
 
@@ -464,7 +465,7 @@ mod tests {
             "input_fields": {"text": "str"},
             "reference_fields": {"label": "int"},
             "metrics": ["metrics.accuracy"]
-        }))
+        }), &crate::registry::context(&std::sync::Arc::new(crate::catalog::Catalog::new(vec![]))))
         .unwrap();
         let inst = json!({"text": "hi", "label": 1, "data_classification_policy": ["public"]});
         let out = task.process_instance(inst.as_object().unwrap().clone(), "test").unwrap();
@@ -488,7 +489,7 @@ mod tests {
             "input_fields": {"text": "str", "classes": "List[str]"},
             "reference_fields": {"label": "str", "classes": "List[str]"},
             "metrics": ["metrics.accuracy"]
-        }))
+        }), &crate::registry::context(&std::sync::Arc::new(crate::catalog::Catalog::new(vec![]))))
         .unwrap();
         let obj = |v: Value| v.as_object().unwrap().clone();
         let fixed = obj(json!({"classes": ["a", "b"], "unused": 1}));
@@ -507,4 +508,8 @@ mod tests {
         let e = task.process(obj(json!({"text": "hi"})), &planned_fixed).unwrap_err();
         assert!(e.message.contains(r#"field "label""#) && e.message.contains(r#""classes""#) && e.message.contains(r#""unused""#), "{e}");
     }
+}
+
+impl crate::artifact::ArtifactKind for Task {
+    const KIND: &'static str = "task";
 }

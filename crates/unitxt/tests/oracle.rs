@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use common::{root, run_prepare_case};
 use libtest_mimic::{Arguments, Failed, Trial};
-use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::api::{prepare, PrepareOptions};
 use unitxt::Value;
 
 /// The CoNLL-2003 card of tests/catalog turns IOB tags into spans and copies them with

@@ -19,7 +19,7 @@ use std::process::Command;
 
 use common::{root, run_prepare_case};
 use libtest_mimic::{Arguments, Failed, Trial};
-use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::api::{prepare, PrepareOptions};
 
 /// The commit name of every test model's snapshot.
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use common::{key, root};
 use libtest_mimic::{Arguments, Failed, Trial};
 use unitxt::evaluate::{evaluate, EvaluateOptions, ScoreMap, ScoreValue};
-use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::api::{prepare, PrepareOptions};
 use unitxt::Value;
 
 /// Compares one score; `Err` describes the difference.

@@ -46,3 +46,7 @@ pub fn task_inputs_op<T: FieldOperator + 'static>(op: T, fields: &[String]) -> R
     let spec = FieldSpec { field_to_field: Some(Value::Object(map)), ..Default::default() };
     Ok(Arc::new(FieldOp::new(spec, Arc::new(op))?))
 }
+
+impl crate::artifact::ArtifactKind for dyn Augmentor {
+    const KIND: &'static str = "augmentor";
+}

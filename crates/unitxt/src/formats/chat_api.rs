@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use super::{need_str, py_str, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
-use crate::operators::StreamScope;
+use crate::stream::StreamScope;
 use crate::value::{Instance, Value};
 
 /// Unitxt's `ChatAPIFormat`. `source` becomes a list of `{"role", "content"}` messages:

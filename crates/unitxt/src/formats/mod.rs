@@ -20,7 +20,7 @@ pub mod system;
 pub mod tokenizer;
 
 use crate::error::{Error, Result};
-use crate::operators::StreamScope;
+use crate::stream::StreamScope;
 use crate::value::{Instance, Str, Value};
 
 /// Name of the field that holds the demos unless a format says otherwise.
@@ -284,6 +284,10 @@ pub fn apply_capital_new_line_notation(mut text: String) -> String {
     w += end - copied;
     b.truncate(w);
     text
+}
+
+impl crate::artifact::ArtifactKind for dyn Format {
+    const KIND: &'static str = "format";
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::pyformat::format_kwargs;
 use super::{apply_capital_new_line_notation, truthy, FormatFields, Format};
 use crate::error::{Error, Result, ResultExt};
-use crate::operators::StreamScope;
+use crate::stream::StreamScope;
 use crate::py::str_format::{FormatString, PlainPiece};
 use crate::value::{Instance, Value};
 

@@ -21,8 +21,8 @@ use serde::Deserialize;
 
 use super::chat_api::ChatApiFormat;
 use super::{need_str, Format, FormatFields, Pieces};
-use crate::error::{Error, Result};
-use crate::operators::StreamScope;
+use crate::error::{Error, ErrorKind, Need, Reason, Result, Unavailable};
+use crate::stream::StreamScope;
 use crate::value::{Instance, Map, Str, Value};
 
 /// The special-token attributes `transformers` always passes to a chat template (its
@@ -62,7 +62,8 @@ impl std::fmt::Debug for ChatTemplate {
 }
 
 /// The snapshot directory of model `model` in hub cache `cache`: `models--org--name/snapshots/<commit>`,
-/// the commit read from `refs/main`. Errors (kind FileNotFound) name the model and the cache.
+/// the commit read from `refs/main`. Errors (kind FileNotFound, for the
+/// [`Need::Network`]: the files would have to be downloaded) name the model and the cache.
 pub fn model_snapshot(cache: &Path, model: &str) -> Result<PathBuf> {
     let repo_dir = cache.join(format!("models--{}", model.replace('/', "--")));
     let commit = std::fs::read_to_string(repo_dir.join("refs").join("main")).ok().map(|s| s.trim().to_string());
@@ -72,14 +73,16 @@ pub fn model_snapshot(cache: &Path, model: &str) -> Result<PathBuf> {
             return Ok(snap);
         }
     }
-    Err(Error::file_not_found(format!(
-        "the tokenizer of model `{model}` is not in the local Hugging Face hub cache {} (looked for {}/refs/main and \
-         its snapshot); unitxt-rs reads the model's chat template from there and does not download it. Fetch the \
-         tokenizer files into that cache (for example `hf download {model} tokenizer_config.json`), or set \
-         HF_HUB_CACHE to a cache that holds them",
-        cache.display(),
+    let missing = format!("the tokenizer of model `{model}` is not in the local Hugging Face hub cache {}", cache.display());
+    let message = format!(
+        "{missing} (looked for {}/refs/main and its snapshot); unitxt-rs reads the model's chat template from there \
+         and does not download it. Fetch the tokenizer files into that cache (for example `hf download {model} \
+         tokenizer_config.json`), or set HF_HUB_CACHE to a cache that holds them",
         repo_dir.display()
-    )))
+    );
+    // Downloading the files would make it work: the network is what this format needs here.
+    let needs = Reason::Needs(Unavailable { need: Need::Network, reason: missing });
+    Err(Error::with_reason(ErrorKind::FileNotFound, needs, message))
 }
 
 fn read_json(path: &Path) -> Result<Option<serde_json::Value>> {

@@ -62,10 +62,23 @@ impl Loader for LoadFromDictionary {
 /// concatenation of that split of every source that has it, in source order, at most the
 /// limit from each source. Instances keep the policies their sources set, unless this loader
 /// has its own `data_classification_policy`, which then replaces them.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct MultipleSourceLoader {
-    /// `sources`: the loaders whose splits are concatenated, in order.
+    /// The loaders whose splits are concatenated, in order.
     pub sources: Vec<Art<dyn Loader>>,
+    /// The most instances taken from each source per split (the recipe's limit wins when
+    /// given).
+    pub loader_limit: Option<usize>,
+    /// Replaces the sources' policies on every instance (`None`: they keep theirs).
+    pub data_classification_policy: Option<Vec<String>>,
+}
+
+/// The catalog JSON of `multiple_source_loader`, which builds into a [`MultipleSourceLoader`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct MultipleSourceLoaderConfig {
+    /// `sources`: the loaders whose splits are concatenated, in order (catalog names or
+    /// inline loaders).
+    pub sources: Vec<crate::value::Value>,
     /// `loader_limit`: the most instances taken from each source per split (the recipe's limit wins
     /// when given).
     #[serde(default)]
@@ -74,6 +87,17 @@ pub struct MultipleSourceLoader {
     /// keep theirs).
     #[serde(default)]
     pub data_classification_policy: Option<Vec<String>>,
+}
+
+impl MultipleSourceLoaderConfig {
+    /// Builds the sources in `cx`.
+    pub fn build(self, cx: &crate::artifact::BuildContext<'_>) -> Result<MultipleSourceLoader> {
+        Ok(MultipleSourceLoader {
+            sources: cx.build_all(&self.sources)?,
+            loader_limit: self.loader_limit,
+            data_classification_policy: self.data_classification_policy,
+        })
+    }
 }
 
 impl Loader for MultipleSourceLoader {

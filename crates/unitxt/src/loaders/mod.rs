@@ -109,6 +109,10 @@ pub(crate) fn test_hub() -> std::path::PathBuf {
     }
 }
 
+impl crate::artifact::ArtifactKind for dyn Loader {
+    const KIND: &'static str = "loader";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

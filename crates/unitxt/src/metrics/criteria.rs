@@ -44,7 +44,7 @@ pub struct Criteria {
 /// The fields of a plain `criteria` (Unitxt's `Criteria`, which has no options): read apart, so
 /// that `options` there is an unknown field and the type's fields are Unitxt's.
 #[derive(Deserialize)]
-struct PlainCriteria {
+pub(crate) struct PlainCriteria {
     name: String,
     description: String,
     #[serde(default)]
@@ -81,4 +81,8 @@ impl Criteria {
         }
         Ok(c)
     }
+}
+
+impl crate::artifact::ArtifactKind for Criteria {
+    const KIND: &'static str = "criteria";
 }

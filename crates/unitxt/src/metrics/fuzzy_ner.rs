@@ -35,9 +35,9 @@ pub struct FuzzyNer {
     /// The similarity an entity needs to match.
     #[serde(default)]
     min_score_for_match: Option<f64>,
-    /// `metric_based_ner`'s comparison metric.
+    /// `metric_based_ner`'s comparison metric (a catalog name or an inline metric).
     #[serde(default)]
-    metric: Option<Art<dyn Metric>>,
+    metric: Option<Value>,
     #[serde(flatten)]
     ci: CiSettings,
     #[serde(skip, default = "fuzzy")]
@@ -61,14 +61,13 @@ fn pairs(v: &Value, what: &str) -> Result<Vec<(String, String)>> {
 }
 
 impl FuzzyNer {
-    /// Builds `fuzzy_ner` (`metric_based = false`) or `metric_based_ner` from its JSON.
-    pub fn build(t: &str, v: &Value, metric_based: bool) -> Result<FuzzyNer> {
+    /// Builds `fuzzy_ner` (`metric_based = false`) or `metric_based_ner` from its JSON, its
+    /// `metric` in `cx`.
+    pub fn build(t: &str, v: &Value, cx: &crate::artifact::BuildContext<'_>, metric_based: bool) -> Result<FuzzyNer> {
         let mut m: FuzzyNer = crate::artifact::from_value(t, v)?;
+        let metric = cx.build_opt::<dyn Metric>(m.metric.as_ref())?;
         if metric_based {
-            let inner = m
-                .metric
-                .clone()
-                .ok_or_else(|| Error::invalid("`metric_based_ner` needs a `metric`"))?;
+            let inner = metric.ok_or_else(|| Error::invalid("`metric_based_ner` needs a `metric`"))?;
             m.matcher = Matcher::Metric(inner);
         }
         Ok(m)

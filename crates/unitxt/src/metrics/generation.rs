@@ -569,7 +569,8 @@ pub struct HuggingfaceMetric {
 }
 
 #[derive(Deserialize)]
-struct HfArgs {
+/// The catalog JSON of `huggingface_metric`, `squad` and `wer`.
+pub(crate) struct HfArgs {
     #[serde(default)]
     hf_metric_name: Option<String>,
     #[serde(default)]

@@ -25,10 +25,13 @@ use crate::value::{Instance, Value};
 ///
 /// Errors: a prediction or reference of the wrong shape (values must be strings for
 /// `key_value_extraction`), no reference key at all (Unitxt divides by zero).
+///
+/// `M` is what `metric` holds: its JSON (a catalog name or an inline metric) as the catalog
+/// gives it, the built metric once [`KeyValueExtraction::build`] built it.
 #[derive(Deserialize)]
-pub struct KeyValueExtraction {
+pub struct KeyValueExtraction<M = Art<dyn Metric>> {
     /// The metric applied to each (predicted value, reference value) pair.
-    pub metric: Art<dyn Metric>,
+    pub metric: M,
     #[serde(flatten)]
     ci: CiSettings,
     /// Set for `tool_call_key_value_extraction`.
@@ -40,11 +43,12 @@ pub struct KeyValueExtraction {
 
 impl KeyValueExtraction {
     /// Builds the metric from its JSON (`tool_call` for `tool_call_key_value_extraction`).
-    pub fn build(t: &str, v: &Value, tool_call: bool) -> Result<KeyValueExtraction> {
-        let mut m: KeyValueExtraction = crate::artifact::from_value(t, v)?;
-        m.tool_call = tool_call;
-        m.main = format!("{}_micro", m.metric.main_score());
-        Ok(m)
+    /// The inner metric is built in `cx`.
+    pub fn build(t: &str, v: &Value, cx: &crate::artifact::BuildContext<'_>, tool_call: bool) -> Result<KeyValueExtraction> {
+        let c: KeyValueExtraction<Value> = crate::artifact::from_value(t, v)?;
+        let metric: Art<dyn Metric> = cx.build(&c.metric)?;
+        let main = format!("{}_micro", metric.main_score());
+        Ok(KeyValueExtraction { metric, ci: c.ci, tool_call, main })
     }
 
     /// The key → value dict of a prediction or reference (`what` names it in errors).

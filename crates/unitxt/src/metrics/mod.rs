@@ -383,10 +383,23 @@ pub fn py_set_order(hashes: &[i64]) -> Vec<usize> {
 /// Unitxt's `metrics_list`: several metrics applied one after the other. As one [`Metric`], its
 /// record is the list of the items' records and its scores are the items' scores merged (later
 /// items overwrite equal names, as Unitxt's score dicts do); the main score is the first item's.
-#[derive(serde::Deserialize)]
 pub struct MetricsList {
-    /// The metrics, by catalog name or inline.
+    /// The metrics.
     pub items: Vec<Art<dyn Metric>>,
+}
+
+/// The catalog JSON of `metrics_list`, which builds into a [`MetricsList`].
+#[derive(serde::Deserialize)]
+pub struct MetricsListConfig {
+    /// The metrics, by catalog name or inline.
+    pub items: Vec<Value>,
+}
+
+impl MetricsListConfig {
+    /// Builds the metrics in `cx`.
+    pub fn build(self, cx: &crate::artifact::BuildContext<'_>) -> Result<MetricsList> {
+        Ok(MetricsList { items: cx.build_all(&self.items)? })
+    }
 }
 
 impl Metric for MetricsList {
@@ -596,6 +609,10 @@ impl CiSettings {
         }
         self.ci_score_names.clone().unwrap_or(default)
     }
+}
+
+impl crate::artifact::ArtifactKind for dyn Metric {
+    const KIND: &'static str = "metric";
 }
 
 #[cfg(test)]

@@ -29,10 +29,13 @@ enum InGroup {
 /// `n_resamples = None`).
 ///
 /// Errors: task data without the conversation fields, an unknown reduction type.
+///
+/// `M` is what `metric` holds: its JSON (a catalog name or an inline metric) as the catalog
+/// gives it, the built metric once [`MultiTurnMetric::build`] built it.
 #[derive(Deserialize)]
-pub struct MultiTurnMetric {
+pub struct MultiTurnMetric<M = Art<dyn Metric>> {
     /// The metric that scores each turn.
-    pub metric: Art<dyn Metric>,
+    pub metric: M,
     #[serde(default)]
     in_group_reduction: Option<Value>,
     #[serde(default)]
@@ -64,14 +67,15 @@ fn reduction_of(v: &Option<Value>, what: &str) -> Result<InGroup> {
 }
 
 impl MultiTurnMetric {
-    /// Builds the metric from its JSON.
-    pub fn build(t: &str, v: &Value) -> Result<MultiTurnMetric> {
-        let mut m: MultiTurnMetric = crate::artifact::from_value(t, v)?;
-        m.in_group = reduction_of(&m.in_group_reduction, "in_group_reduction")?;
-        if reduction_of(&m.cross_group_reduction, "cross_group_reduction")? != InGroup::Mean {
+    /// Builds the metric from its JSON, the inner metric in `cx`.
+    pub fn build(t: &str, v: &Value, cx: &crate::artifact::BuildContext<'_>) -> Result<MultiTurnMetric> {
+        let c: MultiTurnMetric<Value> = crate::artifact::from_value(t, v)?;
+        let metric = cx.build(&c.metric)?;
+        let in_group = reduction_of(&c.in_group_reduction, "in_group_reduction")?;
+        if reduction_of(&c.cross_group_reduction, "cross_group_reduction")? != InGroup::Mean {
             return Err(Error::invalid("`multi_turn_metric`: only `group_mean` is supported as cross_group_reduction"));
         }
-        Ok(m)
+        Ok(MultiTurnMetric { metric, in_group_reduction: c.in_group_reduction, cross_group_reduction: c.cross_group_reduction, in_group })
     }
 
     fn parts(record: &Value) -> Result<(&Value, &str, &str)> {

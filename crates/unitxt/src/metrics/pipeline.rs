@@ -14,8 +14,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::{Metric, MetricKind, Scores};
-use crate::artifact::Art;
-use crate::registry::Artifact;
+use crate::artifact::{Art, BuildContext};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::{FieldOp, FieldOperator, FieldSpec, InstanceOp, Operator};
 use crate::value::{Instance, Value};
@@ -30,8 +29,9 @@ pub struct MetricPipeline {
     metric: Art<dyn Metric>,
 }
 
+/// The catalog JSON of `metric_pipeline`.
 #[derive(Deserialize)]
-struct Args {
+pub(crate) struct Args {
     #[serde(default)]
     main_score: Option<String>,
     #[serde(default)]
@@ -41,7 +41,7 @@ struct Args {
     #[serde(default)]
     postpreprocess_steps: Option<Vec<Value>>,
     #[serde(default)]
-    metric: Option<Art<dyn Metric>>,
+    metric: Option<Value>,
     /// A `Metric` setting the pipeline accepts (`metrics.ndcg` sets it); Unitxt's pipeline
     /// itself checks nothing with it, so it is read and not used.
     #[serde(default)]
@@ -66,35 +66,40 @@ impl FieldOperator for SerializeField {
     }
 }
 
-/// Builds one step: an operator, or a serializer with its field selection.
-fn build_step(v: &Value) -> Result<Art<dyn Operator>> {
-    match crate::registry::resolve_value(v)? {
-        Artifact::Operator(op) => Ok(op),
-        Artifact::Serializer(s) => {
+/// Builds one step in `cx`: an operator, or a serializer with its field selection.
+fn build_step(v: &Value, cx: &BuildContext<'_>) -> Result<Art<dyn Operator>> {
+    let built = cx.build_any(v)?;
+    let built = match built.downcast::<Art<dyn Operator>>() {
+        Ok(op) => return Ok(op),
+        Err(other) => other,
+    };
+    match built.downcast::<Art<dyn crate::templates::Serializer>>() {
+        Ok(s) => {
             let spec: FieldSpec = crate::artifact::from_value("serializer step", &s.raw)?;
             let op = FieldOp::new(spec, Arc::new(SerializeField(s.inner.clone())))?;
             let name = s.raw.get("__type__").map(super::py_str).unwrap_or_default();
             let op: Arc<dyn Operator> = Arc::new(InstanceOp { name, scope: Default::default(), op: Arc::new(op) });
             Ok(Art::new(op, (*s.raw).clone()))
         }
-        other => Err(Error::invalid(format!("a metric pipeline step must be an operator, got a {}", other.kind()))),
+        Err(other) => Err(Error::invalid(format!("a metric pipeline step must be an operator, got a {}", other.kind()))),
     }
 }
 
-fn build_steps(steps: Option<Vec<Value>>, what: &str) -> Result<Vec<Art<dyn Operator>>> {
+fn build_steps(steps: Option<Vec<Value>>, what: &str, cx: &BuildContext<'_>) -> Result<Vec<Art<dyn Operator>>> {
     steps
         .unwrap_or_default()
         .iter()
         .enumerate()
-        .map(|(i, s)| build_step(s).with_ctx(|| format!("`{what}` step {i}")))
+        .map(|(i, s)| build_step(s, cx).with_ctx(|| format!("`{what}` step {i}")))
         .collect()
 }
 
 impl MetricPipeline {
-    /// Builds from the catalog JSON `v`.
-    pub fn build(v: &Value) -> Result<MetricPipeline> {
+    /// Builds from the catalog JSON `v`, its metric and steps in `cx`.
+    pub fn build(v: &Value, cx: &BuildContext<'_>) -> Result<MetricPipeline> {
         let a: Args = crate::artifact::from_value("metric_pipeline", v)?;
-        let metric = a.metric.ok_or_else(|| Error::invalid("`metric` is not set in metric_pipeline"))?;
+        let metric = cx.build_opt::<dyn Metric>(a.metric.as_ref())?;
+        let metric = metric.ok_or_else(|| Error::invalid("`metric` is not set in metric_pipeline"))?;
         let main_score = a.main_score.ok_or_else(|| Error::invalid("`main_score` is not set in metric_pipeline"))?;
         let has = |s: &Option<Vec<Value>>| s.as_ref().is_some_and(|x| !x.is_empty());
         if has(&a.postprocess_steps) && has(&a.postpreprocess_steps) {
@@ -105,8 +110,8 @@ impl MetricPipeline {
         let post = if has(&a.postpreprocess_steps) { a.postpreprocess_steps } else { a.postprocess_steps };
         Ok(MetricPipeline {
             main_score,
-            preprocess: build_steps(a.preprocess_steps, "preprocess_steps")?,
-            postprocess: build_steps(post, "postprocess_steps")?,
+            preprocess: build_steps(a.preprocess_steps, "preprocess_steps", cx)?,
+            postprocess: build_steps(post, "postprocess_steps", cx)?,
             metric,
         })
     }

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::{FieldOperator, FieldSpec, InstanceOperator};
-use crate::artifact::Art;
+use crate::artifact::BuildContext;
 use crate::error::{Error, Result, ResultExt};
 use crate::py::dict_path::{dict_get_opt, dict_set_with};
 use crate::py::ops::py_iter;
@@ -65,9 +65,11 @@ const DEFAULT_DEMO_FORMAT: &str = "{source}\\N{target_prefix}{target}\n\n";
 /// dialog with `last_response_to_field`.
 #[derive(Deserialize)]
 pub struct SerializeDialog {
-    /// `format`: the format whose `demo_format` renders the turns (absent: the recipe's).
+    /// `format`: the format whose `demo_format` renders the turns (absent: the recipe's): a
+    /// catalog name or an inline format, replaced by the format's definition (its JSON) when
+    /// built ([`SerializeDialog::build`]).
     #[serde(default)]
-    pub format: Option<Art<dyn crate::formats::Format>>,
+    pub format: Option<Value>,
     /// `last_response_to_field`: the top-level field that gets the last turn's `system`, which
     /// is then left out of the text (absent: none).
     #[serde(default)]
@@ -110,9 +112,17 @@ fn demo_format_of(raw: &Value) -> Result<String> {
 }
 
 impl SerializeDialog {
+    /// Builds the `format` in `cx` (which checks it is a format) and keeps its definition.
+    pub fn build(&mut self, cx: &BuildContext<'_>) -> Result<()> {
+        if let Some(f) = self.format.take() {
+            self.format = cx.build_opt::<dyn crate::formats::Format>(Some(&f))?.map(|f| (*f.raw).clone());
+        }
+        Ok(())
+    }
+
     fn general_turn_format(&self, instance: &Instance) -> Result<String> {
         let fmt = match &self.format {
-            Some(f) => demo_format_of(&f.raw)?,
+            Some(f) => demo_format_of(f)?,
             None => {
                 let f = instance
                     .get("recipe_metadata")
@@ -234,6 +244,14 @@ pub struct SerializeDialogOp {
     pub dialog: SerializeDialog,
 }
 
+impl SerializeDialogOp {
+    /// Builds the nested format in `cx` (see [`SerializeDialog::build`]).
+    pub fn build(mut self, cx: &BuildContext<'_>) -> Result<Self> {
+        self.dialog.build(cx)?;
+        Ok(self)
+    }
+}
+
 impl InstanceOperator for SerializeDialogOp {
     fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
         for_each_field(&self.spec, instance, |v, inst| self.dialog.serialize(&turns_of(v)?, inst))
@@ -255,6 +273,14 @@ pub struct SerializeOpenAiFormatDialogOp {
     /// The serialization.
     #[serde(flatten)]
     pub dialog: SerializeDialog,
+}
+
+impl SerializeOpenAiFormatDialogOp {
+    /// Builds the nested format in `cx` (see [`SerializeDialog::build`]).
+    pub fn build(mut self, cx: &BuildContext<'_>) -> Result<Self> {
+        self.dialog.build(cx)?;
+        Ok(self)
+    }
 }
 
 /// Checks the OpenAI messages as Unitxt's `validate_openai_dialog_format` does.

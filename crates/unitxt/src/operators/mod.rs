@@ -17,13 +17,16 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-pub mod callback;
 pub mod collections;
 pub mod composite;
 pub mod dialog;
 pub mod expressions;
 pub mod fields;
 pub mod literal;
+impl crate::artifact::ArtifactKind for dyn Operator {
+    const KIND: &'static str = "operator";
+}
+
 #[cfg(test)]
 mod oracle_tests;
 pub mod regex;
@@ -32,7 +35,7 @@ pub mod strings;
 pub mod tables;
 
 use crate::error::{Error, Result, ResultExt};
-use crate::stream::{MultiStream, Stream};
+use crate::stream::{MultiStream, Stream, StreamScope};
 use crate::py::dict_path::{dict_get_opt, dict_set, dict_set_with};
 use crate::value::{Instance, Value};
 
@@ -127,26 +130,6 @@ pub trait StreamOperator: Send + Sync {
     /// The fields of its instances this operator may read ([`FieldsRead::Any`] by default).
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::Any
-    }
-}
-
-/// Which splits an operator applies to (Unitxt's `apply_to_streams` and
-/// `dont_apply_to_streams`); both absent means every split.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct StreamScope {
-    /// `apply_to_streams`: only these splits are processed (absent: every split).
-    #[serde(default)]
-    pub apply_to_streams: Option<Vec<String>>,
-    /// `dont_apply_to_streams`: these splits are passed through unchanged (absent: none).
-    #[serde(default)]
-    pub dont_apply_to_streams: Option<Vec<String>>,
-}
-
-impl StreamScope {
-    /// Whether split `name` is processed.
-    pub fn applies(&self, name: &str) -> bool {
-        self.apply_to_streams.as_ref().is_none_or(|v| v.iter().any(|s| s == name))
-            && self.dont_apply_to_streams.as_ref().is_none_or(|v| !v.iter().any(|s| s == name))
     }
 }
 

@@ -14,7 +14,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::expr::Expression;
-use crate::operators::{Operator, StreamOperator, StreamScope};
+use crate::operators::{Operator, StreamOperator};
+use crate::stream::StreamScope;
 use crate::py::random::{new_random_generator, PyRandom};
 use crate::py::repr::repr;
 use crate::stream::{chain_lazy, error_stream, Thunk};

@@ -14,7 +14,7 @@ pub mod text;
 #[cfg(test)]
 mod oracle_tests;
 
-pub use post_process::{postprocess, Postprocessors};
+pub use post_process::Postprocessors;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -55,14 +55,16 @@ pub(crate) fn as_text<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
     v.as_str().ok_or_else(|| Error::invalid(format!("{what} expects a string, got '{}'", type_name(v))))
 }
 
-/// Wraps an already built [`crate::operators::FieldOperator`] with the field settings read from
-/// `v` (for processors whose struct is a preset, not deserialized directly).
+/// Wraps an already built [`crate::operators::FieldOperator`] (a processor whose struct is a
+/// preset, not deserialized directly) with the field settings and stream scope read from `v`,
+/// as the operator of type `t`.
 pub fn field_op_with<T: crate::operators::FieldOperator + 'static>(
     t: &str,
     v: &Value,
     op: T,
-) -> Result<crate::registry::Artifact> {
+) -> Result<std::sync::Arc<dyn crate::operators::Operator>> {
+    let scope: crate::stream::StreamScope = crate::artifact::from_value(t, v)?;
     let spec: crate::operators::FieldSpec = crate::artifact::from_value(t, v)?;
     let inner = crate::operators::FieldOp::new(spec, std::sync::Arc::new(op)).map_err(|e| e.context(format!("in `{t}`")))?;
-    crate::registry::wrap_instance_op(t, v, inner)
+    Ok(std::sync::Arc::new(crate::operators::InstanceOp { name: t.to_string(), scope, op: std::sync::Arc::new(inner) }))
 }

@@ -47,7 +47,7 @@ fn processors_match_unitxt() {
             let name = entry["processor"].as_str().unwrap_or_default().to_string();
             for case in entry["cases"].as_array().cloned().unwrap_or_default() {
                 let input = case["in"].clone();
-                let got = super::postprocess(std::slice::from_ref(&name), input.clone(), vec![input.clone()], task_data.clone(), &cat);
+                let got = crate::evaluate::postprocess(std::slice::from_ref(&name), input.clone(), vec![input.clone()], task_data.clone(), &cat);
                 let want_error = case.get("error").is_some();
                 let (want_p, want_r) = (decode_floats(&case["prediction"]), decode_floats(&case["references"]));
                 checked += 1;
@@ -104,7 +104,7 @@ fn chained_postprocessors() {
             ["processors.take_first_non_empty_line", "processors.lower_case_till_punc", "processors.to_list_by_comma"]
                 .map(String::from)
                 .to_vec();
-        let (p, r) = super::postprocess(
+        let (p, r) = crate::evaluate::postprocess(
             &names,
             Value::from("\n  Paris, Lyon; Nice\nrest"),
             vec![Value::from("PARIS,lyon. x")],

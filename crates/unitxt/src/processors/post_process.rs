@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::artifact::Art;
-use crate::registry::Artifact;
+use crate::artifact::{Art, BuildContext};
 use crate::error::{Error, Result, ResultExt};
 use crate::operators::Operator;
 use crate::stream::MultiStream;
@@ -31,8 +30,9 @@ pub struct PostProcess {
     references: Option<Art<dyn Operator>>,
 }
 
+/// The catalog JSON of `post_process`.
 #[derive(Deserialize)]
-struct PostProcessArgs {
+pub(crate) struct PostProcessArgs {
     operator: Value,
     #[serde(default = "yes")]
     process_prediction: bool,
@@ -44,32 +44,32 @@ fn yes() -> bool {
     true
 }
 
-/// Builds `raw` with the given keys set, as an operator.
-fn build_with(raw: &Value, set: &[(&str, Value)]) -> Result<Art<dyn Operator>> {
+/// Builds `raw` with the given keys set, as an operator, in `cx`.
+fn build_with(raw: &Value, set: &[(&str, Value)], cx: &BuildContext<'_>) -> Result<Art<dyn Operator>> {
     let mut v = raw.clone();
     let m = v.as_object_mut().ok_or_else(|| Error::invalid("post_process `operator` must be an artifact object"))?;
     for (k, x) in set {
         m.insert(crate::value::Key::from(&**k), x.clone());
     }
-    match crate::registry::resolve_value(&v)? {
-        Artifact::Operator(a) => Ok(a),
-        other => Err(Error::invalid(format!("post_process needs a field operator, got a {}", other.kind()))),
-    }
+    build_operator(&v, cx)
+}
+
+/// Builds `v` in `cx`, as an operator (an error names what else it is).
+fn build_operator(v: &Value, cx: &BuildContext<'_>) -> Result<Art<dyn Operator>> {
+    let a = cx.build_any(v)?;
+    a.downcast::<Art<dyn Operator>>().map_err(|a| Error::invalid(format!("post_process needs a field operator, got a {}", a.kind())))
 }
 
 impl PostProcess {
-    /// Builds from the catalog JSON.
-    pub fn from_json(v: &Value) -> Result<PostProcess> {
+    /// Builds from the catalog JSON, the wrapped operator in `cx`.
+    pub fn from_json(v: &Value, cx: &BuildContext<'_>) -> Result<PostProcess> {
         let args: PostProcessArgs = crate::artifact::from_value("post_process", v)?;
         let raw = match &args.operator {
             Value::Object(_) => args.operator.clone(),
-            other => match crate::registry::resolve_value(other).ctx("post_process `operator`")? {
-                Artifact::Operator(a) => (*a.raw).clone(),
-                a => return Err(Error::invalid(format!("post_process needs a field operator, got a {}", a.kind()))),
-            },
+            other => (*build_operator(other, cx).ctx("post_process `operator`")?.raw).clone(),
         };
         let prediction = if args.process_prediction {
-            Some(build_with(&raw, &[("field", Value::from("prediction"))]).ctx("post_process on `prediction`")?)
+            Some(build_with(&raw, &[("field", Value::from("prediction"))], cx).ctx("post_process on `prediction`")?)
         } else {
             None
         };
@@ -79,7 +79,7 @@ impl PostProcess {
                 ("process_every_value", Value::Bool(true)),
                 ("dont_apply_to_streams", Value::Array(vec![Value::from(INFERENCE_STREAM)])),
             ];
-            Some(build_with(&raw, &set).ctx("post_process on `references`")?)
+            Some(build_with(&raw, &set, cx).ctx("post_process on `references`")?)
         } else {
             None
         };
@@ -107,20 +107,10 @@ pub struct Postprocessors {
 }
 
 impl Postprocessors {
-    /// Builds the postprocessors named in `names` in `catalog` (each kept by the catalog, see
-    /// [`crate::registry::fetch`]).
-    pub fn fetch(names: &[String], catalog: &Arc<crate::catalog::Catalog>) -> Postprocessors {
-        let steps = names
-            .iter()
-            .map(|name| {
-                let op = match crate::registry::fetch(catalog, name).with_ctx(|| format!("postprocessor {name:?}")) {
-                    Ok(Artifact::Operator(a)) => Ok(a),
-                    Ok(other) => Err(Error::invalid(format!("postprocessor {name:?} is a {}, not an operator", other.kind()))),
-                    Err(e) => Err(e),
-                };
-                (name.clone(), op)
-            })
-            .collect();
+    /// The postprocessors named in `names`, each built by `fetch` (which gives the operator a
+    /// catalog name names, or an error naming what it is instead).
+    pub fn fetch(names: &[String], fetch: impl Fn(&str) -> Result<Art<dyn Operator>>) -> Postprocessors {
+        let steps = names.iter().map(|name| (name.clone(), fetch(name).with_ctx(|| format!("postprocessor {name:?}")))).collect();
         Postprocessors { steps }
     }
 
@@ -156,17 +146,4 @@ impl Postprocessors {
         };
         Ok((prediction, references))
     }
-}
-
-/// Applies the postprocessors named in `processors` (catalog names of `catalog`, in order) to
-/// one prediction and its references: [`Postprocessors::fetch`] then
-/// [`Postprocessors::apply`].
-pub fn postprocess(
-    processors: &[String],
-    prediction: Value,
-    references: Vec<Value>,
-    task_data: Value,
-    catalog: &Arc<crate::catalog::Catalog>,
-) -> Result<(Value, Vec<Value>)> {
-    Postprocessors::fetch(processors, catalog).apply(prediction, references, task_data)
 }

@@ -289,7 +289,7 @@ pub fn dict_set_with(instance: &mut Instance, path: &str, value: Value, not_exis
             }
             v => Err(Error::invalid(format!(
                 "an empty field path sets the whole instance, which needs a dict, got {}",
-                crate::artifact::short(&v)
+                crate::value::short(&v)
             ))),
         };
     }
@@ -300,7 +300,7 @@ pub fn dict_set_with(instance: &mut Instance, path: &str, value: Value, not_exis
     if set_multiple && !matches!(&value, Value::Array(a) if !a.is_empty()) {
         return Err(Error::invalid(format!(
             "set_multiple needs a non-empty list to spread over {path:?}, got {}",
-            crate::artifact::short(&value)
+            crate::value::short(&value)
         )));
     }
     let comps = parse(path)?;

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::{Finisher, Recipe, RecipeArgs};
-use crate::catalog::Catalog;
+use crate::artifact::BuildContext;
 use crate::error::{Error, Result, ResultExt};
 use crate::py::random::{new_random_generator, PyRandom};
 use crate::stream::{MultiStream, StreamOf};
@@ -153,7 +153,7 @@ impl Benchmark {
     /// `catalog`, with `handed` (the handed-down arguments of an enclosing benchmark, which win
     /// over this one's). Every subset recipe is built, so that a benchmark that builds runs.
     /// Errors name the subset.
-    pub fn build(v: &Value, catalog: &Arc<Catalog>, handed: &IndexMap<String, Value>) -> Result<Benchmark> {
+    pub fn build(v: &Value, cx: &BuildContext<'_>, handed: &IndexMap<String, Value>) -> Result<Benchmark> {
         let m = v.as_object().ok_or_else(|| Error::invalid("a benchmark must be an object"))?;
         if let Some(k) = m.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(Error::invalid(format!("{k:?} is not a benchmark argument")));
@@ -182,7 +182,7 @@ impl Benchmark {
             if only.is_some_and(|o| o != name.as_str()) {
                 continue;
             }
-            let sub = Self::subset(s, catalog, &down).with_ctx(|| format!("in benchmark subset {name:?}"))?;
+            let sub = Self::subset(s, cx, &down).with_ctx(|| format!("in benchmark subset {name:?}"))?;
             subsets.push((Some(name.to_string()), sub));
         }
         let splits = split_list(m.get("splits"), "benchmark: splits", ["train", "validation", "test"])?;
@@ -206,7 +206,7 @@ impl Benchmark {
     /// have, subsets that are not a list or dict of recipes, benchmarks and fusions, weights
     /// that do not fit the subsets (see the module doc), and the errors of the subsets, which
     /// name the subset.
-    pub fn build_fusion(v: &Value, catalog: &Arc<Catalog>) -> Result<Benchmark> {
+    pub fn build_fusion(v: &Value, cx: &BuildContext<'_>) -> Result<Benchmark> {
         let m = v.as_object().ok_or_else(|| Error::invalid("a fusion must be an object"))?;
         let ty = m.get("__type__").and_then(|t| t.as_str()).unwrap_or_default();
         let weighted = match ty {
@@ -226,13 +226,13 @@ impl Benchmark {
         match m.get("subsets") {
             Some(Value::Object(named)) => {
                 for (name, s) in named {
-                    let sub = Self::subset(s, catalog, &none).with_ctx(|| format!("in {ty} subset {name:?}"))?;
+                    let sub = Self::subset(s, cx, &none).with_ctx(|| format!("in {ty} subset {name:?}"))?;
                     subsets.push((Some(name.to_string()), sub));
                 }
             }
             Some(Value::Array(list)) => {
                 for (i, s) in list.iter().enumerate() {
-                    subsets.push((None, Self::subset(s, catalog, &none).with_ctx(|| format!("in {ty} subset {i}"))?));
+                    subsets.push((None, Self::subset(s, cx, &none).with_ctx(|| format!("in {ty} subset {i}"))?));
                 }
             }
             None | Some(Value::Null) => return Err(Error::invalid(format!("{ty}: `subsets` must be given"))),
@@ -304,17 +304,17 @@ impl Benchmark {
 
     /// A subset: a catalog name or an inline `dataset_recipe`, `benchmark` or fusion; `down`
     /// holds the handed-down arguments of the enclosing benchmark.
-    fn subset(v: &Value, catalog: &Arc<Catalog>, down: &IndexMap<String, Value>) -> Result<Subset> {
+    fn subset(v: &Value, cx: &BuildContext<'_>, down: &IndexMap<String, Value>) -> Result<Subset> {
         let json = match v {
-            Value::String(name) => super::artifact_json(name.trim(), catalog)?,
+            Value::String(name) => super::artifact_json(name.trim(), cx.catalog())?,
             other => other.clone(),
         };
         match json.get("__type__").and_then(|t| t.as_str()) {
-            Some("benchmark") => Ok(Subset::Benchmark(Benchmark::build(&json, catalog, down)?)),
+            Some("benchmark") => Ok(Subset::Benchmark(Benchmark::build(&json, cx, down)?)),
             Some("dataset_recipe") => {
                 let mut args = RecipeArgs::from_json(&json)?;
                 args.args.extend(down.iter().map(|(k, x)| (k.clone(), x.clone())));
-                Ok(Subset::Recipe(Arc::new(Recipe::build(&args, catalog.clone())?)))
+                Ok(Subset::Recipe(Arc::new(Recipe::build(&args, cx)?)))
             }
             Some(t) if FUSION_TYPES.contains(&t) => {
                 if !down.is_empty() {
@@ -323,7 +323,7 @@ impl Benchmark {
                         down.keys().collect::<Vec<_>>()
                     )));
                 }
-                Ok(Subset::Benchmark(Benchmark::build_fusion(&json, catalog)?))
+                Ok(Subset::Benchmark(Benchmark::build_fusion(&json, cx)?))
             }
             _ => Err(Error::invalid(format!(
                 "a subset must be a dataset_recipe, a benchmark or a fusion, got {}",
@@ -442,4 +442,8 @@ impl<T> Iterator for WeightedDraw<T> {
             }
         }
     }
+}
+
+impl crate::artifact::ArtifactKind for Benchmark {
+    const KIND: &'static str = "benchmark";
 }

@@ -21,10 +21,10 @@ use super::NumDemos;
 /// whole split (and drops it). Returns the new multi-stream and the pool.
 pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_from_data: bool) -> Result<(MultiStream, Vec<Instance>)> {
     if !ms.streams.contains_key(from) {
-        return Err(Error::not_found(format!(
-            "the demos pool is taken from split {from:?}, which does not exist; available splits: {:?}",
-            ms.names()
-        )));
+        let available = ms.names();
+        let message = format!("the demos pool is taken from split {from:?}, which does not exist; available splits: {available:?}");
+        let reason = crate::error::Reason::MissingDemosSplit { split: from.to_string(), available };
+        return Err(Error::with_reason(crate::error::ErrorKind::NotFound, reason, message));
     }
     if removed_from_data && size == usize::MAX && ms.streams.len() == 1 {
         return Err(Error::invalid(format!(

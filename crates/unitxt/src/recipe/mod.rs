@@ -10,13 +10,12 @@ mod demos;
 pub mod benchmark;
 mod finalize;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
 use crate::artifact::Art;
-use crate::registry::build_as;
+use crate::artifact::BuildContext;
 use crate::card::{Card, Templates};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, ResultExt};
@@ -148,7 +147,7 @@ impl RecipeArgs {
     }
 
     /// The arguments of a recipe string (`card=cards.wnli,template=...,num_demos=3`).
-    fn from_key_values(query: &str) -> Result<RecipeArgs> {
+    pub(crate) fn from_key_values(query: &str) -> Result<RecipeArgs> {
         RecipeArgs::from_map(crate::query::parse_key_values(query).ctx("in the recipe string")?)
     }
 
@@ -269,10 +268,11 @@ fn as_list(v: &Value) -> Vec<Value> {
 impl Recipe {
     /// Builds the recipe from its arguments: resolves every artifact in `catalog` and checks
     /// the arguments as Unitxt's `DatasetRecipe.prepare` and `verify` do.
-    pub fn build(args: &RecipeArgs, catalog: Arc<Catalog>) -> Result<Recipe> {
+    pub fn build(args: &RecipeArgs, cx: &BuildContext<'_>) -> Result<Recipe> {
+        let catalog = cx.catalog().clone();
         let f = RecipeFields::of(args)?;
         let card_v = f.card.as_ref().ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
-        let card: Art<Card> = build_as::<Card>(card_v, &catalog).ctx("recipe argument `card`")?;
+        let card: Art<Card> = cx.build::<Card>(card_v).ctx("recipe argument `card`")?;
         let task: &Art<Task> = &card.task;
 
         let num_demos = match f.num_demos.as_ref() {
@@ -293,7 +293,7 @@ impl Recipe {
             return Err(Error::invalid("specify either `template` or `template_card_index`, not both"));
         }
         let templates = if let Some(t) = f.template.as_ref() {
-            match crate::registry::building_in(&catalog, || Templates::from_value(t)).ctx("recipe argument `template`")? {
+            match Templates::from_value(t, cx).ctx("recipe argument `template`")? {
                 Templates::One(t) => TemplateChoice::Single(t),
                 Templates::List(l) => TemplateChoice::Random(
                     l.into_iter().map(|e| e.single("an item of recipe argument `template`")).collect::<Result<_>>()?,
@@ -339,10 +339,10 @@ impl Recipe {
             (Some(v), TemplateChoice::Single(t)) => {
                 let extra = as_list(v)
                     .iter()
-                    .map(|s| build_as::<dyn crate::templates::Serializer>(s, &catalog))
+                    .map(|s| cx.build::<dyn crate::templates::Serializer>(s))
                     .collect::<Result<Vec<_>>>()
                     .ctx("recipe argument `serializer`")?;
-                let mut own: Art<dyn Template> = build_as::<dyn Template>(&t.raw, &catalog)?;
+                let mut own: Art<dyn Template> = cx.build::<dyn Template>(&t.raw)?;
                 own.id = t.id.clone();
                 own.inner.add_serializers(extra).ctx("recipe argument `serializer`")?;
                 TemplateChoice::Single(own)
@@ -366,18 +366,18 @@ impl Recipe {
             }
         }
         let system_prompt = match f.system_prompt.as_ref() {
-            Some(v) => build_as::<dyn SystemPrompt>(v, &catalog).ctx("recipe argument `system_prompt`")?,
-            None => build_as::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}), &catalog)?,
+            Some(v) => cx.build::<dyn SystemPrompt>(v).ctx("recipe argument `system_prompt`")?,
+            None => cx.build::<dyn SystemPrompt>(&crate::json!({"__type__": "empty_system_prompt"}))?,
         };
         let format = match f.format.as_ref() {
-            Some(v) => build_as::<dyn Format>(v, &catalog).ctx("recipe argument `format`")?,
-            None => build_as::<dyn Format>(&crate::json!({"__type__": "system_format"}), &catalog)?,
+            Some(v) => cx.build::<dyn Format>(v).ctx("recipe argument `format`")?,
+            None => cx.build::<dyn Format>(&crate::json!({"__type__": "system_format"}))?,
         };
 
         let mut augmentors = Vec::new();
         if let Some(a) = f.augmentor.as_ref() {
             for v in as_list(a) {
-                let aug = build_as::<dyn crate::augmentors::Augmentor>(&v, &catalog).ctx("recipe argument `augmentor`")?;
+                let aug = cx.build::<dyn crate::augmentors::Augmentor>(&v).ctx("recipe argument `augmentor`")?;
                 if aug.raw.get("__type__").and_then(|t| t.as_str()) == Some("null_augmentor") {
                     continue;
                 }
@@ -460,12 +460,12 @@ impl Recipe {
                 "apply_to_streams".into(),
                 Value::Array(vec![Value::String(split.into())]),
             );
-            let op = build_as::<dyn Operator>(&json, &catalog)
+            let op = cx.build::<dyn Operator>(&json)
                 .ctx(format!("recipe argument `{arg}`"))?;
             refiners.insert(split.to_string(), op);
         }
         let sampler = match f.sampler.as_ref() {
-            Some(v) => Some(build_as::<dyn Sampler>(v, &catalog).ctx("recipe argument `sampler`")?),
+            Some(v) => Some(cx.build::<dyn Sampler>(v).ctx("recipe argument `sampler`")?),
             None => card.sampler.clone(),
         };
         let mut recipe = Recipe {
@@ -1009,7 +1009,7 @@ fn run_steps(mut ms: MultiStream, split: &str, steps: &[Step]) -> MultiStream {
 
 /// The JSON of the catalog artifact that `query` names (`name` or `name[key=value,...]`, the
 /// overrides merged in), or `None` when `query` is not the name of an artifact in `catalog`.
-fn named_artifact(query: &str, catalog: &Arc<Catalog>) -> Result<Option<Value>> {
+pub(crate) fn named_artifact(query: &str, catalog: &Arc<Catalog>) -> Result<Option<Value>> {
     let Ok((name, overwrites)) = crate::query::split_name_and_overwrites(query) else { return Ok(None) };
     if !crate::query::is_legal_catalog_name(&name) || !catalog.contains(&name) {
         return Ok(None);
@@ -1033,7 +1033,7 @@ fn artifact_json(query: &str, catalog: &Arc<Catalog>) -> Result<Value> {
 }
 
 /// Sets `args` in the artifact object `json` (an override replaces the value in place).
-fn merge_args(json: &mut Value, args: impl IntoIterator<Item = (String, Value)>) {
+pub(crate) fn merge_args(json: &mut Value, args: impl IntoIterator<Item = (String, Value)>) {
     if let Some(m) = json.as_object_mut() {
         m.extend(args.into_iter().map(|(k, v)| (k.into(), v)));
     }
@@ -1064,81 +1064,13 @@ impl Source {
     }
 }
 
-/// Options of [`prepare`].
-#[derive(Debug, Clone, Default)]
-pub struct PrepareOptions {
-    /// Extra catalog directories, as `--catalog` gives them.
-    pub catalogs: Vec<PathBuf>,
-}
-
-/// Resolves a recipe query (or the name of a `dataset_recipe`, `benchmark` or fusion artifact, with
-/// optional `[key=value,...]` overrides) in the standard catalog (plus `opts.catalogs`) and
-/// runs it.
-pub fn prepare(query: &str, opts: &PrepareOptions) -> Result<MultiStream> {
-    build_with(Some(query), IndexMap::new(), opts)?.run()
-}
-
-/// Like [`prepare`], with `finish` applied to every output instance on the worker threads
-/// (see [`Recipe::run_map`]); the CLI serializes instances there.
-pub fn prepare_map<T: Send + 'static>(query: &str, opts: &PrepareOptions, finish: Finisher<T>) -> Result<MultiStream<T>> {
-    build_with(Some(query), IndexMap::new(), opts)?.run_map(finish)
-}
-
-/// Like [`prepare`], with recipe arguments given as values (as Unitxt's `load_dataset` takes
-/// keyword arguments): `query` (a recipe string or a `dataset_recipe` name, optional) is parsed
-/// first, then each of `overrides` replaces or adds an argument. A value is a catalog name, an
-/// inline artifact (a JSON object with `__type__`), or a plain value (`num_demos: 2`). Errors:
-/// neither a query nor arguments, an unknown argument name, and every error of [`prepare`].
-pub fn prepare_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<MultiStream> {
-    build_with(query, overrides, opts)?.run()
-}
-
-/// [`prepare_with`] with `finish` applied to every output instance on the worker threads (as
-/// [`prepare_map`]); the Python bindings build Arrow rows there.
-pub fn prepare_with_map<T: Send + 'static>(
-    query: Option<&str>,
-    overrides: IndexMap<String, Value>,
-    opts: &PrepareOptions,
-    finish: Finisher<T>,
-) -> Result<MultiStream<T>> {
-    build_with(query, overrides, opts)?.run_map(finish)
-}
-
-/// The recipe, benchmark or fusion of [`prepare_with`]'s arguments, built but not run. A
-/// benchmark or fusion takes `overrides` as its own arguments (`max_samples_per_subset=5`, `format=...`).
-/// Errors: those of [`prepare_with`] that come before reading data.
-pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts: &PrepareOptions) -> Result<Source> {
-    let catalog = Arc::new(Catalog::standard(&opts.catalogs));
-    let query = query.map(str::trim).filter(|q| !q.is_empty());
-    // The artifact the query names, looked up once.
-    let named = match query {
-        Some(q) => named_artifact(q, &catalog)?,
-        None => None,
-    };
-    let mut args = match (named, query) {
-        (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") => {
-            merge_args(&mut json, overrides);
-            let b = benchmark::Benchmark::build(&json, &catalog, &IndexMap::new()).ctx(&format!("in benchmark `{q}`"))?;
-            return Ok(Source::Benchmark(Arc::new(b)));
-        }
-        (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()).is_some_and(|t| benchmark::FUSION_TYPES.contains(&t)) => {
-            merge_args(&mut json, overrides);
-            let b = benchmark::Benchmark::build_fusion(&json, &catalog).ctx(&format!("in fusion `{q}`"))?;
-            return Ok(Source::Benchmark(Arc::new(b)));
-        }
-        (Some(json), _) => RecipeArgs::from_json(&json)?,
-        (None, Some(q)) => RecipeArgs::from_key_values(q)?,
-        (None, None) if overrides.is_empty() => return Err(Error::invalid("give a recipe string or recipe arguments (card=..., template=...)")),
-        (None, None) => RecipeArgs::default(),
-    };
-    let extra = RecipeArgs::from_map(overrides)?;
-    args.args.extend(extra.args);
-    Ok(Source::Recipe(Arc::new(Recipe::build(&args, catalog)?)))
-}
-
 /// Runs the operators of `ops` on a multi-stream (used by tests and tools).
 pub fn run_operators(ops: &[Art<dyn Operator>], ms: MultiStream) -> Result<MultiStream> {
     apply_all(ops, ms)
+}
+
+impl crate::artifact::ArtifactKind for Recipe {
+    const KIND: &'static str = "recipe";
 }
 
 #[cfg(test)]
@@ -1160,7 +1092,7 @@ mod tests {
         });
         let template = json!({"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answers}"});
         let args = RecipeArgs::from_map([("card".to_string(), card), ("template".to_string(), template)].into_iter().collect()).unwrap();
-        Recipe::build(&args, Arc::new(Catalog::new(vec![]))).unwrap()
+        Recipe::build(&args, &crate::registry::context(&Arc::new(Catalog::new(vec![])))).unwrap()
     }
 
     /// The text `minimum_one_example_per_label_refiner` seeds from, for the default system
@@ -1185,7 +1117,7 @@ mod tests {
         let one = "{'input_fields': {'question': 'q?'}, 'metrics': ['metrics.squad'], 'data_classification_policy': ['public'], 'media': {}, 'recipe_metadata': {'system_prompt': system_prompts.empty, 'format': formats.empty}, 'reference_fields': {'answers': ['a']}";
         assert_eq!(out, format!("{one}, '_demos_pool_': [{one}}}]}}"));
         let mut r = recipe(json!([]));
-        r.format = build_as::<dyn Format>(&json!({"__type__": "system_format", "demo_format": "{source}"}), &Arc::new(Catalog::new(vec![]))).unwrap();
+        r.format = crate::registry::build_as::<dyn Format>(&json!({"__type__": "system_format", "demo_format": "{source}"}), &Arc::new(Catalog::new(vec![]))).unwrap();
         let e = r.refiner_seed_context(None).unwrap_err();
         assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{e}");
         assert!(e.to_string().contains("inline format"), "{e}");
@@ -1290,7 +1222,7 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
-            let recipe = Arc::new(Recipe::build(&RecipeArgs::from_map(args).unwrap(), catalog.clone()).unwrap());
+            let recipe = Arc::new(Recipe::build(&RecipeArgs::from_map(args).unwrap(), &crate::registry::context(&catalog)).unwrap());
             let want = crate::stream::collect(recipe.run().unwrap().take(split).unwrap()).unwrap();
             let mut staged = recipe.stage().unwrap();
             let pool = staged.pool.clone().map(|p| Arc::new(DemosPool::new(p.items.clone())));
@@ -1321,7 +1253,7 @@ mod tests {
         let build = |extra: &[(&str, Value)]| {
             let mut args: IndexMap<String, Value> = [("card".to_string(), card.clone()), ("template".to_string(), template.clone())].into_iter().collect();
             args.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            Recipe::build(&RecipeArgs::from_map(args).unwrap(), Arc::new(Catalog::new(vec![])))
+            Recipe::build(&RecipeArgs::from_map(args).unwrap(), &crate::registry::context(&Arc::new(Catalog::new(vec![]))))
         };
         assert!(build(&[]).is_ok());
         assert!(build(&[("demos_field", json!("demos")), ("demos_pool_field_name", json!("_demos_pool_"))]).is_ok());

@@ -23,3 +23,7 @@ pub trait Sampler: Send + Sync {
 
 pub mod difflib;
 pub mod samplers;
+
+impl crate::artifact::ArtifactKind for dyn Sampler {
+    const KIND: &'static str = "sampler";
+}

@@ -28,3 +28,7 @@ pub trait SystemPrompt: Send + Sync {
         Ok(instance)
     }
 }
+
+impl crate::artifact::ArtifactKind for dyn SystemPrompt {
+    const KIND: &'static str = "system prompt";
+}

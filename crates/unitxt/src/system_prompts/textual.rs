@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::SystemPrompt;
-use crate::operators::StreamScope;
+use crate::stream::StreamScope;
 use crate::value::{Str, Value};
 
 fn yes() -> bool {

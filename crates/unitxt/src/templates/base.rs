@@ -60,12 +60,31 @@ pub struct TemplateBase {
     /// Input fields whose (string) value is title-cased before serialization.
     #[serde(default)]
     pub title_fields: Vec<String>,
-    /// Serializer override.
-    #[serde(default)]
-    pub serializer: Option<Art<dyn Serializer>>,
+    /// `serializer`: the serializer override, a catalog name or an inline serializer (absent:
+    /// the template's default); built by [`TemplateBase::build`].
+    #[serde(default, rename = "serializer")]
+    pub serializer_json: Option<Value>,
+    /// The built `serializer`, set once by [`TemplateBase::build`].
+    #[serde(skip)]
+    serializer: std::sync::OnceLock<Art<dyn Serializer>>,
     /// The serializer in effect once a recipe added its own ([`Template::add_serializers`]).
     #[serde(skip)]
     added_serializers: std::sync::OnceLock<std::sync::Arc<dyn Serializer>>,
+}
+
+impl TemplateBase {
+    /// Builds the `serializer` override in `cx`, once (the registry calls it when it builds
+    /// the template).
+    pub fn build(&self, cx: &crate::artifact::BuildContext<'_>) -> Result<()> {
+        if let Some(s) = cx.build_opt::<dyn Serializer>(self.serializer_json.as_ref())? {
+            let _ = self.serializer.set(s);
+        }
+        Ok(())
+    }
+    /// The built serializer override, if the template has one.
+    pub fn serializer(&self) -> Option<&Art<dyn Serializer>> {
+        self.serializer.get()
+    }
 }
 
 /// The hooks of a concrete template, called in order by [`render`] (mirrors the overridable
@@ -96,7 +115,7 @@ pub trait TemplateKind: Send + Sync {
     /// or the template's default. A template that builds its serializer differently overrides
     /// this one, not [`TemplateKind::serializer`].
     fn own_serializer(&self) -> &dyn Serializer {
-        match &self.base().serializer {
+        match self.base().serializer() {
             Some(s) => s.inner.as_ref(),
             None => self.default_serializer(),
         }

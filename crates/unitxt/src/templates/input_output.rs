@@ -362,7 +362,7 @@ impl TemplateKind for OutputQuantizingTemplate {
     }
     fn own_serializer(&self) -> &dyn Serializer {
         self.quantizing.get_or_init(|| {
-            let inner = match &self.base.serializer {
+            let inner = match self.base.serializer() {
                 Some(s) => s.inner.clone(),
                 None => plain_multi_type().clone(),
             };

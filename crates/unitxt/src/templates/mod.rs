@@ -14,6 +14,14 @@ pub mod multiple_choice;
 pub mod others;
 pub mod serializers;
 
+impl crate::artifact::ArtifactKind for dyn Template {
+    const KIND: &'static str = "template";
+}
+
+impl crate::artifact::ArtifactKind for dyn Serializer {
+    const KIND: &'static str = "serializer";
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -37,7 +37,7 @@ fn default_enumerator() -> Value {
 /// The catalog arguments of `multiple_choice_template`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct McJson {
+pub(crate) struct McJson {
     #[serde(flatten)]
     base: TemplateBase,
     input_format: FormatString,

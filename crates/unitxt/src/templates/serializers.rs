@@ -860,22 +860,36 @@ impl Serializer for SqlDatabaseAsSchemaSerializer {
     }
 }
 
+/// The catalog JSON of `multi_type_serializer`, which builds into a [`MultiTypeSerializer`].
+#[derive(Deserialize)]
+pub struct MultiTypeSerializerConfig {
+    /// `serializers`: tried in order (catalog names or inline serializers; absent: document,
+    /// tool call, dialog, multi-document, image, video, table and tools serializers, as
+    /// Unitxt lists them).
+    #[serde(default)]
+    pub serializers: Option<Vec<Value>>,
+}
+
+impl MultiTypeSerializerConfig {
+    /// Builds the serializers in `cx`.
+    pub fn build(self, cx: &crate::artifact::BuildContext<'_>) -> Result<MultiTypeSerializer> {
+        Ok(MultiTypeSerializer::new(match self.serializers {
+            Some(list) => cx.build_all(&list)?,
+            None => default_multi_type_serializers(),
+        }))
+    }
+}
+
 /// `multi_type_serializer`: the first of `serializers` that handles the value's type, else
 /// Python's `str()`.
-#[derive(Deserialize)]
 pub struct MultiTypeSerializer {
-    /// `serializers`: tried in order; the first that handles the value's type writes it
-    /// (default: document, tool call, dialog, multi-document, image, video, table and tools
-    /// serializers, as Unitxt lists them).
-    #[serde(default = "default_multi_type_serializers")]
+    /// Tried in order; the first that handles the value's type writes it.
     pub serializers: Vec<Art<dyn Serializer>>,
     /// Whether every one of `serializers` skips strings (then a string is its own text, as
     /// `str()` gives it); worked out on first use.
-    #[serde(skip)]
     strings_pass: std::sync::OnceLock<bool>,
     /// Position in `serializers` of the first one that may claim a non-empty list of strings
     /// (the ones before it all skip such lists); worked out on first use.
-    #[serde(skip)]
     first_for_string_lists: std::sync::OnceLock<usize>,
 }
 

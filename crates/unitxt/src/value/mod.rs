@@ -34,6 +34,19 @@ pub fn truthy(v: &Value) -> bool {
     }
 }
 
+/// A short rendering of a value for messages.
+pub fn short(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    };
+    if s.chars().count() > 120 {
+        format!("{}...", s.chars().take(120).collect::<String>())
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::Failed;
 use sha1::{Digest, Sha1};
-use unitxt::recipe::{prepare, PrepareOptions};
+use unitxt::api::{prepare, PrepareOptions};
 use unitxt::Value;
 
 /// The repository root.

@@ -18,8 +18,9 @@ use serde::Deserialize;
 use crate::artifact::{from_value, Art};
 use crate::error::{Error, Result};
 use crate::metrics::{nan_max, nan_mean, record_scores, scores_record, Metric, MetricKind, Scores};
-use crate::operators::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOp, InstanceOperator, Operator, StreamScope};
-use crate::registry::Artifact;
+use crate::operators::{FieldOp, FieldOperator, FieldSpec, FieldsRead, InstanceOp, InstanceOperator, Operator};
+use crate::stream::StreamScope;
+use super::Artifact;
 use crate::templates::Serializer;
 use crate::value::{Instance, Value};
 
