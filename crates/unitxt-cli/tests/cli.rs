@@ -160,6 +160,61 @@ fn failing_expression_names_the_expression_and_instance() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
 }
 
+/// With `UNITXT_HF_OFFLINE_DATASETS_PATH` set, `load_hf` reads `<that path>/<dataset path>` (as
+/// Unitxt joins them) and nothing else: here a folder holding only a link to the hub fixture's
+/// GLUE snapshot, with `HF_HUB_CACHE` pointing at an empty folder. A dataset missing from it is
+/// an error naming the variable.
+#[test]
+fn load_hf_reads_the_offline_datasets_path() {
+    let hub = match std::env::var("HF_HUB_CACHE") {
+        Ok(p) if !p.is_empty() => PathBuf::from(p),
+        _ => root().join("../shared/hf-hub"),
+    };
+    let glue = hub.join("datasets--nyu-mll--glue");
+    let commit = std::fs::read_to_string(glue.join("refs/main"))
+        .unwrap_or_else(|e| panic!("the hub fixture lacks nyu-mll/glue at {}: {e}", glue.display()));
+    let dir = tempdir();
+    let offline = dir.join("offline");
+    std::fs::create_dir_all(offline.join("nyu-mll")).unwrap();
+    std::os::unix::fs::symlink(glue.join("snapshots").join(commit.trim()), offline.join("nyu-mll/glue")).unwrap();
+    std::fs::create_dir_all(dir.join("empty-hub")).unwrap();
+    let cat = dir.join("catalog");
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    for (name, path) in [("glue", "nyu-mll/glue"), ("nothing", "nobody/nothing")] {
+        let card = serde_json::json!({
+            "__type__": "task_card",
+            "loader": {"__type__": "load_hf", "path": path, "name": "wnli"},
+            "task": {"__type__": "task", "input_fields": {"sentence1": "str"}, "reference_fields": {"label": "int"}, "metrics": ["metrics.accuracy"]},
+            "templates": [{"__type__": "input_output_template", "input_format": "{sentence1}", "output_format": "{label}"}]
+        });
+        std::fs::write(cat.join(format!("cards/{name}.json")), card.to_string()).unwrap();
+    }
+    let prepare = |card: &str| {
+        Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+            .args(["prepare", &format!("card=cards.{card},max_train_instances=1"), "--catalog", cat.to_str().unwrap(), "--split", "train"])
+            .current_dir(root())
+            .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+            .env("UNITXT_HF_OFFLINE_DATASETS_PATH", &offline)
+            .env("HF_HUB_CACHE", dir.join("empty-hub"))
+            .env("HF_HUB_OFFLINE", "1")
+            .env("UNITXT_RS_ARROW_CACHE", "off")
+            .env_remove("UNITXT_CATALOGS")
+            .output()
+            .expect("run unitxt-rs")
+    };
+    let o = prepare("glue");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let row: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(row["source"].as_str().unwrap().starts_with("I stuck a pin"), "{row}");
+
+    let o = prepare("nothing");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("dataset `nobody/nothing` not found") && e.contains("UNITXT_HF_OFFLINE_DATASETS_PATH"), "{e}");
+}
+
 /// A catalog of two metrics and two postprocessors, written as Unitxt's catalog writes them, and
 /// prepared data that names them: three capital-city instances.
 fn eval_fixture() -> (PathBuf, PathBuf) {

@@ -3,11 +3,12 @@
 queries and on several hundred strings built from them and from hand-written SQL.
 
     .venv/bin/python crates/unitxt-sql/testdata/sqlparse_gen.py
-    .venv/bin/python crates/unitxt-sql/testdata/sqlparse_gen.py --dump SEED COUNT OUT.jsonl
+    .venv/bin/python crates/unitxt-sql/testdata/sqlparse_gen.py --dump 1 1000 crates/unitxt-sql/testdata/sqlparse_dump.jsonl
 
-The `--dump` form instead writes COUNT random strings (fragments of SQL, mutated queries and
-random characters) with sqlparse's token stream and each statement's top-level tokens, for the
-ignored Rust test `dump_matches_python` (run it with SQLPARSE_DUMP=OUT.jsonl ... -- --ignored).
+The `--dump SEED COUNT OUT` form instead writes COUNT random strings (fragments of SQL, mutated
+queries and random characters) with sqlparse's token stream and each statement's top-level
+tokens. The Rust test `dump_matches_python` reads `sqlparse_dump.jsonl`, written with seed 1
+and 1,000 strings as in the command above.
 
 Output `sqlparse.json`:
   strings:    [sql, is_sqlparse_parsable(sql), info]; info is null (extract_select_info gave

@@ -1032,43 +1032,4 @@ mod tests {
         let rows = collect(l.load_at(&root, Some(2)).unwrap().take("test").unwrap()).unwrap();
         assert_eq!(rows, anatomy[..2].to_vec());
     }
-
-    /// Through `Loader::load` and the environment, as the oracle runs it: needs
-    /// `UNITXT_HF_OFFLINE_DATASETS_PATH` holding `nyu-mll/glue` (run with `--ignored`).
-    #[test]
-    #[ignore]
-    fn load_through_offline_env() {
-        let l = loader("nyu-mll/glue", Some("wnli"));
-        let mut ms = Loader::load(&l, Some(1)).unwrap();
-        assert_eq!(collect(ms.take("validation").unwrap()).unwrap().len(), 1);
-        assert!(first(&mut ms, "train").starts_with(r#"{"sentence1":"I stuck a pin"#));
-        let e = Loader::load(&loader("nobody/nothing", None), None).err().unwrap();
-        assert_eq!(e.kind, crate::error::ErrorKind::NotFound);
-    }
-
-    /// Writes every config and split of the shared datasets as JSON lines into
-    /// `UNITXT_RS_DUMP_DIR`, for comparison with Python `datasets` (run with `--ignored`).
-    #[test]
-    #[ignore]
-    fn dump_all_for_comparison() {
-        use std::io::Write;
-        let out = PathBuf::from(std::env::var("UNITXT_RS_DUMP_DIR").unwrap());
-        std::fs::create_dir_all(&out).unwrap();
-        for e in std::fs::read_dir(hub()).unwrap() {
-            let dir = e.unwrap().file_name().to_string_lossy().to_string();
-            let Some(repo) = dir.strip_prefix("datasets--") else { continue };
-            let repo = repo.replacen("--", "/", 1);
-            let root = snapshot_in_cache(&hub(), &repo, None).unwrap();
-            for c in declared_configs(&readme_metadata(&root).unwrap()).unwrap() {
-                let mut ms = loader(&repo, Some(&c.name)).load_at(&root, None).unwrap();
-                for split in ms.names() {
-                    let f = out.join(format!("{}--{}--{split}.jsonl", repo.replace('/', "--"), c.name));
-                    let mut w = std::io::BufWriter::new(std::fs::File::create(f).unwrap());
-                    for r in ms.take(&split).unwrap() {
-                        writeln!(w, "{}", Value::Object(r.unwrap())).unwrap();
-                    }
-                }
-            }
-        }
-    }
 }
