@@ -144,6 +144,14 @@ pub fn from_value<T: serde::de::DeserializeOwned>(type_name: &str, v: &Value) ->
     crate::value::from_value(v).map_err(|e| Error::invalid(format!("invalid `{type_name}` artifact: {e}")))
 }
 
+/// An artifact type's catalog `__type__` (Unitxt's class name in snake_case), carried by its
+/// config struct. The registry's table (`artifact_types!`) implements it for each struct it
+/// lists with a shape; a struct listed under several names carries the first.
+pub trait ArtifactType {
+    /// The `__type__`.
+    const TYPE: &'static str;
+}
+
 /// A kind of artifact that a field can hold: `Art<dyn Template>`, `Art<Task>`, ... Each
 /// family implements it for its trait object (or struct), next to the trait.
 pub trait ArtifactKind: 'static {

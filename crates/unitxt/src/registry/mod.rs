@@ -363,6 +363,8 @@ macro_rules! artifact_types {
             })
         }
 
+        $( type_const!($shape $args $($name)|+); )*
+
         /// Every `__type__` that [`build`] knows, in the order of [`artifact_types!`]. The
         /// Python package makes one class per name (`unitxt_rs.templates.InputOutputTemplate`
         /// for `input_output_template`, ...).
@@ -376,6 +378,18 @@ macro_rules! artifact_types {
                 $( $($name)|+ => shape_fields!($shape $args), )*
                 _ => return None,
             })
+        }
+    };
+}
+
+/// The [`ArtifactType`](crate::artifact::ArtifactType) of a line of [`artifact_types!`] whose
+/// shape names one struct.
+macro_rules! type_const {
+    (custom $args:tt $($name:literal)|+) => {};
+    (table_serializer $args:tt $($name:literal)|+) => {};
+    ($shape:ident ($ty:ty) $first:literal $(| $rest:literal)*) => {
+        impl crate::artifact::ArtifactType for $ty {
+            const TYPE: &'static str = $first;
         }
     };
 }
@@ -995,6 +1009,16 @@ mod tests {
             crate::error::Reason::UnknownType { ty: "input_output_templat".into(), suggestion: Some("input_output_template".into()) }
         );
         assert_eq!(e.message, "unknown artifact type `__type__: input_output_templat`; did you mean `input_output_template`?");
+    }
+
+    /// A struct listed with a shape carries its `__type__` (the first of its names).
+    #[test]
+    fn types_carry_their_name() {
+        use crate::artifact::ArtifactType;
+        assert_eq!(<crate::operators::fields::AddConstant as ArtifactType>::TYPE, "add_constant");
+        assert_eq!(<crate::operators::fields::Copy as ArtifactType>::TYPE, "copy");
+        assert_eq!(<crate::templates::input_output::InputOutputTemplate as ArtifactType>::TYPE, "input_output_template");
+        assert!(KNOWN_TYPES.contains(&<crate::metrics::strings::JaccardIndex as ArtifactType>::TYPE));
     }
 
     /// The fields of a struct-built type are its serde fields, stream scope included; a type
