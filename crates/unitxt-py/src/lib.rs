@@ -75,7 +75,7 @@ pub(crate) fn detach_guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> unitxt
 /// Converts an engine error into the `unitxt_rs.errors` class for its kind.
 fn py_err(py: Python<'_>, e: Error) -> PyErr {
     use unitxt::error::{Need, Reason};
-    let class = match &e.reason {
+    let class = match e.reason() {
         Reason::UnknownType { .. } => "UnknownTypeError",
         Reason::UnknownField { .. } => "UnknownFieldError",
         Reason::MissingSplit { .. } => "MissingSplitError",
@@ -100,7 +100,7 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
         exc.setattr("split", l.split.clone())?;
         exc.setattr("instance", l.instance)?;
         // What failed, as `Error::reason` has it.
-        match &e.reason {
+        match e.reason() {
             Reason::UnknownType { ty, suggestion } => {
                 exc.setattr("type", ty)?;
                 exc.setattr("suggestion", suggestion.clone())?;

@@ -70,12 +70,12 @@ pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts:
     let mut args = match (named, query) {
         (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()) == Some("benchmark") => {
             merge_args(&mut json, overrides);
-            let b = Benchmark::build(&json, &cx, &IndexMap::new()).ctx(&format!("in benchmark `{q}`"))?;
+            let b = Benchmark::build(&json, &cx, &IndexMap::new()).ctx(format!("in benchmark `{q}`"))?;
             return Ok(Source::Benchmark(Arc::new(b)));
         }
         (Some(mut json), Some(q)) if json.get("__type__").and_then(|t| t.as_str()).is_some_and(|t| crate::recipe::benchmark::FUSION_TYPES.contains(&t)) => {
             merge_args(&mut json, overrides);
-            let b = Benchmark::build_fusion(&json, &cx).ctx(&format!("in fusion `{q}`"))?;
+            let b = Benchmark::build_fusion(&json, &cx).ctx(format!("in fusion `{q}`"))?;
             return Ok(Source::Benchmark(Arc::new(b)));
         }
         (Some(json), _) => RecipeArgs::from_json(&json)?,

@@ -126,8 +126,10 @@ pub enum Reason {
 pub struct Error {
     /// What went wrong, as a category (decides the exit code and the Python exception class).
     pub kind: ErrorKind,
-    /// What failed, as data, when the failure is one callers act on (see [`Reason`]).
-    pub reason: Reason,
+    /// What failed, as data, when the failure is one callers act on (see [`Reason`] and
+    /// [`Error::reason`]); `None` for [`Reason::Other`]. Boxed: most errors have none, and a
+    /// `Result` carrying an error stays as small as it was.
+    reason: Option<Box<Reason>>,
     /// The innermost message, without its context lines.
     pub message: String,
     /// Context lines, innermost first.
@@ -144,11 +146,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with `message` and no context.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, reason: Reason::Other, message: message.into(), context: Vec::new(), location: Location::default(), source: None }
+        Error { kind, reason: None, message: message.into(), context: Vec::new(), location: Location::default(), source: None }
     }
     /// An error of `kind` for `reason`, with `message` saying the same in words.
     pub fn with_reason(kind: ErrorKind, reason: Reason, message: impl Into<String>) -> Self {
+        let reason = (reason != Reason::Other).then(|| Box::new(reason));
         Error { reason, ..Self::new(kind, message) }
+    }
+    /// What failed, as data ([`Reason::Other`] when the kind and message say all there is).
+    pub fn reason(&self) -> &Reason {
+        static OTHER: Reason = Reason::Other;
+        self.reason.as_deref().unwrap_or(&OTHER)
     }
     /// [`Reason::UnknownType`]: no artifact type is named `ty`; `known` are the types there
     /// are, for the suggestion.
@@ -194,7 +202,7 @@ impl Error {
     }
     /// What this error says is needed, when it is a [`Reason::Needs`] error.
     pub fn unavailable(&self) -> Option<&Unavailable> {
-        match &self.reason {
+        match self.reason() {
             Reason::Needs(u) => Some(u),
             _ => None,
         }

@@ -1000,12 +1000,12 @@ mod tests {
         for t in KNOWN_TYPES {
             let probe: Value = serde_json::from_str(&format!(r#"{{"__type__": "{t}"}}"#)).unwrap();
             if let Err(e) = build(&probe, &cat) {
-                assert!(!matches!(e.reason, crate::error::Reason::UnknownType { .. }), "{t}: {e}");
+                assert!(!matches!(*e.reason(), crate::error::Reason::UnknownType { .. }), "{t}: {e}");
             }
         }
         let e = build(&crate::json!({"__type__": "input_output_templat"}), &cat).err().expect("unknown");
         assert_eq!(
-            e.reason,
+            *e.reason(),
             crate::error::Reason::UnknownType { ty: "input_output_templat".into(), suggestion: Some("input_output_template".into()) }
         );
         assert_eq!(e.message, "unknown artifact type `__type__: input_output_templat`; did you mean `input_output_template`?");
@@ -1106,7 +1106,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(card.message, "`templatez` is not a field of `task_card`; did you mean `templates`?", "{card}");
         assert_eq!(
-            card.reason,
+            *card.reason(),
             crate::error::Reason::UnknownField { ty: "task_card".into(), field: "templatez".into(), suggestion: Some("templates".into()) }
         );
         assert_eq!(card.location.artifact.as_deref(), Some("cards.typo"));
