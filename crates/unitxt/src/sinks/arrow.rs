@@ -330,7 +330,10 @@ pub fn instances_to_batch(rows: &[Instance]) -> Result<RecordBatch> {
     let arrow_rows = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| ArrowRow::from_instance(r).map_err(|e| Error { message: format!("instance {i}: {}", e.message), ..e }))
+        .map(|(i, r)| ArrowRow::from_instance(r).map_err(|mut e| {
+            e.message = format!("instance {i}: {}", e.message);
+            e
+        }))
         .collect::<Result<Vec<_>>>()?;
     let batch = rows_to_batch(&arrow_rows);
     recycle_rows(arrow_rows);
