@@ -91,7 +91,9 @@ impl Cache {
     /// Stores `answer` to `request` under `key`, committed before returning.
     pub(crate) fn put(&self, key: &str, request: &Value, answer: &Value) -> rusqlite::Result<()> {
         self.conn
-            .prepare_cached("INSERT OR REPLACE INTO answers (key, request, answer) VALUES (?1, ?2, ?3)")?
+            .prepare_cached(
+                "INSERT OR REPLACE INTO answers (key, request, answer) VALUES (?1, ?2, ?3)",
+            )?
             .execute(params![key, request.to_string(), answer.to_string()])?;
         Ok(())
     }

@@ -143,13 +143,18 @@ impl<'a> Sender<'a> {
     }
 
     fn attempt(&self, body: &str) -> Result<Value, AttemptError> {
-        let mut request = self.agent.post(&self.url).set("Content-Type", "application/json");
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .set("Content-Type", "application/json");
         if let Some(key) = &self.config.api_key {
             request = request.set("Authorization", &format!("Bearer {key}"));
         }
         match request.send_string(body) {
             Ok(response) => {
-                let text = response.into_string().map_err(|e| io_error(&e, "reading the answer"))?;
+                let text = response
+                    .into_string()
+                    .map_err(|e| io_error(&e, "reading the answer"))?;
                 match serde_json::from_str::<Value>(&text) {
                     Ok(value) if value.is_object() => Ok(value),
                     Ok(_) => Err(self.malformed("the answer is JSON but not an object")),
@@ -180,15 +185,18 @@ impl<'a> Sender<'a> {
                     kind,
                     status: Some(status),
                     retry_after: retry_after.filter(|_| matches!(status, 429 | 503)),
-                    detail: self.config.redact(&format!("HTTP {status}: {}", text.trim())),
+                    detail: self
+                        .config
+                        .redact(&format!("HTTP {status}: {}", text.trim())),
                 })
             }
             Err(ureq::Error::Transport(transport)) => {
                 use ureq::ErrorKind as K;
                 let kind = match transport.kind() {
-                    K::InvalidUrl | K::UnknownScheme | K::InsecureRequestHttpsOnly | K::InvalidProxyUrl => {
-                        FailureKind::InvalidRequest
-                    }
+                    K::InvalidUrl
+                    | K::UnknownScheme
+                    | K::InsecureRequestHttpsOnly
+                    | K::InvalidProxyUrl => FailureKind::InvalidRequest,
                     _ if is_timeout(&transport) => FailureKind::Timeout,
                     _ => FailureKind::Connection,
                 };
@@ -203,7 +211,12 @@ impl<'a> Sender<'a> {
     }
 
     fn malformed(&self, detail: &str) -> AttemptError {
-        AttemptError { kind: FailureKind::MalformedAnswer, status: Some(200), retry_after: None, detail: detail.to_string() }
+        AttemptError {
+            kind: FailureKind::MalformedAnswer,
+            status: Some(200),
+            retry_after: None,
+            detail: detail.to_string(),
+        }
     }
 }
 
@@ -211,7 +224,10 @@ fn is_timeout(transport: &ureq::Transport) -> bool {
     let mut source = std::error::Error::source(transport);
     while let Some(error) = source {
         if let Some(io) = error.downcast_ref::<io::Error>() {
-            return matches!(io.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock);
+            return matches!(
+                io.kind(),
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+            );
         }
         source = error.source();
     }
@@ -223,5 +239,10 @@ fn io_error(error: &io::Error, doing: &str) -> AttemptError {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => FailureKind::Timeout,
         _ => FailureKind::Connection,
     };
-    AttemptError { kind, status: None, retry_after: None, detail: format!("{doing}: {error}") }
+    AttemptError {
+        kind,
+        status: None,
+        retry_after: None,
+        detail: format!("{doing}: {error}"),
+    }
 }

@@ -27,7 +27,12 @@ pub struct Usage {
 
 impl Usage {
     fn add(&mut self, answer: &Value) {
-        let count = |name: &str| answer.pointer(&format!("/usage/{name}")).and_then(Value::as_u64).unwrap_or(0);
+        let count = |name: &str| {
+            answer
+                .pointer(&format!("/usage/{name}"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
         self.prompt_tokens += count("prompt_tokens");
         self.completion_tokens += count("completion_tokens");
     }
@@ -55,7 +60,13 @@ impl fmt::Display for Failure {
         if let Some(status) = self.status {
             write!(f, " (HTTP {status})")?;
         }
-        write!(f, " after {} attempt{}: {}", self.attempts, if self.attempts == 1 { "" } else { "s" }, self.detail)
+        write!(
+            f,
+            " after {} attempt{}: {}",
+            self.attempts,
+            if self.attempts == 1 { "" } else { "s" },
+            self.detail
+        )
     }
 }
 
@@ -102,7 +113,11 @@ pub enum RunError {
 
 fn failed_message(report: &RunReport) -> String {
     const SHOWN: usize = 5;
-    let mut text = format!("{} of {} requests failed", report.failures.len(), report.answers.len());
+    let mut text = format!(
+        "{} of {} requests failed",
+        report.failures.len(),
+        report.answers.len()
+    );
     for failure in report.failures.iter().take(SHOWN) {
         text.push_str("; ");
         text.push_str(&failure.to_string());
@@ -142,7 +157,10 @@ pub fn run(
     mut on_answer: impl FnMut(usize, &Value),
 ) -> Result<RunReport, RunError> {
     validate(config)?;
-    let cache_error = |path: &PathBuf, source| RunError::Cache { path: path.clone(), source };
+    let cache_error = |path: &PathBuf, source| RunError::Cache {
+        path: path.clone(),
+        source,
+    };
     let cache = match &config.cache_path {
         Some(path) => Some(Cache::open(path).map_err(|e| cache_error(path, e))?),
         None => None,
@@ -156,11 +174,19 @@ pub fn run(
             jobs[job].indices.push(index);
         } else {
             job_of_key.insert(key.clone(), jobs.len());
-            jobs.push(Job { key, body, text: body.to_string(), indices: vec![index] });
+            jobs.push(Job {
+                key,
+                body,
+                text: body.to_string(),
+                indices: vec![index],
+            });
         }
     }
 
-    let mut report = RunReport { answers: vec![None; requests.len()], ..RunReport::default() };
+    let mut report = RunReport {
+        answers: vec![None; requests.len()],
+        ..RunReport::default()
+    };
     let mut pending = Vec::new();
     for job in jobs {
         let hit = match (&cache, &config.cache_path) {
@@ -188,13 +214,19 @@ pub fn run(
         let (results, received) = mpsc::channel::<(usize, Result<Value, (AttemptError, u32)>)>();
         for _ in 0..config.num_parallel_requests.min(pending.len()) {
             let results = results.clone();
-            let (pending, sender, next, stop, progress) = (&pending, &sender, &next, &stop, &progress);
+            let (pending, sender, next, stop, progress) =
+                (&pending, &sender, &next, &stop, &progress);
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let job = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(Job { text, .. }) = pending.get(job) else { break };
+                    let Some(Job { text, .. }) = pending.get(job) else {
+                        break;
+                    };
                     let result = sender.send(text, || {
-                        progress.set_message(format!("retries: {}", sender.retries.load(Ordering::Relaxed)));
+                        progress.set_message(format!(
+                            "retries: {}",
+                            sender.retries.load(Ordering::Relaxed)
+                        ));
                     });
                     if results.send((job, result)).is_err() {
                         break;
@@ -275,7 +307,9 @@ fn progress_bar(config: &RunConfig, total: u64, done: u64) -> ProgressBar {
         ProgressDrawTarget::hidden()
     };
     let bar = ProgressBar::with_draw_target(Some(total), target);
-    if let Ok(style) = ProgressStyle::with_template("{wide_bar} {pos}/{len} {per_sec} ETA {eta} {msg}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{wide_bar} {pos}/{len} {per_sec} ETA {eta} {msg}")
+    {
         bar.set_style(style);
     }
     bar.set_position(done);
