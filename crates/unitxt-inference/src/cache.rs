@@ -66,8 +66,8 @@ impl Cache {
         let conn = Connection::open(path)?;
         // WAL: readers do not block the writer, and each commit is one append to the log.
         // synchronous stays FULL (SQLite's default): a committed answer survives a crash.
-        conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS answers (
                 key TEXT PRIMARY KEY,

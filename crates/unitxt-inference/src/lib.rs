@@ -15,8 +15,20 @@
 //! }
 //! ```
 //!
-//! The engine crate does not depend on this one's internals: it hands over request bodies
-//! and receives answers.
+//! Where the behaviour comes from:
+//! - the knobs (`num_parallel_requests`, `max_requests_per_second`, `max_retries`, `timeout`)
+//!   are those of Unitxt's `OpenAiInferenceEngine` and lm-evaluation-harness's `TemplateAPI`;
+//! - the retried statuses (429, 408, 409, 5xx) and `Retry-After` are what the OpenAI client
+//!   libraries do;
+//! - the cache is the idea of lm-evaluation-harness's `CachingLM` and Unitxt's
+//!   `InferenceEngine` cache, keyed like inspect_ai's model cache on what determines the
+//!   answer (endpoint and request body), but written one committed row per answer as answers
+//!   arrive, so a crash or a failed run loses nothing received.
+//!
+//! This crate does not depend on the engine crate (`unitxt`): the engine hands over request
+//! bodies and receives answers.
+
+#![warn(missing_docs)]
 
 mod cache;
 mod config;

@@ -147,6 +147,7 @@ impl<'a> Sender<'a> {
             .agent
             .post(&self.url)
             .set("Content-Type", "application/json");
+        // ureq writes `Authorization` as `***` in its own debug logs.
         if let Some(key) = &self.config.api_key {
             request = request.set("Authorization", &format!("Bearer {key}"));
         }

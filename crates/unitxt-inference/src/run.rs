@@ -292,7 +292,8 @@ fn validate(config: &RunConfig) -> Result<(), RunError> {
         return bad("num_parallel_requests must be at least 1");
     }
     if let Some(rate) = config.max_requests_per_second {
-        if !(rate.is_finite() && rate > 0.0) {
+        let period = std::time::Duration::try_from_secs_f64(1.0 / rate);
+        if !(rate.is_finite() && rate > 0.0 && period.is_ok()) {
             return bad("max_requests_per_second must be a positive number");
         }
     }
@@ -313,6 +314,7 @@ fn progress_bar(config: &RunConfig, total: u64, done: u64) -> ProgressBar {
         bar.set_style(style);
     }
     bar.set_position(done);
+    bar.reset_eta(); // the rate and ETA count what is sent, not the cached answers
     bar.set_message("retries: 0");
     bar
 }
