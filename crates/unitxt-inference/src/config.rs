@@ -31,8 +31,8 @@ pub struct RunConfig {
     /// Timeout of one attempt, from connecting to reading the whole answer.
     pub timeout: Duration,
     /// First backoff delay between attempts; it doubles per retry, with random jitter added,
-    /// up to [`max_retry_delay`](Self::max_retry_delay). A `Retry-After` from the server
-    /// raises the delay to at least what it asks.
+    /// up to [`max_retry_delay`](Self::max_retry_delay). A `Retry-After: <seconds>` on a 429
+    /// or 503 raises the delay to at least what it asks (an HTTP-date value is ignored).
     pub min_retry_delay: Duration,
     /// Cap of the backoff delay (not of a server's `Retry-After`).
     pub max_retry_delay: Duration,

@@ -99,10 +99,10 @@ fn rate_limit_spreads_request_starts() {
 }
 
 #[test]
-fn retry_after_on_429_is_honoured() {
+fn retry_after_on_429_and_503_is_honoured() {
     let script = Arc::new(|p: &str, attempt| match (p, attempt) {
         ("q0" | "q3", 0) => Action::Status {
-            code: 429,
+            code: if p == "q0" { 429 } else { 503 },
             retry_after: Some(1),
             body: "{\"error\":\"slow down\"}".into(),
         },
