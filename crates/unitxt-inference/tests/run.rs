@@ -264,13 +264,13 @@ fn exhausted_retries_list_the_failed_requests() {
             retry_after: None,
             body: "{\"error\":\"bad request\"}".into(),
         },
-        "q4" => Action::Slow(Duration::from_millis(800)),
+        "q4" => Action::Slow(Duration::from_millis(1500)),
         _ => Action::Answer,
     });
     let mut server = Server::start(Duration::ZERO, script);
     let mut config = config(&server);
     config.max_retries = 2;
-    config.timeout = Duration::from_millis(300);
+    config.timeout = Duration::from_millis(500);
     config.cache_path = Some(dir.path().join("cache.sqlite"));
     let error = run(&config, &requests(6), |_, _| {}).unwrap_err();
     let message = error.to_string();
