@@ -1,0 +1,100 @@
+//! The persistent answer cache: one SQLite file (WAL mode), one committed row per answer.
+//!
+//! The idea is lm-evaluation-harness's `CachingLM` and Unitxt's `InferenceEngine` cache: an
+//! answer is keyed by what determines it (here the endpoint and the request body, as
+//! inspect_ai keys its model cache on the model and the request), so a rerun only sends what
+//! is missing. Unlike a cache written at the end of a run, each answer is committed as soon
+//! as it arrives, so a crash or a failed run loses nothing that was received.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The cache key of `body` sent to `base_url`: the SHA-256 (hex) of the endpoint (without a
+/// trailing `/`) and the body with object keys sorted, so key order does not matter. The model
+/// is part of the body. The API key and the run settings (retries, concurrency, timeouts) are
+/// not part of it: they do not change the answer.
+pub fn cache_key(base_url: &str, body: &Value) -> String {
+    let mut text = String::new();
+    text.push_str(base_url.trim_end_matches('/'));
+    text.push('\n');
+    write_canonical(body, &mut text);
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// An open answer cache.
+pub(crate) struct Cache {
+    conn: Connection,
+}
+
+impl Cache {
+    /// Opens (or creates) the cache file at `path`, in WAL mode, with its table.
+    pub(crate) fn open(path: &Path) -> rusqlite::Result<Cache> {
+        let conn = Connection::open(path)?;
+        // WAL: readers do not block the writer, and each commit is one append to the log.
+        // synchronous stays FULL (SQLite's default): a committed answer survives a crash.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS answers (
+                key TEXT PRIMARY KEY,
+                request TEXT NOT NULL,
+                answer TEXT NOT NULL
+            )",
+        )?;
+        Ok(Cache { conn })
+    }
+
+    /// The cached answer under `key`, if any (a row that no longer parses counts as missing).
+    pub(crate) fn get(&self, key: &str) -> rusqlite::Result<Option<Value>> {
+        let text: Option<String> = self
+            .conn
+            .prepare_cached("SELECT answer FROM answers WHERE key = ?1")?
+            .query_row(params![key], |row| row.get(0))
+            .optional()?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    /// Stores `answer` to `request` under `key`, committed before returning.
+    pub(crate) fn put(&self, key: &str, request: &Value, answer: &Value) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO answers (key, request, answer) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![key, request.to_string(), answer.to_string()])?;
+        Ok(())
+    }
+}
