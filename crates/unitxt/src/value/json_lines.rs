@@ -23,9 +23,11 @@ pub(crate) fn special_mask(chunk: &[u8; 16], quote: u8, non_ascii: bool) -> u32 
     // SAFETY: SSE2 is part of the x86_64 baseline, so every intrinsic here is available; the
     // load is unaligned and reads exactly the 16 bytes of `chunk`. Why not safe code: portable
     // SIMD (`std::simd`) is unstable, and on stable Rust the `core::arch` intrinsics are safe
-    // to call only from a `#[target_feature]` function, itself unsafe to call from here; the
-    // byte-at-a-time form below (kept for other targets) is several times slower on this,
-    // the hottest loop of JSON Lines output.
+    // to call only from a `#[target_feature]` function, itself unsafe to call from here.
+    // Measured with callgrind on a standalone copy of this escaper, escaping the strings of
+    // SST-2 train's 63,979 prepared lines: the byte-at-a-time form below (kept for other
+    // targets) took 738M instructions against 260M with this one, 2.8 times as many. (The
+    // escapers take about 62M of the 1.18G instructions of an SST-2 train prepare.)
     unsafe {
         let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
         let low = _mm_set1_epi8(0x1f);
@@ -78,10 +80,12 @@ pub(crate) fn copy_escaping(
         out.reserve(16);
         let len = out.len();
         // SAFETY: `reserve(16)` leaves room for 16 more bytes; the first `keep <= 16` of them
-        // are initialized by the copy before the length covers them. Why not safe code: the
-        // safe equivalent (`extend_from_slice(chunk)` then `truncate(len + keep)`) measured
-        // 12% slower on escaping a long text (a length check and update per chunk the store
-        // here does without).
+        // are initialized by the copy before the length covers them. Why not safe code: a
+        // fixed 16-byte store needs no length-dependent copy. Measured with callgrind on a
+        // standalone copy of this escaper, escaping the strings of SST-2 train's 63,979
+        // prepared lines: 260M instructions with this store, 289M (11% more) with
+        // `extend_from_slice(chunk)` then `truncate(len + keep)`, 311M (20% more) with
+        // `extend_from_slice(&chunk[..keep])`.
         unsafe {
             std::ptr::copy_nonoverlapping(chunk.as_ptr(), out.as_mut_ptr().add(len), 16);
             out.set_len(len + keep);
