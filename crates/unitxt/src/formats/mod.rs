@@ -221,16 +221,16 @@ fn find_capital_new_line(b: &[u8]) -> Option<usize> {
 /// ends in `\N` is dropped; then every other run ending in one or more `\N`s becomes one
 /// `"\n"`. As in Unitxt, such a run also swallows the characters `(`, `)`, `\` and `N` directly
 /// before it (Unitxt's pattern uses a character class that contains them).
-/// The text is rewritten in its own buffer (the result is never longer), and returned as is
-/// when it holds no `\\N`.
-pub fn apply_capital_new_line_notation(mut text: String) -> String {
+/// The text is returned as is when it holds no `\\N`; otherwise its kept stretches are copied
+/// into a new string.
+pub fn apply_capital_new_line_notation(text: String) -> String {
     let Some(first) = find_capital_new_line(text.as_bytes()) else { return text };
     let is_bn = |b: &[u8], i: usize| i + 1 < b.len() && b[i] == b'\\' && b[i + 1] == b'N';
     let in_class = |c: u8| matches!(c, b'\n' | b'(' | b'\\' | b'N' | b')');
-    // SAFETY: every byte examined, cut at or written is ASCII (`\n`, `\\`, `N`, `(`, `)`), so
-    // the kept stretches start and end on character boundaries, and what is written between
-    // them is ASCII: the buffer stays valid UTF-8.
-    let b = unsafe { text.as_mut_vec() };
+    // Every byte examined or cut at is ASCII (`\n`, `\\`, `N`, `(`, `)`), so the kept stretches
+    // start and end on character boundaries.
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(b.len());
     // Leading part: (\n | \N)* that ends with \N, longest such prefix.
     let mut i = 0;
     let mut cut = 0;
@@ -246,9 +246,8 @@ pub fn apply_capital_new_line_notation(mut text: String) -> String {
     }
     // Only runs that hold a `\N` change: find each `\N`, then widen it to its maximal run of
     // class characters. `from` is the end of the last run handled, a non-class byte (or the
-    // start), so a run never reaches back past it. Kept bytes move left to `w`, which never
-    // passes the byte being read (each run shrinks to at most its length minus one).
-    let mut w = 0;
+    // start), so a run never reaches back past it. `copied` is where the next kept stretch
+    // starts.
     let mut copied = cut;
     let mut from = cut;
     let mut next = (first >= cut).then_some(first);
@@ -270,20 +269,14 @@ pub fn apply_capital_new_line_notation(mut text: String) -> String {
         }
         // A match ends at the run's last `\N`; what follows it in the run is kept as is.
         let k = (p..j - 1).rev().find(|&k| is_bn(b, k)).unwrap_or(p);
-        b.copy_within(copied..i, w);
-        w += i - copied;
-        b[w] = b'\n';
-        w += 1;
-        b.copy_within(k + 2..j, w);
-        w += j - (k + 2);
+        out.push_str(&text[copied..i]);
+        out.push('\n');
+        out.push_str(&text[k + 2..j]);
         copied = j;
         from = j;
     }
-    let end = b.len();
-    b.copy_within(copied..end, w);
-    w += end - copied;
-    b.truncate(w);
-    text
+    out.push_str(&text[copied..]);
+    out
 }
 
 impl crate::artifact::ArtifactKind for dyn Format {

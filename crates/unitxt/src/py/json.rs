@@ -1,6 +1,6 @@
 //! Python's `json.dumps`, byte for byte, and `json.loads`.
 
-use crate::py::repr::push_escape;
+use crate::py::repr::{push_escape, TextOut};
 use crate::value::{Number, Value};
 
 /// Options of `json.dumps` that Unitxt uses.
@@ -75,11 +75,7 @@ impl PyJsonOut for String {
         self.push('\n');
     }
     fn string(&mut self, s: &str, ensure_ascii: bool) {
-        // SAFETY: what is appended is valid UTF-8 (see `write_string`): whole characters of
-        // `s` and ASCII escapes. Why not safe code: as in `py::repr::write_str_repr`, the
-        // escaper writes bytes, and `String::from_utf8` would validate all of `self` again on
-        // every string written.
-        write_string::<false>(s, ensure_ascii, unsafe { self.as_mut_vec() });
+        write_string_into(s, ensure_ascii, self);
     }
     fn plain_string(&mut self, s: &str) {
         self.push('"');
@@ -125,67 +121,86 @@ impl PyJsonOut for InJsonString<'_> {
 /// A JSON string as Python's encoder writes it (see [`PyJsonOut::string`]); with `NESTED`,
 /// that text escaped once more as the inside of a JSON string. Runs of plain bytes are copied
 /// whole.
-///
-/// Appends valid UTF-8: plain runs are copied between flagged bytes, which are ASCII or (with
-/// `ensure_ascii`) the first byte of a character that the handler consumes whole, and escapes
-/// are ASCII. A run without `ensure_ascii` may end mid-character only until the next chunk
-/// completes it, before this function returns.
 #[inline]
 fn write_string<const NESTED: bool>(s: &str, ensure_ascii: bool, v: &mut Vec<u8>) {
-    let b = s.as_bytes();
-    // A backslash and a quote of the dumped text, escaped again when nested: every escape
-    // starts with `esc`, and an escaped backslash is two of them.
-    let esc: &[u8] = if NESTED { b"\\\\" } else { b"\\" };
     let quote: &[u8] = if NESTED { b"\\\"" } else { b"\"" };
     v.extend_from_slice(quote);
     crate::value::json_lines::copy_escaping(
-        b,
+        s.as_bytes(),
         v,
         |chunk| crate::value::json_lines::special_mask(chunk, b'"', ensure_ascii),
-        |at, v| {
-            let c = b[at];
-            if c < 0x80 {
-                match c {
-                    b'"' => {
-                        v.extend_from_slice(esc);
-                        v.extend_from_slice(quote);
-                    }
-                    b'\\' => {
-                        v.extend_from_slice(esc);
-                        v.extend_from_slice(esc);
-                    }
-                    b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => {
-                        v.extend_from_slice(esc);
-                        v.push(match c {
-                            b'\n' => b'n',
-                            b'\r' => b'r',
-                            b'\t' => b't',
-                            0x08 => b'b',
-                            _ => b'f',
-                        });
-                    }
-                    other => {
-                        if NESTED {
-                            v.push(b'\\');
-                        }
-                        push_escape(b'u', other as u32, 4, v)
-                    }
-                }
-                at + 1
-            } else {
-                let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
-                let mut units = [0u16; 2];
-                for u in ch.encode_utf16(&mut units) {
-                    if NESTED {
-                        v.push(b'\\');
-                    }
-                    push_escape(b'u', *u as u32, 4, v);
-                }
-                at + ch.len_utf8()
-            }
-        },
+        |at, v| push_char_escape::<NESTED>(s, at, v),
     );
     v.extend_from_slice(quote);
+}
+
+/// [`write_string`] without `NESTED`, into a `String`: the plain runs between flagged bytes
+/// are appended as slices of `s`. Flagged bytes are ASCII or (with `ensure_ascii`) the first
+/// byte of a character that the escape consumes whole, so every run starts and ends on a
+/// character boundary.
+fn write_string_into(s: &str, ensure_ascii: bool, out: &mut String) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let rest = crate::value::json_lines::scan_escaping(
+        s.as_bytes(),
+        |chunk| crate::value::json_lines::special_mask(chunk, b'"', ensure_ascii),
+        |from, at| {
+            out.push_str(&s[from..at]);
+            push_char_escape::<false>(s, at, out)
+        },
+    );
+    out.push_str(&s[rest..]);
+    out.push('"');
+}
+
+/// Appends the escape of the character of `s` at byte `at` (one that the mask of
+/// [`write_string`] flags), escaped once more with `NESTED`; returns the index after it.
+#[inline(always)]
+fn push_char_escape<const NESTED: bool>(s: &str, at: usize, v: &mut impl TextOut) -> usize {
+    // A backslash and a quote of the dumped text, escaped again when nested: every escape
+    // starts with `esc`, and an escaped backslash is two of them.
+    let esc = if NESTED { "\\\\" } else { "\\" };
+    let quote = if NESTED { "\\\"" } else { "\"" };
+    let c = s.as_bytes()[at];
+    if c < 0x80 {
+        match c {
+            b'"' => {
+                v.push_text(esc);
+                v.push_text(quote);
+            }
+            b'\\' => {
+                v.push_text(esc);
+                v.push_text(esc);
+            }
+            b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => {
+                v.push_text(esc);
+                v.push_ascii(match c {
+                    b'\n' => b'n',
+                    b'\r' => b'r',
+                    b'\t' => b't',
+                    0x08 => b'b',
+                    _ => b'f',
+                });
+            }
+            other => {
+                if NESTED {
+                    v.push_ascii(b'\\');
+                }
+                push_escape(b'u', other as u32, 4, v)
+            }
+        }
+        at + 1
+    } else {
+        let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
+        let mut units = [0u16; 2];
+        for u in ch.encode_utf16(&mut units) {
+            if NESTED {
+                v.push_ascii(b'\\');
+            }
+            push_escape(b'u', *u as u32, 4, v);
+        }
+        at + ch.len_utf8()
+    }
 }
 
 fn write_float(f: f64, out: &mut String) {

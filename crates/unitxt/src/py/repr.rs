@@ -287,55 +287,85 @@ pub fn write_str_repr(s: &str, out: &mut String) {
     let quote = if has(b'\'') && !has(b'"') { b'"' } else { b'\'' };
     out.reserve(s.len() + 2);
     out.push(quote as char);
-    // SAFETY: flagged bytes are ASCII or the first byte of a character that the handler
-    // consumes whole (pushing it back as is, or an ASCII escape), so what is appended between
-    // them is whole characters and the result stays valid UTF-8. Why not safe code: the
-    // escaper works on bytes (`copy_escaping`, shared with JSON output); going through
-    // `String::from_utf8` would validate all of `out` again on every call, and `out` is
-    // usually a whole instance's text being built.
-    let v = unsafe { out.as_mut_vec() };
-    crate::value::json_lines::copy_escaping(
+    // Flagged bytes are ASCII or the first byte of a character (every non-ASCII byte is
+    // flagged), so each plain run starts and ends on a character boundary.
+    let rest = crate::value::json_lines::scan_escaping(
         b,
-        v,
         |chunk| crate::value::json_lines::special_mask(chunk, quote, true),
-        |at, v| {
+        |from, at| {
+            out.push_str(&s[from..at]);
             let c = b[at];
             if c < 0x80 {
                 match c {
-                    b'\\' => v.extend_from_slice(b"\\\\"),
-                    b'\t' => v.extend_from_slice(b"\\t"),
-                    b'\n' => v.extend_from_slice(b"\\n"),
-                    b'\r' => v.extend_from_slice(b"\\r"),
-                    _ if c == quote => v.extend_from_slice(&[b'\\', c]),
-                    _ => push_escape(b'x', c as u32, 2, v),
+                    b'\\' => out.push_str("\\\\"),
+                    b'\t' => out.push_str("\\t"),
+                    b'\n' => out.push_str("\\n"),
+                    b'\r' => out.push_str("\\r"),
+                    _ if c == quote => {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                    _ => push_escape(b'x', c as u32, 2, out),
                 }
                 at + 1
             } else {
                 let ch = s[at..].chars().next().unwrap_or('\u{fffd}');
                 let cp = ch as u32;
                 if is_printable(ch) {
-                    v.extend_from_slice(&b[at..at + ch.len_utf8()]);
+                    out.push(ch);
                 } else if cp <= 0xff {
-                    push_escape(b'x', cp, 2, v);
+                    push_escape(b'x', cp, 2, out);
                 } else if cp <= 0xffff {
-                    push_escape(b'u', cp, 4, v);
+                    push_escape(b'u', cp, 4, out);
                 } else {
-                    push_escape(b'U', cp, 8, v);
+                    push_escape(b'U', cp, 8, out);
                 }
                 at + ch.len_utf8()
             }
         },
     );
+    out.push_str(&s[rest..]);
     out.push(quote as char);
 }
 
-/// Appends `\` + `kind` + `cp` as `width` lowercase hex digits.
-pub(crate) fn push_escape(kind: u8, cp: u32, width: usize, out: &mut Vec<u8>) {
+/// Where escaped text is appended: a `String`, or a byte buffer of UTF-8 text.
+pub(crate) trait TextOut {
+    /// Appends the ASCII byte `c`.
+    fn push_ascii(&mut self, c: u8);
+    /// Appends `t`.
+    fn push_text(&mut self, t: &str);
+}
+
+impl TextOut for String {
+    #[inline(always)]
+    fn push_ascii(&mut self, c: u8) {
+        debug_assert!(c.is_ascii());
+        self.push(c as char);
+    }
+    #[inline(always)]
+    fn push_text(&mut self, t: &str) {
+        self.push_str(t);
+    }
+}
+
+impl TextOut for Vec<u8> {
+    #[inline(always)]
+    fn push_ascii(&mut self, c: u8) {
+        self.push(c);
+    }
+    #[inline(always)]
+    fn push_text(&mut self, t: &str) {
+        self.extend_from_slice(t.as_bytes());
+    }
+}
+
+/// Appends `\` + `kind` (ASCII) + `cp` as `width` lowercase hex digits.
+pub(crate) fn push_escape(kind: u8, cp: u32, width: usize, out: &mut impl TextOut) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'\\');
-    out.push(kind);
+    out.push_ascii(b'\\');
+    out.push_ascii(kind);
     for k in (0..width).rev() {
-        out.push(HEX[((cp >> (4 * k)) & 0xf) as usize]);
+        out.push_ascii(HEX[((cp >> (4 * k)) & 0xf) as usize]);
     }
 }
 

@@ -19,22 +19,43 @@ pub use super::number::Number;
 /// `str`; `String::from(s)` or `s.into_string()` gives a `String`.
 pub type Str = compact_str::CompactString;
 
-/// Whether two strings are equal: first whether they are the same 24 bytes (an inline string
-/// and its copy, or two handles of one buffer), which needs no comparison of texts, then as
-/// texts. For the memos that compare a value with the copy they kept of it.
+/// Whether two strings are equal: first by length, then whether they are one buffer (two
+/// handles of one heap string), then as texts, short ones (up to 24 bytes, kept inline) word
+/// by word without a call to `memcmp`. For the memos that compare a value with the copy they
+/// kept of it, where the strings are mostly equal and short.
 #[inline]
 pub fn same_str(a: &Str, b: &Str) -> bool {
-    const _: () = assert!(std::mem::size_of::<Str>() == 24);
-    // SAFETY: a `CompactString` is 24 initialized bytes without padding (inline: the text,
-    // zero-filled, and a length byte; otherwise a pointer, a length and a capacity word), so
-    // reading them as three words reads initialized memory. Equal words mean equal strings:
-    // the same length and text inline, or the same pointer and length. Why not safe code:
-    // `compact_str` exposes no view of its representation, and the safe form (pointer and
-    // length, then `a == b`, which calls `memcmp` for every inline string) cost about 44M
-    // more instructions of 1.05G (4.3%, cachegrind) on SST-2 train, all of it in the finalize
-    // and template memos, the only callers: this goes when they go.
-    let words = |s: &Str| unsafe { std::ptr::read_unaligned(s as *const Str as *const [u64; 3]) };
-    words(a) == words(b) || a == b
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    if x.len() != y.len() {
+        return false;
+    }
+    if std::ptr::eq(x.as_ptr(), y.as_ptr()) {
+        return true;
+    }
+    if x.len() <= 24 {
+        short_eq(x, y)
+    } else {
+        x == y
+    }
+}
+
+/// `x == y` for two slices of one length up to 24, compared as (overlapping) words.
+#[inline(always)]
+fn short_eq(x: &[u8], y: &[u8]) -> bool {
+    let n = x.len();
+    let w8 = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let w4 = |s: &[u8], at: usize| u32::from_ne_bytes(s[at..at + 4].try_into().expect("4 bytes"));
+    if n >= 8 {
+        // Words at 0 and 8 (when they fit), then the last word, which may overlap them.
+        (w8(x, 0) == w8(y, 0))
+            && (n < 16 || w8(x, 8) == w8(y, 8))
+            && w8(x, n - 8) == w8(y, n - 8)
+    } else if n >= 4 {
+        w4(x, 0) == w4(y, 0) && w4(x, n - 4) == w4(y, n - 4)
+    } else {
+        // Up to 3 bytes: the first, the middle and the last cover them all.
+        n == 0 || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1])
+    }
 }
 
 /// A JSON value with insertion-ordered objects: the engine's equivalent of a Python value.
@@ -681,6 +702,23 @@ mod tests {
         t.truncate(3);
         assert!(same_str(&t, &Str::from("pos")));
         assert!(same_str(&Str::const_new("static"), &Str::from("static")));
+    }
+
+    /// Every length up to 30, equal and differing at each position, against `==`.
+    #[test]
+    fn same_str_is_text_equality_at_every_length() {
+        for n in 0..=30 {
+            let text: String = (0..n).map(|k| (b'a' + (k % 26) as u8) as char).collect();
+            let a = Str::from(text.as_str());
+            assert!(same_str(&a, &Str::from(text.as_str())), "length {n}");
+            for at in 0..n {
+                let mut other = text.clone().into_bytes();
+                other[at] = b'Z';
+                let b = Str::from(String::from_utf8(other).unwrap());
+                assert!(!same_str(&a, &b), "length {n}, differing at {at}");
+            }
+            assert!(!same_str(&a, &Str::from(format!("{text}x"))), "length {n} and {}", n + 1);
+        }
     }
 
     /// Strings up to 24 bytes stay inline whichever way the value is made (parsed, from `&str`,
