@@ -487,7 +487,7 @@ artifact_types! {
             let s = from_value::<tp::serializers::MultiTypeSerializerConfig>(t, v)?.build(cx)?;
             Ok(Artifact::Serializer(Art::new(Arc::new(s), v.clone())))
         });
-        "metrics_list" => custom([mt::MetricsListConfig] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, from_value::<mt::MetricsListConfig>(t, v)?.build(cx)?)));
+        "metrics_list" => custom([mt::MetricsListConfig], |t, v, cx| Ok(metric_art(v, from_value::<mt::MetricsListConfig>(t, v)?.build(cx)?)));
         "post_process" => custom([pr::post_process::PostProcessArgs], |t, v, cx| {
             Ok(Artifact::Operator(Art::new(Arc::new(pr::post_process::PostProcess::from_json(v, cx)?) as Arc<dyn Operator>, v.clone())))
         });
