@@ -860,7 +860,7 @@ impl Recipe {
             metrics: Shared::Lent(self.metrics.as_ref().unwrap_or(&self.task_metrics)),
             fixed_items: Some(fixed_items),
         };
-        finalize(inst, v, &self.group_by, meta, pool_demos.as_deref())
+        finalize(inst, v, &self.group_by, meta, pool_demos)
     }
 }
 
