@@ -480,7 +480,7 @@ pub struct Verbalized<'p> {
 /// Finalizes one verbalized instance (Unitxt's `FinalizeDataset`): the output instance with
 /// [`OUTPUT_FIELDS`], from `v` and what is left of the instance `inst` (its
 /// `data_classification_policy`, `media` and `demos`; the rest is dropped). `task_data` is
-/// kept as its parts, written when the output instance is (see [`Parts::write`]).
+/// kept as its parts, written when the output instance is (see `Parts::write` in this module).
 ///
 /// `pool_demos`, when given, are the instance's demos as rendered by the demos pool (its
 /// `demos` field then holds only what formats read): their `task_data` dicts are copied from
