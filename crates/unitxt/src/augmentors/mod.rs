@@ -22,6 +22,13 @@ pub use text::{AugmentPrefixSuffix, AugmentWhitespace, NullAugmentor};
 pub trait Augmentor: Send + Sync {
     /// The per-instance operator that augments `fields`.
     fn for_fields(&self, fields: &[String]) -> Result<Arc<dyn InstanceOperator>>;
+
+    /// Whether the augmentor leaves every value as it is (Unitxt's `NullAugmentor`): a recipe
+    /// then runs nothing for it, and does not need the task to name augmentable inputs.
+    /// `false` by default.
+    fn is_identity(&self) -> bool {
+        false
+    }
 }
 
 /// The path of task input `field` (Unitxt's `TaskInputsAugmentor.set_fields` prefixes

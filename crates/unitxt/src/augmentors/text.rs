@@ -14,7 +14,8 @@ use crate::value::{Instance, Value};
 /// one definition is [`crate::py::ops::is_py_space`].
 pub use crate::py::ops::is_py_space as py_isspace;
 
-/// Unitxt's `NullAugmentor`: leaves the values unchanged (the recipe skips it altogether).
+/// Unitxt's `NullAugmentor`: leaves the values unchanged (a recipe skips it altogether, see
+/// [`Augmentor::is_identity`]).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct NullAugmentor {}
 
@@ -27,6 +28,10 @@ impl FieldOperator for NullAugmentor {
 impl Augmentor for NullAugmentor {
     fn for_fields(&self, fields: &[String]) -> Result<Arc<dyn InstanceOperator>> {
         task_inputs_op(self.clone(), fields)
+    }
+
+    fn is_identity(&self) -> bool {
+        true
     }
 }
 

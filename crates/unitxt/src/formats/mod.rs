@@ -161,6 +161,13 @@ pub trait Format: Send + Sync {
         let _ = input_fields;
         self.format(instance, pieces)
     }
+
+    /// Python's `repr` of this kind of format made without arguments (Unitxt 1.26.10's
+    /// dataclass `repr`), when the engine reproduces it (a recipe's refiner seeds from it, see
+    /// [`crate::operators::streams::RefinerSeedContext`]); `None` by default.
+    fn bare_repr(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Unitxt's `Format.process` on an instance of split `split`: on the splits of the format's

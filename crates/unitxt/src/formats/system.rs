@@ -170,6 +170,11 @@ impl Format for SystemFormat {
         &self.scope
     }
 
+    /// Python's `repr` of `SystemFormat()` in Unitxt 1.26.10.
+    fn bare_repr(&self) -> Option<&'static str> {
+        Some(r"SystemFormat(__type__='system_format', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, demos_field='demos', demo_format='{source}\\N{target_prefix}{target}\n\n', model_input_format='{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}', format_args={})")
+    }
+
     fn demos_field(&self) -> Option<&str> {
         self.demos_field.as_deref()
     }

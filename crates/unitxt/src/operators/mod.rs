@@ -102,7 +102,20 @@ pub trait Operator: Send + Sync {
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::Any
     }
+
+    /// The operator as a recipe runs it as a split's refiner (`train_refiner`, ...), when it
+    /// runs otherwise there: see [`StreamOperator::as_recipe_refiner`]. `None` (the default):
+    /// it runs as it is.
+    fn as_recipe_refiner(&self, seed_context: &SeedContextFn<'_>) -> Result<Option<Arc<dyn Operator>>> {
+        let _ = seed_context;
+        Ok(None)
+    }
 }
+
+/// What a recipe hands an operator run as its refiner ([`Operator::as_recipe_refiner`]): makes
+/// the [`streams::RefinerSeedContext`] of the recipe's run when called (only an operator that
+/// reads it calls it; making it errors for some recipes).
+pub type SeedContextFn<'a> = dyn Fn() -> Result<Arc<streams::RefinerSeedContext>> + 'a;
 
 /// A per-instance operator.
 pub trait InstanceOperator: Send + Sync {
@@ -130,6 +143,16 @@ pub trait StreamOperator: Send + Sync {
     /// The fields of its instances this operator may read ([`FieldsRead::Any`] by default).
     fn fields_read(&self) -> FieldsRead {
         FieldsRead::Any
+    }
+
+    /// The operator as a recipe runs it as a split's refiner, when its result depends on what
+    /// Unitxt's instances hold at that point beyond the engine's (a shuffle seeded from
+    /// Python's `str()` of instances, as [`streams::MinimumOneExamplePerLabelRefiner`]'s): a
+    /// copy that reads `seed_context()` ([`streams::RefinerSeedContext`]). `None` (the
+    /// default): it runs as it is. Errors as `seed_context` does.
+    fn as_recipe_refiner(&self, seed_context: &SeedContextFn<'_>) -> Result<Option<Arc<dyn StreamOperator>>> {
+        let _ = seed_context;
+        Ok(None)
     }
 }
 
@@ -200,6 +223,13 @@ impl<T: StreamOperator + ?Sized + 'static> Operator for StreamOp<T> {
 
     fn fields_read(&self) -> FieldsRead {
         self.op.fields_read()
+    }
+
+    fn as_recipe_refiner(&self, seed_context: &SeedContextFn<'_>) -> Result<Option<Arc<dyn Operator>>> {
+        Ok(self.op.as_recipe_refiner(seed_context)?.map(|op| {
+            let op: Arc<dyn Operator> = Arc::new(StreamOp { name: self.name.clone(), scope: self.scope.clone(), op });
+            op
+        }))
     }
 }
 

@@ -659,6 +659,12 @@ impl StreamOperator for MinimumOneExamplePerLabelRefiner {
             Ok(selected)
         }))
     }
+
+    /// A copy seeded from the recipe's context: Unitxt seeds from `str()` of the selected
+    /// instances, which hold objects the engine keeps in another form.
+    fn as_recipe_refiner(&self, seed_context: &super::SeedContextFn<'_>) -> Result<Option<Arc<dyn StreamOperator>>> {
+        Ok(Some(Arc::new(MinimumOneExamplePerLabelRefiner { seed_context: Some(seed_context()?), ..self.clone() })))
+    }
 }
 
 /// Unitxt's `Deduplicate`: keeps the first instance of each combination of the values of

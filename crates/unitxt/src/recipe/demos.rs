@@ -1,5 +1,6 @@
 //! The demos pool and demos assignment (Unitxt's `CreateDemosPool` in `standard.py` and
-//! `AssignDemosToInstance` in `splitters.py`).
+//! `AssignDemosToInstance` in `splitters.py`). A demo the pool renders is kept as a
+//! [`RenderedDemo`] of `finalize.rs` (this module depends on that one, never the reverse).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,7 @@ use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::value::{Instance, Value};
 
+use super::finalize::RenderedDemo;
 use super::NumDemos;
 
 /// Takes up to `size` instances with distinct `input_fields` (compared by their
@@ -68,47 +70,9 @@ pub fn create_demos_pool(mut ms: MultiStream, from: &str, size: usize, removed_f
     Ok((ms, pool))
 }
 
-/// The fields of a rendered demo that formats ([`crate::formats::take_fields`]) and
-/// finalization (`recipe/finalize.rs`) read; the rest of a pool demo's rendering is
-/// dropped.
-pub const RENDERED_DEMO_FIELDS: &[&str] =
-    &["source", "target", "target_prefix", "input_fields", "reference_fields", "data_classification_policy"];
-
-/// The fields of a rendered demo that formats read ([`crate::formats::take_fields`]).
+/// The fields of a rendered demo that formats read ([`crate::formats::take_fields`]): a
+/// [`RenderedDemo`]'s `format_view`.
 const FORMAT_DEMO_FIELDS: &[&str] = &["source", "target", "target_prefix"];
-
-/// A pool demo rendered by a template, kept for every instance that uses it.
-#[derive(Debug)]
-pub struct RenderedDemo {
-    /// The rendering reduced to [`RENDERED_DEMO_FIELDS`].
-    pub fields: Instance,
-    /// The rendering reduced to what formats read (`source`, `target`, `target_prefix`): the
-    /// copy that goes into an instance's `demos` field.
-    pub format_view: Instance,
-    /// The demo's `task_data` dict as `json.dumps` writes it, when it can be written
-    /// directly (see `finalize.rs`); finalization then copies this text.
-    pub task_data: Option<DemoJson>,
-}
-
-/// A demo's `task_data` dict, as text and as the inside of a JSON string (what a JSON Lines
-/// line holds of it inside the instance's `task_data` string).
-#[derive(Debug)]
-pub struct DemoJson {
-    /// The dict as `json.dumps` writes it.
-    pub text: String,
-    /// `text` escaped as the inside of a JSON string, as [`crate::value::json_lines::write_str`]
-    /// escapes it (without the quotes).
-    pub escaped: Vec<u8>,
-}
-
-impl DemoJson {
-    /// The text and its escaped form.
-    pub fn new(text: String) -> DemoJson {
-        let mut escaped = Vec::with_capacity(text.len() + text.len() / 4);
-        crate::value::json_lines::write_str_contents(&text, &mut escaped);
-        DemoJson { text, escaped }
-    }
-}
 
 /// A hash of `v` that agrees with its equality: dicts compare without regard to key order,
 /// so their entries' hashes are combined by a sum (which ignores order); lists and the rest
@@ -168,15 +132,9 @@ impl DemosPool {
         if let Some(r) = self.rendered.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
         }
-        let mut fields = template.process_instance(demo.clone(), "")?;
-        // Only what is read of a demo downstream is kept: the format's `source`, `target` and
-        // `target_prefix`, and finalization's `input_fields`, `reference_fields` and
-        // `data_classification_policy`.
-        fields.retain(|k, _| RENDERED_DEMO_FIELDS.contains(&k.as_str()));
-        let mut format_view = fields.clone();
-        format_view.retain(|k, _| FORMAT_DEMO_FIELDS.contains(&k.as_str()));
-        let task_data = super::finalize::demo_task_data(&fields).map(DemoJson::new);
-        let r = Arc::new(RenderedDemo { fields, format_view, task_data });
+        // Only what is read of a demo downstream is kept: what formats read, and its
+        // `task_data` dict, written once (see `finalize.rs`).
+        let r = Arc::new(RenderedDemo::new(template.process_instance(demo.clone(), "")?, FORMAT_DEMO_FIELDS)?);
         if let Ok(mut m) = self.rendered.lock() {
             m.insert(key, r.clone());
         }

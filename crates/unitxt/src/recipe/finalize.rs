@@ -1,13 +1,19 @@
-//! The last step of a recipe (Unitxt's `FinalizeDataset` in `schema.py`): builds `task_data`
-//! (input fields, metadata, reference fields, demos) as Python's `json.dumps` writes it, and
-//! keeps exactly the output fields.
+//! The last step of a recipe (Unitxt's `FinalizeDataset` in `schema.py`): the output instance
+//! with exactly the output fields, and its `task_data` dict (input fields, metadata, reference
+//! fields, demos) as Python's `json.dumps` writes it.
+//!
+//! One writer ([`Parts::write`]) writes every `task_data` dict, an instance's and a demo's,
+//! item by item straight into the form asked for (text, or the inside of a JSON Lines string),
+//! whatever the names of the fields: no map of the dict is built for it. A demo rendered by the
+//! demos pool ([`RenderedDemo`]) has its dict written once, by the same writer, and copied
+//! into each instance that uses it. This module reads nothing of `demos.rs`, which builds
+//! [`RenderedDemo`]s.
 
-use crate::error::{Error, Result};
-use crate::py::json::{dumps, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use std::sync::Arc;
 
-use super::demos::RenderedDemo;
+use crate::error::{Error, Result};
 use crate::py::dict_path::dict_get;
+use crate::py::json::{dumps, write_value, DictWriter, DumpOptions, InJsonString, PyJsonOut};
 use crate::value::{Instance, Key, Shared, Value};
 
 /// The fields of a prepared instance, in the order we write them.
@@ -38,6 +44,13 @@ pub struct RecipeMeta<'p> {
     pub written: Option<&'p MetadataText>,
 }
 
+impl RecipeMeta<'_> {
+    /// The three items, keyed as in the `metadata` dict and in the order they are set there.
+    fn items(&self) -> [(&'static str, &Value); 3] {
+        [("num_demos", &self.num_demos), ("demos_pool_size", &self.demos_pool_size), ("template", &self.template)]
+    }
+}
+
 /// The `"num_demos": .., "demos_pool_size": .., "template": ..` items of a `task_data`
 /// `metadata` dict, written once per recipe (per template) when they are the same for every
 /// instance, in both forms a `task_data` dict is written in (see [`PyJsonOut::pre_written`]).
@@ -51,34 +64,51 @@ impl MetadataText {
     }
 }
 
-/// Items of a `task_data` dict written ahead, `"key": value, ...` without the braces, in both
-/// forms the dict is written in (see [`PyJsonOut::pre_written`]).
+/// A piece of `json.dumps` text written ahead, in both forms an output takes it in: as text,
+/// and escaped as the inside of a JSON string (see [`PyJsonOut::pre_written`]).
 #[derive(Debug, Clone)]
-struct ItemsText {
+struct Written {
     text: String,
     escaped: Vec<u8>,
 }
 
+impl Written {
+    /// What `write` writes, in both forms.
+    fn new(write: impl Fn(&mut dyn PyJsonOut)) -> Written {
+        let mut text = String::new();
+        write(&mut text);
+        let mut escaped = Vec::new();
+        write(&mut InJsonString(&mut escaped));
+        Written { text, escaped }
+    }
+
+    /// Copies the piece into `out`, in the form `out` takes.
+    fn write_into<O: PyJsonOut + ?Sized>(&self, out: &mut O) {
+        out.pre_written(&self.text, &self.escaped);
+    }
+}
+
+/// Items of a `task_data` dict written ahead, `"key": value, ...` without the braces.
+#[derive(Debug, Clone)]
+struct ItemsText(Written);
+
 impl ItemsText {
     /// The items `write` writes into a dict.
     fn new(write: impl Fn(&mut DictWriter<'_, dyn PyJsonOut + '_>)) -> ItemsText {
-        let mut text = String::new();
-        write(&mut DictWriter::begin(&mut text as &mut dyn PyJsonOut));
-        let mut escaped = Vec::new();
-        write(&mut DictWriter::begin(&mut InJsonString(&mut escaped) as &mut dyn PyJsonOut));
+        let Written { text, escaped } = Written::new(|out| write(&mut DictWriter::begin(out)));
         // Without the dict's `{`, which the dict they go into writes.
-        ItemsText { text: text[1..].to_string(), escaped: escaped[1..].to_vec() }
+        ItemsText(Written { text: text[1..].to_string(), escaped: escaped[1..].to_vec() })
     }
 
     /// Writes the items into `w`.
     fn write_into<O: PyJsonOut + ?Sized>(&self, w: &mut DictWriter<'_, O>) {
-        w.pre_written(&self.text, &self.escaped);
+        w.pre_written(&self.0.text, &self.0.escaped);
     }
 }
 
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
 /// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 struct Parts {
     input: Instance,
     /// The `data_classification_policy` of the dict; `None` for an instance's own dict, whose
@@ -89,32 +119,51 @@ struct Parts {
 }
 
 impl Parts {
-    /// A demo's parts, its policy copied.
+    /// A demo's parts, its policy copied (`null` when it has none). Errors when its
+    /// `input_fields` or `reference_fields` is missing or not a dict.
     fn take(inst: &mut Instance) -> Result<Parts> {
         let (input, refs) = (take_obj(inst, "input_fields")?, take_obj(inst, "reference_fields")?);
         Ok(Parts { input, policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()), refs })
     }
 
-    /// Whether the dict can be written item by item: no input or reference field is named
-    /// `metadata` or `extra` (whose merge would move the recipe's metadata). A reference field
-    /// named like an input field is fine: [`Parts::write`] puts its value at the input field's
-    /// place, as the dict merge does.
-    fn direct(&self, extra: Option<&str>) -> bool {
-        let reserved = |k: &str| k == "metadata" || extra == Some(k);
-        !self.input.keys().any(|k| reserved(k)) && !self.refs.keys().any(|k| reserved(k))
-    }
-
-    /// Writes the dict (`recipe` adds its metadata, `demos` the demos' dicts at the end), as
-    /// Python's `{**input_fields, "metadata": {...}, **reference_fields}` orders it: a
-    /// reference field that is also an input field takes the input field's place. `own_policy`
-    /// is the instance's policy, written when the parts hold none of their own.
-    fn write<O: PyJsonOut + ?Sized>(&self, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, fixed: Option<&FixedItems>, demos: &DirectDemos, out: &mut O) {
+    /// Writes the dict, as Python's `{**input_fields, "metadata": {...}, **reference_fields}`
+    /// merges it, then `demos` (when given) set on it: a key keeps the place where it first
+    /// comes and takes the value it gets last. So a reference field named like an input field
+    /// is written at the input field's place; `metadata` comes at an input field's place of
+    /// that name, else after the input fields, holding a reference field of that name when
+    /// there is one (the recipe's items set into it when it is a dict), else the dict's own
+    /// policy (or `own_policy`, the instance's, when the parts hold none) and the recipe's
+    /// items; `demos` replaces a field of that name in place, or comes last. `fixed` are
+    /// items planned per position of the input and reference fields ([`FixedItems`]).
+    fn write<O: PyJsonOut + ?Sized>(
+        &self,
+        own_policy: &Value,
+        recipe: Option<&RecipeMeta<'_>>,
+        fixed: Option<&FixedItems>,
+        demos: Option<&Demos>,
+        out: &mut O,
+    ) {
         let mut w = DictWriter::begin(out);
         // One lookup per reference field (there are few): whether any is also an input field.
         // Usually none is, and the input fields are written without looking each one up.
         let shared = self.refs.keys().any(|k| self.input.contains_key(k));
+        // The keys whose value the merge sets (`metadata`, and `demos` when the dict has
+        // demos); usually no field is named so, and no field is checked again.
+        let set_by_merge = |k: &str| k == "metadata" || (demos.is_some() && k == "demos");
+        let special = self.input.keys().chain(self.refs.keys()).any(|k| set_by_merge(k));
         let fixed = fixed.filter(|f| !f.is_empty());
+        let (mut metadata_placed, mut demos_placed) = (false, false);
         for (i, (k, v)) in self.input.iter().enumerate() {
+            if special && set_by_merge(k) {
+                if k.as_str() == "metadata" {
+                    self.write_metadata(w.plain_key("metadata"), own_policy, recipe, special);
+                    metadata_placed = true;
+                } else if let Some(d) = demos {
+                    d.write(w.plain_key("demos"));
+                    demos_placed = true;
+                }
+                continue;
+            }
             // A reference field's value at an input field's place is not the planned one.
             let (v, planned) = match if shared { self.refs.get(k) } else { None } {
                 Some(r) => (r, None),
@@ -122,57 +171,191 @@ impl Parts {
             };
             write_item(&mut w, planned, k, v);
         }
-        write_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
-        for (i, (k, v)) in self.refs.iter().enumerate() {
-            if !shared || !self.input.contains_key(k) {
-                write_item(&mut w, fixed.and_then(|f| f.refs.get(i)), k, v);
-            }
+        if !metadata_placed {
+            self.write_metadata(w.plain_key("metadata"), own_policy, recipe, special);
         }
-        let n = match demos {
-            DirectDemos::None => None,
-            DirectDemos::Parts(d) => Some(d.len()),
-            DirectDemos::Pool(d) => Some(d.len()),
-        };
-        if let Some(n) = n {
-            let out = w.plain_key("demos");
-            out.plain("[");
-            for i in 0..n {
-                if i > 0 {
-                    out.plain(", ");
-                }
-                match demos {
-                    DirectDemos::Parts(d) => d[i].write(&Value::Null, None, None, &DirectDemos::None, out),
-                    DirectDemos::Pool(d) => {
-                        if let Some(j) = &d[i].task_data {
-                            out.pre_written(&j.text, &j.escaped);
-                        }
-                    }
-                    DirectDemos::None => {}
-                }
+        for (i, (k, v)) in self.refs.iter().enumerate() {
+            if shared && self.input.contains_key(k) {
+                continue;
             }
-            out.plain("]");
+            if special && set_by_merge(k) {
+                // `metadata` is already in its place.
+                if let (Some(d), "demos") = (demos, k.as_str()) {
+                    d.write(w.plain_key("demos"));
+                    demos_placed = true;
+                }
+                continue;
+            }
+            write_item(&mut w, fixed.and_then(|f| f.refs.get(i)), k, v);
+        }
+        if let (Some(d), false) = (demos, demos_placed) {
+            d.write(w.plain_key("demos"));
         }
         w.end();
     }
 
-    /// The dict as a map, keys merged as Python's dict literal merges them; the recipe's
-    /// metadata goes into whatever `metadata` dict the merge left. `own_policy` as in
-    /// [`Parts::write`].
-    fn into_map(self, own_policy: Value, recipe: Option<&RecipeMeta<'_>>, demos: Option<Vec<Parts>>) -> Instance {
-        let mut td = self.input;
-        let mut meta = Instance::with_capacity(4);
-        meta.insert(Key::const_new("data_classification_policy"), self.policy.unwrap_or(own_policy));
-        td.insert("metadata".into(), Value::Object(meta));
-        td.extend(self.refs);
-        if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
-            meta.insert("num_demos".into(), r.num_demos.clone());
-            meta.insert("demos_pool_size".into(), r.demos_pool_size.clone());
-            meta.insert("template".into(), r.template.clone());
+    /// Writes the value of the dict's `metadata` key (see [`Parts::write`]); `special`: some
+    /// field may be named `metadata`.
+    fn write_metadata<O: PyJsonOut + ?Sized>(&self, out: &mut O, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, special: bool) {
+        match (if special { self.refs.get("metadata") } else { None }, recipe) {
+            (None, _) => write_own_metadata(out, self.policy.as_ref().unwrap_or(own_policy), recipe),
+            (Some(Value::Object(m)), Some(r)) => {
+                let items = r.items();
+                let recipe_value = |k: &str| items.iter().find(|(name, _)| *name == k).map(|(_, v)| *v);
+                let mut d = DictWriter::begin(out);
+                for (k, v) in m {
+                    d.item(k, recipe_value(k).unwrap_or(v));
+                }
+                for (k, v) in items {
+                    if !m.contains_key(k) {
+                        d.plain_item(k, v);
+                    }
+                }
+                d.end();
+            }
+            (Some(v), _) => write_value(v, &DumpOptions::default(), 0, out),
         }
-        if let Some(demos) = demos {
-            td.insert("demos".into(), Value::Array(demos.into_iter().map(|d| Value::Object(d.into_map(Value::Null, None, None))).collect()));
+    }
+
+    /// The dict [`Parts::write`] writes, as a map (for `group_by` lookups).
+    fn to_map(&self, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, demos: Option<&Demos>) -> Instance {
+        let mut td = self.input.clone();
+        let mut meta = Instance::with_capacity(4);
+        meta.insert(Key::const_new("data_classification_policy"), self.policy.as_ref().unwrap_or(own_policy).clone());
+        td.insert("metadata".into(), Value::Object(meta));
+        td.extend(self.refs.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
+            for (k, v) in r.items() {
+                meta.insert(k.into(), v.clone());
+            }
+        }
+        if let Some(d) = demos {
+            td.insert("demos".into(), d.to_value());
         }
         td
+    }
+}
+
+/// A demo as a template rendered it (for a demo of the demos pool, rendered once and kept for
+/// every instance that uses it): what formats read of it, and its `task_data` dict (its input
+/// fields, policy and reference fields) written once by [`Parts::write`].
+#[derive(Debug)]
+pub struct RenderedDemo {
+    /// The rendering reduced to the fields formats read: the copy that goes into an
+    /// instance's `demos` field.
+    pub format_view: Instance,
+    parts: Parts,
+    task_data: Written,
+}
+
+impl RenderedDemo {
+    /// The demo rendered as `fields`: its `input_fields`, `reference_fields` and
+    /// `data_classification_policy` make its `task_data` dict, and the fields named in
+    /// `format_fields` are kept as [`RenderedDemo::format_view`]. Errors when `input_fields`
+    /// or `reference_fields` is missing or not a dict.
+    pub fn new(mut fields: Instance, format_fields: &[&str]) -> Result<RenderedDemo> {
+        let parts = Parts::take(&mut fields)?;
+        fields.retain(|k, _| format_fields.contains(&k.as_str()));
+        let task_data = Written::new(|out| parts.write(&Value::Null, None, None, None, out));
+        Ok(RenderedDemo { format_view: fields, parts, task_data })
+    }
+}
+
+/// The demos of an instance's `task_data` dict.
+#[derive(Debug, Clone)]
+enum Demos {
+    /// Rendered by the demos pool: each dict is copied from its text.
+    Rendered(Vec<Arc<RenderedDemo>>),
+    /// From the instance's own `demos` field: each dict is written from its parts.
+    Listed(Vec<Parts>),
+}
+
+impl Demos {
+    /// Writes the list of the demos' dicts.
+    fn write<O: PyJsonOut + ?Sized>(&self, out: &mut O) {
+        out.plain("[");
+        match self {
+            Demos::Rendered(list) => {
+                for (i, d) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.plain(", ");
+                    }
+                    d.task_data.write_into(out);
+                }
+            }
+            Demos::Listed(list) => {
+                for (i, d) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.plain(", ");
+                    }
+                    d.write(&Value::Null, None, None, None, out);
+                }
+            }
+        }
+        out.plain("]");
+    }
+
+    /// The list of the demos' dicts as maps (for `group_by` lookups).
+    fn to_value(&self) -> Value {
+        let map = |p: &Parts| Value::Object(p.to_map(&Value::Null, None, None));
+        Value::Array(match self {
+            Demos::Rendered(list) => list.iter().map(|d| map(&d.parts)).collect(),
+            Demos::Listed(list) => list.iter().map(map).collect(),
+        })
+    }
+}
+
+/// An instance's `task_data` dict, held as its parts and written (by [`Parts::write`]) only
+/// when asked for, straight into the form asked for. The parts take the policy of the output
+/// instance that holds them (see [`Parts::policy`]).
+#[derive(Debug, Clone)]
+struct TaskData<'p> {
+    parts: Parts,
+    recipe: RecipeMeta<'p>,
+    fixed: Option<&'p FixedItems>,
+    demos: Option<Demos>,
+}
+
+impl TaskData<'_> {
+    /// Writes the dict into `out`; `policy` is the output instance's.
+    fn write<O: PyJsonOut + ?Sized>(&self, policy: &Value, out: &mut O) {
+        self.parts.write(policy, Some(&self.recipe), self.fixed, self.demos.as_ref(), out);
+    }
+
+    /// The dict as text; `policy` is the output instance's.
+    fn text(&self, policy: &Value) -> String {
+        let mut s = String::with_capacity(512);
+        self.write(policy, &mut s);
+        s
+    }
+
+    /// Unitxt's `groups`: for each entry of `group_by` (a field path, or a list of them), the
+    /// JSON text of the dict of those paths' values, read in the `task_data` dict with its
+    /// `metadata` items merged in at the top. Errors: an entry is neither, or a path matches
+    /// nothing.
+    fn groups(&self, policy: &Value, group_by: &[Value]) -> Result<Vec<Value>> {
+        if group_by.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut data = self.parts.to_map(policy, Some(&self.recipe), self.demos.as_ref());
+        if let Some(Value::Object(meta)) = data.get("metadata").cloned() {
+            data.extend(meta);
+        }
+        let mut groups = Vec::with_capacity(group_by.len());
+        for g in group_by {
+            let attrs: Vec<String> = match g {
+                Value::String(s) => vec![s.as_str().to_owned()],
+                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
+                other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
+            };
+            let mut group = Instance::new();
+            for a in attrs {
+                let v = dict_get(&data, &a)?.into_owned();
+                group.insert(a.into(), v);
+            }
+            groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));
+        }
+        Ok(groups)
     }
 }
 
@@ -251,10 +434,9 @@ fn write_item<O: PyJsonOut + ?Sized>(w: &mut DictWriter<'_, O>, fixed: Option<&O
     }
 }
 
-/// Writes the `metadata` dict of a `task_data` dict: the policy, then the recipe's items
-/// when given (copied from their text when the recipe wrote them once,
-/// [`RecipeMeta::written`]).
-fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
+/// Writes a `task_data` dict's own `metadata` dict: the policy, then the recipe's items when
+/// given (copied from their text when the recipe wrote them once, [`RecipeMeta::written`]).
+fn write_own_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
     let mut m = DictWriter::begin(out);
     m.plain_item("data_classification_policy", policy);
     match recipe {
@@ -267,71 +449,9 @@ fn write_metadata<O: PyJsonOut + ?Sized>(out: &mut O, policy: &Value, recipe: Op
 
 /// The recipe's `num_demos`, `demos_pool_size` and `template` items of a `metadata` dict.
 fn write_recipe_items<O: PyJsonOut + ?Sized>(m: &mut DictWriter<'_, O>, r: &RecipeMeta<'_>) {
-    m.plain_item("num_demos", &r.num_demos);
-    m.plain_item("demos_pool_size", &r.demos_pool_size);
-    m.plain_item("template", &r.template);
-}
-
-/// The `demos` list of a `task_data` dict written item by item: none, the demos' parts, or
-/// pool demos whose dicts are already written (each has its `task_data`).
-#[derive(Clone)]
-enum DirectDemos {
-    None,
-    Parts(Vec<Parts>),
-    Pool(Vec<Arc<RenderedDemo>>),
-}
-
-/// An instance's `task_data`: its text, or its parts, written only when asked for, straight
-/// into the form asked for (text, or the inside of a JSON Lines string). The parts take the
-/// policy of the output instance that holds them (see [`Parts::policy`]).
-#[derive(Clone)]
-enum TaskData<'p> {
-    Text(String),
-    Direct(Box<Direct<'p>>),
-}
-
-/// What [`Parts::write`] writes a `task_data` dict from.
-#[derive(Clone)]
-struct Direct<'p> {
-    parts: Parts,
-    recipe: RecipeMeta<'p>,
-    fixed: Option<&'p FixedItems>,
-    demos: DirectDemos,
-}
-
-impl TaskData<'_> {
-    /// The text, moved out when it is already written; `policy` is the output instance's.
-    fn into_text(self, policy: &Value) -> String {
-        match self {
-            TaskData::Text(t) => t,
-            direct => direct.text(policy).into_owned(),
-        }
+    for (k, v) in r.items() {
+        m.plain_item(k, v);
     }
-
-    /// The text; `policy` is the output instance's.
-    fn text(&self, policy: &Value) -> std::borrow::Cow<'_, str> {
-        match self {
-            TaskData::Text(t) => t.into(),
-            TaskData::Direct(d) => {
-                let mut s = String::with_capacity(512);
-                d.parts.write(policy, Some(&d.recipe), d.fixed, &d.demos, &mut s);
-                s.into()
-            }
-        }
-    }
-}
-
-/// The `task_data` dict of a rendered pool demo (its `input_fields`, `data_classification_policy`
-/// and `reference_fields`), written as `json.dumps` writes it; `None` when it cannot be
-/// written item by item (see [`Parts::direct`]) or lacks a part.
-pub(super) fn demo_task_data(rendered: &Instance) -> Option<String> {
-    let parts = Parts::take(&mut rendered.clone()).ok()?;
-    if !parts.direct(None) {
-        return None;
-    }
-    let mut s = String::with_capacity(256);
-    parts.write(&Value::Null, None, None, &DirectDemos::None, &mut s);
-    Some(s)
 }
 
 /// What the template, the system prompt and the format made of an instance, for
@@ -360,75 +480,42 @@ pub struct Verbalized<'p> {
 /// Finalizes one verbalized instance (Unitxt's `FinalizeDataset`): the output instance with
 /// [`OUTPUT_FIELDS`], from `v` and what is left of the instance `inst` (its
 /// `data_classification_policy`, `media` and `demos`; the rest is dropped). `task_data` is
-/// written straight from the parts unless a field named `metadata` (or `demos`) takes part
-/// in the dict merge or a `group_by` needs it as a map.
+/// kept as its parts, written when the output instance is (see `Parts::write` in this module).
 ///
 /// `pool_demos`, when given, are the instance's demos as rendered by the demos pool (its
 /// `demos` field then holds only what formats read): their `task_data` dicts are copied from
-/// the pool's text when the instance's dict is written directly. Errors: `v` lacks the input
-/// or reference fields, `target`, `references` or `postprocessors`, or the instance lacks
-/// its policy; a demo is not a dict or lacks its fields; a `group_by` field is missing.
+/// the text each holds. Errors: `v` lacks the input or reference fields, `target`,
+/// `references` or `postprocessors`, or the instance lacks its policy; a demo of its `demos`
+/// field is not a dict or lacks its fields; a `group_by` field is missing.
 pub fn finalize<'p>(
     mut inst: Instance,
     mut v: Verbalized<'p>,
     group_by: &[Value],
     recipe: RecipeMeta<'p>,
-    pool_demos: Option<&[std::sync::Arc<super::demos::RenderedDemo>]>,
+    pool_demos: Option<Vec<Arc<RenderedDemo>>>,
 ) -> Result<OutputInstance<'p>> {
     let missing = |k: &str| Error::invalid(format!("instance has no {k:?} dict"));
     let input = v.input_fields.take().ok_or_else(|| missing("input_fields"))?;
     let refs = v.reference_fields.take().ok_or_else(|| missing("reference_fields"))?;
-    let parts = Parts { input, policy: None, refs };
     let in_field = inst.swap_remove("demos");
-    if let Some(pool) = pool_demos {
-        if group_by.is_empty() && parts.direct(Some("demos")) && pool.iter().all(|d| d.task_data.is_some()) {
-            let direct = Direct { parts, recipe, fixed: v.fixed_items, demos: DirectDemos::Pool(pool.to_vec()) };
-            return output_instance(inst, TaskData::Direct(Box::new(direct)), Vec::new(), v);
-        }
-    }
-    let demos = match pool_demos.map(|p| Value::Array(p.iter().map(|d| Value::Object(d.fields.clone())).collect())).or(in_field) {
-        Some(Value::Array(demos)) => {
-            let mut out = Vec::with_capacity(demos.len());
-            for d in demos {
+    let demos = match (pool_demos, in_field) {
+        (Some(pool), _) => Some(Demos::Rendered(pool)),
+        (None, Some(Value::Array(list))) => {
+            let mut out = Vec::with_capacity(list.len());
+            for d in list {
                 let Value::Object(mut d) = d else { return Err(Error::invalid("a demo is not a dict")) };
                 out.push(Parts::take(&mut d)?);
             }
-            Some(out)
+            Some(Demos::Listed(out))
         }
-        _ => None,
+        (None, _) => None,
     };
-    let direct = group_by.is_empty()
-        && parts.direct(demos.as_ref().map(|_| "demos"))
-        && demos.iter().flatten().all(|d| d.direct(None));
-    if direct {
-        let demos = demos.map_or(DirectDemos::None, DirectDemos::Parts);
-        return output_instance(inst, TaskData::Direct(Box::new(Direct { parts, recipe, fixed: v.fixed_items, demos })), Vec::new(), v);
-    }
-    let mut groups = Vec::new();
-    let own_policy = inst.get("data_classification_policy").cloned().unwrap_or_default();
-    let td = parts.into_map(own_policy, Some(&recipe), demos);
-    if !group_by.is_empty() {
-        let mut data = td.clone();
-        if let Some(Value::Object(meta)) = td.get("metadata") {
-            for (k, v) in meta {
-                data.insert(k.clone(), v.clone());
-            }
-        }
-        for g in group_by {
-            let attrs: Vec<String> = match g {
-                Value::String(s) => vec![s.as_str().to_owned()],
-                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect(),
-                other => return Err(Error::invalid(format!("group_by entries must be strings or lists, got {other}"))),
-            };
-            let mut group = Instance::new();
-            for a in attrs {
-                let v = dict_get(&data, &a)?.into_owned();
-                group.insert(a.into(), v);
-            }
-            groups.push(Value::String(dumps(&Value::Object(group), DumpOptions::default()).into()));
-        }
-    }
-    output_instance(inst, TaskData::Text(dumps(&Value::Object(td), DumpOptions::default())), groups, v)
+    let task_data = TaskData { parts: Parts { input, policy: None, refs }, recipe, fixed: v.fixed_items, demos };
+    let groups = match inst.get("data_classification_policy") {
+        _ if group_by.is_empty() => Vec::new(),
+        policy => task_data.groups(policy.unwrap_or(&Value::Null), group_by)?,
+    };
+    output_instance(inst, Box::new(task_data), groups, v)
 }
 
 /// A `metrics` or `postprocessors` list with its inline artifacts (objects with `__type__`)
@@ -455,7 +542,7 @@ fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
 
 /// The output instance from `v` (its input and reference fields taken for `task_data`) and
 /// what is left of the instance (its policy and media; the rest is dropped).
-fn output_instance<'p>(mut inst: Instance, task_data: TaskData<'p>, groups: Vec<Value>, v: Verbalized<'p>) -> Result<OutputInstance<'p>> {
+fn output_instance<'p>(mut inst: Instance, task_data: Box<TaskData<'p>>, groups: Vec<Value>, v: Verbalized<'p>) -> Result<OutputInstance<'p>> {
     let field = |k: &str| Error::invalid(format!("the finished instance has no {k:?} field"));
     let data_classification_policy = inst.swap_remove("data_classification_policy").ok_or_else(|| field("data_classification_policy"))?;
     let target = v.target.ok_or_else(|| field("target"))?;
@@ -504,9 +591,10 @@ pub struct OutputInstance<'p> {
     pub audios: Value,
     /// The postprocessor names (a list), usually lent by the template.
     pub postprocessors: Shared<'p>,
-    /// The `task_data` dict as Python's `json.dumps` writes it ([`OutputInstance::task_data`]).
-    task_data: TaskData<'p>,
-    /// The instance's data classification policy (a list, or `null`); `task_data` may read it
+    /// The parts of the `task_data` dict, written when asked for
+    /// ([`OutputInstance::task_data`]).
+    task_data: Box<TaskData<'p>>,
+    /// The instance's data classification policy (a list, or `null`); `task_data` reads it
     /// (see [`Parts::policy`]), so it is not changed once finished.
     data_classification_policy: Value,
 }
@@ -532,6 +620,7 @@ impl std::fmt::Debug for OutputInstance<'_> {
 impl OutputInstance<'_> {
     /// The instance as a map with exactly [`OUTPUT_FIELDS`], in that order.
     pub fn into_instance(self) -> Instance {
+        let task_data = self.task_data();
         let mut out = Instance::with_capacity(OUTPUT_FIELDS.len());
         let mut media = Instance::with_capacity(2);
         media.insert("images".into(), self.images);
@@ -544,7 +633,7 @@ impl OutputInstance<'_> {
         out.insert("subset".into(), Value::Array(self.subset));
         out.insert("media".into(), Value::Object(media));
         out.insert("postprocessors".into(), self.postprocessors.into_value());
-        out.insert("task_data".into(), Value::String(self.task_data.into_text(&self.data_classification_policy).into()));
+        out.insert("task_data".into(), Value::String(task_data.into()));
         out.insert(Key::const_new("data_classification_policy"), self.data_classification_policy);
         out
     }
@@ -552,7 +641,7 @@ impl OutputInstance<'_> {
     /// Appends the instance as compact JSON, the same bytes as
     /// [`crate::value::json_lines::write_object`] of [`OutputInstance::into_instance`].
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::value::json_lines::{write_array, write_str, write_value};
+        use crate::value::json_lines::{write_array, write_value};
         let head: [(&[u8], &Value); 3] = [
             (b"{\"source\":", &self.source),
             (b",\"target\":", &self.target),
@@ -574,16 +663,9 @@ impl OutputInstance<'_> {
         write_value(&self.audios, out);
         out.extend_from_slice(b"},\"postprocessors\":");
         self.postprocessors.write_json(out);
-        out.extend_from_slice(b",\"task_data\":");
-        match &self.task_data {
-            TaskData::Text(t) => write_str(t, out),
-            TaskData::Direct(d) => {
-                out.push(b'"');
-                d.parts.write(&self.data_classification_policy, Some(&d.recipe), d.fixed, &d.demos, &mut InJsonString(out));
-                out.push(b'"');
-            }
-        }
-        out.extend_from_slice(b",\"data_classification_policy\":");
+        out.extend_from_slice(b",\"task_data\":\"");
+        self.task_data.write(&self.data_classification_policy, &mut InJsonString(out));
+        out.extend_from_slice(b"\",\"data_classification_policy\":");
         write_value(&self.data_classification_policy, out);
         out.push(b'}');
     }
@@ -594,22 +676,14 @@ impl OutputInstance<'_> {
     }
 
     /// The `task_data` dict as Python's `json.dumps` writes it.
-    pub fn task_data(&self) -> std::borrow::Cow<'_, str> {
+    pub fn task_data(&self) -> String {
         self.task_data.text(&self.data_classification_policy)
     }
 
     /// Appends the `task_data` dict as Python's `json.dumps` writes it to `out` (the text of
     /// [`OutputInstance::task_data`], written in place).
     pub fn write_task_data(&self, out: &mut String) {
-        match &self.task_data {
-            TaskData::Text(t) => out.push_str(t),
-            TaskData::Direct(d) => d.parts.write(&self.data_classification_policy, Some(&d.recipe), d.fixed, &d.demos, out),
-        }
-    }
-
-    /// Replaces the `task_data` text.
-    pub fn set_task_data(&mut self, text: String) {
-        self.task_data = TaskData::Text(text);
+        self.task_data.write(&self.data_classification_policy, out);
     }
 
     /// The instance as one JSON Lines line (its JSON and `\n`).
@@ -647,7 +721,7 @@ mod tests {
         inst: Instance,
         group_by: &[Value],
         recipe: RecipeMeta<'a>,
-        pool: Option<&[std::sync::Arc<super::super::demos::RenderedDemo>]>,
+        pool: Option<Vec<Arc<RenderedDemo>>>,
     ) -> Result<OutputInstance<'a>> {
         finalize_with(inst, group_by, recipe, pool, None)
     }
@@ -657,7 +731,7 @@ mod tests {
         mut inst: Instance,
         group_by: &[Value],
         recipe: RecipeMeta<'a>,
-        pool: Option<&[std::sync::Arc<super::super::demos::RenderedDemo>]>,
+        pool: Option<Vec<Arc<RenderedDemo>>>,
         fixed_items: Option<&'a FixedItems>,
     ) -> Result<OutputInstance<'a>> {
         let r = crate::templates::Rendered::taken_from(&mut inst).unwrap();
@@ -688,7 +762,7 @@ mod tests {
                 .into_iter()
                 .map(|f| {
                     let out = finalize_with(verbalized(input.clone(), json!({"a": "y"}), None), &[], meta(), None, f).unwrap();
-                    (out.task_data().into_owned(), String::from_utf8(out.json_line()).unwrap())
+                    (out.task_data(), String::from_utf8(out.json_line()).unwrap())
                 })
                 .collect();
             assert_eq!(texts[0], texts[1], "{input}");
@@ -696,7 +770,50 @@ mod tests {
     }
 
     fn task_data(inst: Instance) -> String {
-        finalize_instance(inst, &[], meta(), None).unwrap().task_data().into_owned()
+        finalize_instance(inst, &[], meta(), None).unwrap().task_data()
+    }
+
+    /// The `task_data` dict of `out` merged as a map ([`Parts::to_map`], as Python merges the
+    /// dicts), written by `json.dumps`: what the writer must give.
+    fn mapped(out: &OutputInstance<'_>) -> String {
+        let td = &out.task_data;
+        dumps(&Value::Object(td.parts.to_map(&out.data_classification_policy, Some(&td.recipe), td.demos.as_ref())), DumpOptions::default())
+    }
+
+    /// Fields named `metadata` or `demos` take the places Python's dict merge gives them, with
+    /// the values it leaves there (texts printed by CPython 3.11 for the same dicts); the
+    /// JSON line holds the same text.
+    #[test]
+    fn fields_named_metadata_or_demos_merge_as_python_dicts_do() {
+        let demo = json!({"input_fields": {"q": "d"}, "reference_fields": {"metadata": "dm", "a": "e"}, "data_classification_policy": ["p"]});
+        let cases = [
+            (
+                json!({"demos": 1, "metadata": "m", "x": 2}),
+                json!({"metadata": {"template": "t0", "k": 1}, "demos": 5, "y": "é"}),
+                r#"{"demos": [{"q": "d", "metadata": "dm", "a": "e"}], "metadata": {"template": "templates.x", "k": 1, "num_demos": 1, "demos_pool_size": 5}, "x": 2, "y": "\u00e9"}"#,
+            ),
+            (
+                json!({"q": "x"}),
+                json!({"a": "y", "demos": "own"}),
+                r#"{"q": "x", "metadata": {"data_classification_policy": ["public"], "num_demos": 1, "demos_pool_size": 5, "template": "templates.x"}, "a": "y", "demos": [{"q": "d", "metadata": "dm", "a": "e"}]}"#,
+            ),
+        ];
+        for (input, refs, expected) in cases {
+            for pool in [false, true] {
+                let out = if pool {
+                    let rendered = Arc::new(RenderedDemo::new(demo.as_object().unwrap().clone(), &[]).unwrap());
+                    finalize_instance(verbalized(input.clone(), refs.clone(), Some(json!([{}]))), &[], meta(), Some(vec![rendered])).unwrap()
+                } else {
+                    finalize_instance(verbalized(input.clone(), refs.clone(), Some(json!([demo.clone()]))), &[], meta(), None).unwrap()
+                };
+                assert_eq!(out.task_data(), expected);
+                assert_eq!(mapped(&out), expected);
+                let mut line = Vec::new();
+                crate::value::json_lines::write_object(&out.clone().into_instance(), &mut line);
+                line.push(b'\n');
+                assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(line).unwrap());
+            }
+        }
     }
 
     #[test]
@@ -725,7 +842,7 @@ mod tests {
                     recipe.written = Some(&written);
                 }
                 let out = finalize_instance(inst, &[], recipe, None).unwrap();
-                let text = out.task_data().into_owned();
+                let text = out.task_data();
                 let line = String::from_utf8(out.json_line()).unwrap();
                 let in_line: Value = serde_json::from_str::<serde_json::Value>(&line).unwrap()["task_data"].as_str().unwrap().into();
                 assert_eq!(in_line, Value::String(text.as_str().into()), "{line}");
@@ -795,31 +912,25 @@ mod tests {
     }
 
     /// Demos handed over by the pool give the same `task_data` (and groups) as the same demos
-    /// in the instance's `demos` field, on the direct path and on the map path (`group_by`).
+    /// in the instance's `demos` field, with and without a `group_by`.
     #[test]
     fn pool_demos_match_demos_in_the_instance() {
         let demo = json!({"input_fields": {"q": "d \"x\" \\ é\n", "c": [1]}, "reference_fields": {"a": "e", "c": [2]},
                           "data_classification_policy": ["p"], "source": "ds", "target": "dt", "target_prefix": ""});
-        let fields = demo.as_object().unwrap().clone();
-        let rendered = std::sync::Arc::new(super::super::demos::RenderedDemo {
-            task_data: demo_task_data(&fields).map(super::super::demos::DemoJson::new),
-            format_view: Instance::new(),
-            fields,
-        });
-        assert!(rendered.task_data.is_some());
+        let rendered = Arc::new(RenderedDemo::new(demo.as_object().unwrap().clone(), &["source"]).unwrap());
+        assert_eq!(rendered.format_view, json!({"source": "ds"}).as_object().unwrap().clone());
         for group_by in [vec![], vec![json!("q")]] {
             let with_field = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([demo.clone(), demo.clone()])));
             let with_pool = verbalized(json!({"q": "x", "c": [3]}), json!({"a": "y"}), Some(json!([{}, {}])));
             let a = finalize_instance(with_field, &group_by, meta(), None).unwrap();
-            let b = finalize_instance(with_pool, &group_by, meta(), Some(&[rendered.clone(), rendered.clone()])).unwrap();
+            let b = finalize_instance(with_pool, &group_by, meta(), Some(vec![rendered.clone(), rendered.clone()])).unwrap();
             // The line copies the pool's escaped text of each demo dict; it is the map's line.
             assert_eq!(a.json_line(), b.json_line(), "group_by {group_by:?}");
             let mut expected = Vec::new();
             crate::value::json_lines::write_object(&b.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(b.json_line()).unwrap(), String::from_utf8(expected).unwrap());
-            // Written directly (from the pool's texts) without a group_by, from a map with one.
-            assert_eq!(matches!(b.task_data, TaskData::Direct(_)), group_by.is_empty());
+            assert_eq!(b.task_data(), mapped(&b));
             assert_eq!((a.task_data(), &a.groups), (b.task_data(), &b.groups), "group_by {group_by:?}");
         }
     }
@@ -847,7 +958,7 @@ mod tests {
     /// Many instances on one thread, whose `task_data` items repeat, change every time,
     /// change now and then, change type (`1`, `1.0`), hold dicts, or change keys at a
     /// position: the dict written item by item (as text and inside the JSON line) is always
-    /// the one written from the merged map (`group_by` takes that path).
+    /// the merged map written as JSON, with or without a `group_by`.
     #[test]
     fn task_data_items_follow_their_changes() {
         for i in 0..200 {
@@ -862,33 +973,13 @@ mod tests {
             };
             let refs = json!({"label": if i % 3 == 0 { "neg" } else { "pos" }});
             let direct = finalize_instance(verbalized(input.clone(), refs.clone(), None), &[], meta(), None).unwrap();
-            let mapped = finalize_instance(verbalized(input, refs, None), &[json!("k")], meta(), None).unwrap();
-            assert!(matches!(direct.task_data, TaskData::Direct(_)) && matches!(mapped.task_data, TaskData::Text(_)));
-            assert_eq!(direct.task_data(), mapped.task_data(), "instance {i}");
+            let grouped = finalize_instance(verbalized(input, refs, None), &[json!("k")], meta(), None).unwrap();
+            assert_eq!(direct.task_data(), grouped.task_data(), "instance {i}");
+            assert_eq!(direct.task_data(), mapped(&direct), "instance {i}");
             let mut expected = Vec::new();
             crate::value::json_lines::write_object(&direct.clone().into_instance(), &mut expected);
             expected.push(b'\n');
             assert_eq!(String::from_utf8(direct.json_line()).unwrap(), String::from_utf8(expected).unwrap(), "instance {i}");
         }
-    }
-
-    /// A line stays right when `task_data` was replaced after finalization (it is then written
-    /// from the new text instead of the parts).
-    #[test]
-    fn json_line_after_task_data_changes() {
-        let demo = json!({"input_fields": {"q": "é \"d\""}, "reference_fields": {"a": "e"}, "data_classification_policy": ["p"]});
-        let fields = demo.as_object().unwrap().clone();
-        let rendered = std::sync::Arc::new(super::super::demos::RenderedDemo {
-            task_data: demo_task_data(&fields).map(super::super::demos::DemoJson::new),
-            format_view: Instance::new(),
-            fields,
-        });
-        let inst = verbalized(json!({"q": "x"}), json!({"a": "y"}), Some(json!([{}])));
-        let mut out = finalize_instance(inst, &[], meta(), Some(&[rendered])).unwrap();
-        out.set_task_data(format!("é{}", out.task_data()));
-        let mut expected = Vec::new();
-        crate::value::json_lines::write_object(&out.clone().into_instance(), &mut expected);
-        expected.push(b'\n');
-        assert_eq!(String::from_utf8(out.json_line()).unwrap(), String::from_utf8(expected).unwrap());
     }
 }

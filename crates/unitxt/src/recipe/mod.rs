@@ -378,7 +378,7 @@ impl Recipe {
         if let Some(a) = f.augmentor.as_ref() {
             for v in as_list(a) {
                 let aug = cx.build::<dyn crate::augmentors::Augmentor>(&v).ctx("recipe argument `augmentor`")?;
-                if aug.raw.get("__type__").and_then(|t| t.as_str()) == Some("null_augmentor") {
+                if aug.is_identity() {
                     continue;
                 }
                 if task.augmentable_inputs.is_empty() {
@@ -639,24 +639,11 @@ impl Recipe {
             if !(pool.is_some() && *split == self.demos_taken_from) {
                 ms = run_steps(ms, split, &deferred);
             }
-            if refiner.raw.get("__type__").and_then(Value::as_str) == Some("minimum_one_example_per_label_refiner") {
-                // Unitxt seeds its shuffle from `str()` of the selected instances, which hold
-                // objects the engine keeps in another form: the refiner gets them as text.
-                let mut op: crate::operators::streams::MinimumOneExamplePerLabelRefiner =
-                    crate::artifact::from_value("minimum_one_example_per_label_refiner", &refiner.raw)?;
-                op.seed_context = Some(Arc::new(self.refiner_seed_context(pool.as_deref()).ctx(format!("recipe argument `{split}_refiner`"))?));
-                if let Some(stream) = ms.streams.get_mut(split) {
-                    let input = std::mem::replace(stream, Box::new(std::iter::empty()) as Stream);
-                    *stream = crate::operators::StreamOperator::process_stream(Arc::new(op), input, split)
-                        .ctx(format!("in the recipe's {split}_refiner"))?;
-                }
-                continue;
-            }
-            ms = refiner
-                .inner
-                .clone()
-                .process(ms)
-                .ctx(format!("in the recipe's {split}_refiner"))?;
+            // A refiner that reads what Unitxt's instances hold beyond ours gets it as text
+            // (made only when it asks).
+            let seed_context = || Ok(Arc::new(self.refiner_seed_context(pool.as_deref()).ctx(format!("recipe argument `{split}_refiner`"))?));
+            let op = refiner.inner.as_recipe_refiner(&seed_context)?.unwrap_or_else(|| refiner.inner.clone());
+            ms = op.process(ms).ctx(format!("in the recipe's {split}_refiner"))?;
         }
         Ok(Staged { streams: ms, pool })
     }
@@ -668,23 +655,18 @@ impl Recipe {
     /// (kind `Unsupported`) for an inline system prompt or format other than the defaults,
     /// whose `repr` is not reproduced.
     fn refiner_seed_context(&self, pool: Option<&DemosPool>) -> Result<crate::operators::streams::RefinerSeedContext> {
-        /// Python's `repr` of `EmptySystemPrompt()` in Unitxt 1.26.10.
-        const EMPTY_SYSTEM_PROMPT: &str = "EmptySystemPrompt(__type__='empty_system_prompt', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, skip_rendered_instance=True)";
-        /// Python's `repr` of `SystemFormat()` in Unitxt 1.26.10.
-        const SYSTEM_FORMAT: &str = r"SystemFormat(__type__='system_format', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, demos_field='demos', demo_format='{source}\\N{target_prefix}{target}\n\n', model_input_format='{system_prompt}\\N{instruction}\\N{demos}{source}\\N{target_prefix}', format_args={})";
-        let object = |id: &Option<crate::value::Str>, raw: &Value, default_type: &str, default: &str, what: &str| -> Result<String> {
-            match id {
-                Some(id) => Ok(id.split('[').next().unwrap_or(id).to_string()),
-                None if raw.as_object().is_some_and(|m| m.len() == 1) && raw.get("__type__").and_then(Value::as_str) == Some(default_type) => {
-                    Ok(default.to_string())
-                }
-                None => Err(Error::unsupported(format!(
+        let object = |id: &Option<crate::value::Str>, raw: &Value, bare_repr: Option<&str>, what: &str| -> Result<String> {
+            match (id, bare_repr) {
+                (Some(id), _) => Ok(id.split('[').next().unwrap_or(id).to_string()),
+                // An inline object given without arguments: its kind's own `repr` then.
+                (None, Some(repr)) if raw.as_object().is_some_and(|m| m.len() == 1) => Ok(repr.to_string()),
+                (None, _) => Err(Error::unsupported(format!(
                     "minimum_one_example_per_label_refiner seeds its shuffle from Python's repr of the recipe's {what}, which is not reproduced for an inline {what}; give one from the catalog"
                 ))),
             }
         };
-        let system_prompt = object(&self.system_prompt.id, &self.system_prompt.raw, "empty_system_prompt", EMPTY_SYSTEM_PROMPT, "system prompt")?;
-        let format = object(&self.format.id, &self.format.raw, "system_format", SYSTEM_FORMAT, "format")?;
+        let system_prompt = object(&self.system_prompt.id, &self.system_prompt.raw, self.system_prompt.bare_repr(), "system prompt")?;
+        let format = object(&self.format.id, &self.format.raw, self.format.bare_repr(), "format")?;
         let mut ctx = crate::operators::streams::RefinerSeedContext {
             metrics: self.task_metrics.value().clone(),
             recipe_metadata: format!("{{'system_prompt': {system_prompt}, 'format': {format}}}"),
@@ -860,7 +842,7 @@ impl Recipe {
             metrics: Shared::Lent(self.metrics.as_ref().unwrap_or(&self.task_metrics)),
             fixed_items: Some(fixed_items),
         };
-        finalize(inst, v, &self.group_by, meta, pool_demos.as_deref())
+        finalize(inst, v, &self.group_by, meta, pool_demos)
     }
 }
 

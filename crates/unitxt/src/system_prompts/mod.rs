@@ -27,6 +27,13 @@ pub trait SystemPrompt: Send + Sync {
         }
         Ok(instance)
     }
+
+    /// Python's `repr` of this kind of system prompt made without arguments (Unitxt
+    /// 1.26.10's dataclass `repr`), when the engine reproduces it (a recipe's refiner seeds
+    /// from it, see [`crate::operators::streams::RefinerSeedContext`]); `None` by default.
+    fn bare_repr(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl crate::artifact::ArtifactKind for dyn SystemPrompt {

@@ -75,4 +75,9 @@ impl SystemPrompt for EmptySystemPrompt {
     fn system_prompt(&self, own: Option<Value>, split: &str) -> Option<Value> {
         set_system_prompt(own, &Str::default(), self.skip_rendered_instance, &self.scope, split)
     }
+
+    /// Python's `repr` of `EmptySystemPrompt()` in Unitxt 1.26.10.
+    fn bare_repr(&self) -> Option<&'static str> {
+        Some("EmptySystemPrompt(__type__='empty_system_prompt', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, requirements=[], caching=None, apply_to_streams=None, dont_apply_to_streams=None, skip_rendered_instance=True)")
+    }
 }
