@@ -150,13 +150,13 @@ impl Parts {
         // The keys whose value the merge sets (`metadata`, and `demos` when the dict has
         // demos); usually no field is named so, and no field is checked again.
         let set_by_merge = |k: &str| k == "metadata" || (demos.is_some() && k == "demos");
-        let special = self.input.keys().chain(self.refs.keys()).any(|k| set_by_merge(k));
+        let special = self.input.keys().any(|k| set_by_merge(k)) || self.refs.keys().any(|k| set_by_merge(k));
         let fixed = fixed.filter(|f| !f.is_empty());
         let (mut metadata_placed, mut demos_placed) = (false, false);
         for (i, (k, v)) in self.input.iter().enumerate() {
             if special && set_by_merge(k) {
                 if k.as_str() == "metadata" {
-                    self.write_metadata(w.plain_key("metadata"), own_policy, recipe, special);
+                    self.write_metadata(w.plain_key("metadata"), own_policy, recipe);
                     metadata_placed = true;
                 } else if let Some(d) = demos {
                     d.write(w.plain_key("demos"));
@@ -171,8 +171,10 @@ impl Parts {
             };
             write_item(&mut w, planned, k, v);
         }
-        if !metadata_placed {
-            self.write_metadata(w.plain_key("metadata"), own_policy, recipe, special);
+        if special && !metadata_placed {
+            self.write_metadata(w.plain_key("metadata"), own_policy, recipe);
+        } else if !special {
+            write_own_metadata(w.plain_key("metadata"), self.policy.as_ref().unwrap_or(own_policy), recipe);
         }
         for (i, (k, v)) in self.refs.iter().enumerate() {
             if shared && self.input.contains_key(k) {
@@ -194,10 +196,10 @@ impl Parts {
         w.end();
     }
 
-    /// Writes the value of the dict's `metadata` key (see [`Parts::write`]); `special`: some
-    /// field may be named `metadata`.
-    fn write_metadata<O: PyJsonOut + ?Sized>(&self, out: &mut O, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>, special: bool) {
-        match (if special { self.refs.get("metadata") } else { None }, recipe) {
+    /// Writes the value of the dict's `metadata` key (see [`Parts::write`]) when some field may
+    /// be named `metadata`.
+    fn write_metadata<O: PyJsonOut + ?Sized>(&self, out: &mut O, own_policy: &Value, recipe: Option<&RecipeMeta<'_>>) {
+        match (self.refs.get("metadata"), recipe) {
             (None, _) => write_own_metadata(out, self.policy.as_ref().unwrap_or(own_policy), recipe),
             (Some(Value::Object(m)), Some(r)) => {
                 let items = r.items();
@@ -334,9 +336,6 @@ impl TaskData<'_> {
     /// `metadata` items merged in at the top. Errors: an entry is neither, or a path matches
     /// nothing.
     fn groups(&self, policy: &Value, group_by: &[Value]) -> Result<Vec<Value>> {
-        if group_by.is_empty() {
-            return Ok(Vec::new());
-        }
         let mut data = self.parts.to_map(policy, Some(&self.recipe), self.demos.as_ref());
         if let Some(Value::Object(meta)) = data.get("metadata").cloned() {
             data.extend(meta);
@@ -511,9 +510,9 @@ pub fn finalize<'p>(
         (None, _) => None,
     };
     let task_data = TaskData { parts: Parts { input, policy: None, refs }, recipe, fixed: v.fixed_items, demos };
-    let groups = match inst.get("data_classification_policy") {
-        _ if group_by.is_empty() => Vec::new(),
-        policy => task_data.groups(policy.unwrap_or(&Value::Null), group_by)?,
+    let groups = match group_by {
+        [] => Vec::new(),
+        _ => task_data.groups(inst.get("data_classification_policy").unwrap_or(&Value::Null), group_by)?,
     };
     output_instance(inst, Box::new(task_data), groups, v)
 }
