@@ -303,9 +303,10 @@ fn build_object(v: &Value, cx: &BuildContext<'_>) -> Result<Artifact> {
     if t == callback::CALLBACK_TYPE {
         return callback::build(v);
     }
-    if let (Some(Some(fields)), Some(m)) = (declared_fields(t), v.as_object()) {
+    if let (Some((Some(fields), also)), Some(m)) = (declared_fields(t), v.as_object()) {
         for k in m.keys().map(|k| k.as_str()) {
-            if !fields.contains(&k) && !crate::artifact::META_KEYS.contains(&k) && !crate::artifact::IGNORED_KEYS.contains(&k) {
+            let known = fields.contains(&k) || also.iter().any(|a| a.contains(&k));
+            if !known && !crate::artifact::META_KEYS.contains(&k) && !crate::artifact::IGNORED_KEYS.contains(&k) {
                 return Err(Error::unknown_field(t, k, &fields));
             }
         }
@@ -321,30 +322,33 @@ fn build_object(v: &Value, cx: &BuildContext<'_>) -> Result<Artifact> {
 
 /// The keyword arguments the engine reads for artifact type `t` (one of [`KNOWN_TYPES`]):
 /// the serde fields of the structs its entry in [`artifact_types!`] deserializes (a field
-/// operator's own, its [`FieldSpec`] and [`StreamScope`]; a metric's and
-/// [`crate::metrics::COMMON_KEYS`]). `None` when they are not known from the structs (a
-/// flattened or hand-read struct, a type that checks its keys itself, or an unknown type).
+/// operator's own, its [`FieldSpec`] and [`StreamScope`]). A metric also accepts
+/// [`crate::metrics::COMMON_KEYS`], which are not listed. `None` when they are not known from
+/// the structs (a flattened or hand-read struct, a type that checks its keys itself, or an
+/// unknown type).
 /// Unitxt's common artifact fields (`__description__`, `__tags__`, `__title__`,
 /// `__deprecated_msg__`), which every artifact accepts, are not listed.
 pub fn type_fields(t: &str) -> Option<Vec<&'static str>> {
-    declared_fields(t).flatten()
+    declared_fields(t).and_then(|(fields, _)| fields)
 }
 
-/// The union of the fields of `structs` (see [`struct_fields`]) and `extra`, in order without
-/// repeats; `None` when `structs` is empty or one of them is not a plain struct.
-fn union_fields(structs: &[Option<&'static [&'static str]>], extra: &[&'static [&'static str]]) -> Option<Vec<&'static str>> {
+/// Keys a type accepts besides its fields (a metric's [`crate::metrics::COMMON_KEYS`]).
+type AlsoAccepted = &'static [&'static [&'static str]];
+
+/// The fields of `structs` (see [`struct_fields`]), in order without repeats (`None` when
+/// `structs` is empty or one of them is not a plain struct), with the keys `also` accepted.
+fn union_fields(structs: &[Option<&'static [&'static str]>], also: AlsoAccepted) -> (Option<Vec<&'static str>>, AlsoAccepted) {
     if structs.is_empty() {
-        return None;
+        return (None, also);
     }
+    let Some(all) = structs.iter().copied().collect::<Option<Vec<_>>>() else { return (None, also) };
     let mut out: Vec<&'static str> = Vec::new();
-    for f in structs.iter().map(|s| s.ok_or(())).collect::<std::result::Result<Vec<_>, ()>>().ok()?.into_iter().chain(extra.iter().copied()) {
-        for n in f {
-            if !out.contains(n) {
-                out.push(n);
-            }
+    for n in all.into_iter().flatten() {
+        if !out.contains(n) {
+            out.push(n);
         }
     }
-    Some(out)
+    (Some(out), also)
 }
 
 /// Declares the artifact types: each line `"name" | "alias" => shape(Type);` (or
@@ -370,8 +374,9 @@ macro_rules! artifact_types {
         /// for `input_output_template`, ...).
         pub const KNOWN_TYPES: &[&str] = &[$($($name,)+)*];
 
-        /// `Some(fields)` (see [`type_fields`]) for a known type, `None` for an unknown one.
-        fn declared_fields(t: &str) -> Option<Option<Vec<&'static str>>> {
+        /// `Some((fields, also accepted))` (see [`type_fields`]) for a known type, `None` for
+        /// an unknown one.
+        fn declared_fields(t: &str) -> Option<(Option<Vec<&'static str>>, AlsoAccepted)> {
             #[allow(unused_imports)]
             use shapes::*;
             Some(match t {
