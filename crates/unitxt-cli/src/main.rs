@@ -3,6 +3,7 @@
 mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
+mod infer_cmd;
 mod outfile;
 mod output;
 
@@ -60,6 +61,31 @@ enum Command {
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Extra catalog directory (repeatable).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+    },
+    /// Run an inference engine (a catalog name such as `engines.openai.gpt_4o`, or inline
+    /// JSON) on a recipe's split, as Unitxt's `engine.infer(dataset)`, and write one JSON line
+    /// per instance: `{"index": i, "prediction": ...}`. Instances whose request failed are
+    /// left out and named in the error (exit code 4); the others are written.
+    Infer {
+        /// Unitxt recipe to prepare.
+        recipe: String,
+        /// Split to run on.
+        #[arg(long, default_value = "test")]
+        split: String,
+        /// The inference engine: a catalog name (with optional `[key=value]` overwrites) or a
+        /// JSON object with `__type__`.
+        #[arg(long)]
+        engine: String,
+        /// Output file (JSON Lines; `-` or absent: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Answer cache (an SQLite file): answers received are kept, a rerun sends only what is
+        /// missing.
+        #[arg(long)]
+        cache: Option<PathBuf>,
         /// Extra catalog directory (repeatable).
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
@@ -131,6 +157,15 @@ fn main() -> ExitCode {
         Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
             evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
         }
+        Command::Infer { recipe, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
+            recipe,
+            split,
+            engine,
+            output,
+            cache,
+            catalogs,
+            progress: std::io::stderr().is_terminal(),
+        }),
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
         Command::Explore { catalogs, port, host, open, model_url, model, api_key_env } => {
