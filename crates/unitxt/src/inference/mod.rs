@@ -221,3 +221,6 @@ pub(crate) fn env(name: &str) -> Option<String> {
 pub(crate) fn cannot_call(type_name: &str, what: impl fmt::Display) -> Error {
     Error::needs(Need::Model, format!("`{type_name}` cannot be called from unitxt-rs: {what}"))
 }
+
+#[cfg(test)]
+mod tests;
