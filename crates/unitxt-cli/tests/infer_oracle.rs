@@ -39,6 +39,11 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::failing("")
+    }
+    /// A server that answers HTTP 400 to the requests whose body contains `fail` (when not
+    /// empty).
+    fn failing(fail: &'static str) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -46,7 +51,7 @@ impl Server {
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let log = log.clone();
-                std::thread::spawn(move || handle(stream, &log));
+                std::thread::spawn(move || handle(stream, &log, fail));
             }
         });
         Server { port, bodies }
@@ -56,7 +61,7 @@ impl Server {
     }
 }
 
-fn handle(stream: TcpStream, log: &Mutex<Vec<String>>) {
+fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -78,7 +83,10 @@ fn handle(stream: TcpStream, log: &Mutex<Vec<String>>) {
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).unwrap();
     let text = String::from_utf8(body).unwrap();
-    let (status, out) = if path.ends_with("/chat/completions") {
+    let (status, out) = if !fail.is_empty() && text.contains(fail) {
+        log.lock().unwrap().push(text);
+        ("400 Bad Request", r#"{"error": {"message": "refused by the test server"}}"#.to_string())
+    } else if path.ends_with("/chat/completions") {
         let parsed: Value = serde_json::from_str(&text).unwrap();
         log.lock().unwrap().push(text);
         let answer = json!({
@@ -220,4 +228,34 @@ fn chat_format_requests_match_unitxt() {
         "chat",
     );
     assert_eq!(n, 5);
+}
+
+/// When some requests fail, `infer` writes every prediction received, then exits with code 4
+/// naming the failed instance; the API key appears nowhere.
+#[test]
+fn failed_instances_are_named_and_the_rest_written() {
+    let recipe = "card=cards.sst2,template=templates.classification.multi_class.instruction,max_test_instances=5";
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-infer-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("test.jsonl");
+    let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).output().unwrap();
+    assert!(o.status.success(), "prepare: {}", String::from_utf8_lossy(&o.stderr));
+    let second: Value = serde_json::from_str(std::fs::read_to_string(&data).unwrap().lines().nth(1).unwrap()).unwrap();
+    let source = second["source"].as_str().unwrap();
+    // A fragment of the second instance's sentence, escaped as it is in the JSON body.
+    let fragment: &'static str = Box::leak(source.rsplit("sentence: ").next().unwrap().chars().take(20).collect::<String>().into_boxed_str());
+    let server = Server::failing(fragment);
+    let engine = json!({"__type__": "open_ai_inference_engine", "model_name": "m",
+        "base_url": format!("http://127.0.0.1:{}/v1", server.port), "credentials": {"api_key": "sk-test-secret"}});
+    let out = dir.join("predictions.jsonl");
+    let o = cli().args(["infer", recipe, "--split", "test", "--engine", &engine.to_string(), "-o"]).arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    let written = std::fs::read_to_string(&out).unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("1 of 5 instances got no prediction") && stderr.contains("instance 1:"), "{stderr}");
+    let indices: Vec<u64> = written.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["index"].as_u64().unwrap()).collect();
+    assert_eq!(indices, vec![0, 2, 3, 4]);
+    assert!(!stderr.contains("sk-test-secret") && !written.contains("sk-test-secret"));
+    assert_eq!(server.take().len(), 5, "a 400 is not retried");
 }
