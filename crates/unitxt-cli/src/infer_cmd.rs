@@ -11,7 +11,8 @@ use std::sync::Arc;
 use unitxt::api::{prepare, PrepareOptions};
 use unitxt::catalog::Catalog;
 use unitxt::error::{Error, ErrorKind, Result, ResultExt};
-use unitxt::inference::{infer, Answers, Endpoint, FailedRequest, ModelClient};
+use unitxt::artifact::Art;
+use unitxt::inference::{infer, Answers, Endpoint, FailedRequest, InferenceEngine, Inferred, ModelClient};
 use unitxt::registry::Artifact;
 use unitxt::Value;
 
@@ -73,19 +74,38 @@ impl ModelClient for RunClient {
     }
 }
 
+/// Builds the engine `engine` names: a catalog name (with optional `[overwrites]`) or inline
+/// JSON. Errors: it does not build, or it is not an inference engine.
+pub fn build_engine(engine: &str, catalogs: &[PathBuf]) -> Result<Art<dyn InferenceEngine>> {
+    let catalog = Arc::new(Catalog::standard(catalogs));
+    let reference = if engine.trim_start().starts_with('{') {
+        serde_json::from_str::<Value>(engine).map_err(|e| Error::invalid(format!("--engine is not valid JSON: {e}")))?
+    } else {
+        Value::from(engine)
+    };
+    match unitxt::registry::build(&reference, &catalog).with_ctx(|| format!("engine {engine}"))? {
+        Artifact::Engine(e) => Ok(e),
+        other => Err(Error::invalid(format!("--engine {engine} is a {}, not an inference engine", other.kind()))),
+    }
+}
+
+/// The error naming the instances of `inferred` that got no prediction (of `total`).
+pub fn failed_error(inferred: &Inferred, total: usize, rest: &str) -> Error {
+    let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
+    let more = inferred.failed.len().saturating_sub(10);
+    Error::io(format!(
+        "{} of {} instances got no prediction{rest}: {}{}",
+        inferred.failed.len(),
+        total,
+        shown.join("; "),
+        if more > 0 { format!("; and {more} more") } else { String::new() }
+    ))
+}
+
 /// Runs the subcommand. Every prediction received is written, also when some instances fail;
 /// then the failed instances are an error naming them.
 pub fn run(args: InferArgs) -> Result<()> {
-    let catalog = Arc::new(Catalog::standard(&args.catalogs));
-    let reference = if args.engine.trim_start().starts_with('{') {
-        serde_json::from_str::<Value>(&args.engine).map_err(|e| Error::invalid(format!("--engine is not valid JSON: {e}")))?
-    } else {
-        Value::from(args.engine.as_str())
-    };
-    let engine = match unitxt::registry::build(&reference, &catalog).with_ctx(|| format!("engine {}", args.engine))? {
-        Artifact::Engine(e) => e,
-        other => return Err(Error::invalid(format!("--engine {} is a {}, not an inference engine", args.engine, other.kind()))),
-    };
+    let engine = build_engine(&args.engine, &args.catalogs)?;
     let mut ms = prepare(&args.recipe, &PrepareOptions { catalogs: args.catalogs.clone() })?;
     let instances = unitxt::stream::collect(ms.take(&args.split)?).with_ctx(|| format!("split {:?}", args.split))?;
     let client = RunClient { cache: args.cache.clone(), progress: args.progress };
@@ -103,15 +123,7 @@ pub fn run(args: InferArgs) -> Result<()> {
     if inferred.failed.is_empty() {
         return Ok(());
     }
-    let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
-    let more = inferred.failed.len().saturating_sub(10);
-    Err(Error::io(format!(
-        "{} of {} instances got no prediction (the others are written): {}{}",
-        inferred.failed.len(),
-        instances.len(),
-        shown.join("; "),
-        if more > 0 { format!("; and {more} more") } else { String::new() }
-    )))
+    Err(failed_error(&inferred, instances.len(), " (the others are written)"))
 }
 
 /// Writes `text` to `path` (atomically) or stdout.

@@ -43,8 +43,9 @@ enum Command {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
-    /// Score predictions as Unitxt's `evaluate`: against prepared instances (`--data`) or a
-    /// recipe's split; prints the global scores and writes all scores as JSON (`--output`).
+    /// Score predictions (a file, or made by `--engine`) as Unitxt's `evaluate`: against
+    /// prepared instances (`--data`) or a recipe's split; prints the global scores and writes
+    /// all scores as JSON (`--output`).
     Evaluate {
         /// Unitxt recipe to prepare instead of giving `--data`.
         recipe: Option<String>,
@@ -56,8 +57,14 @@ enum Command {
         data: Option<PathBuf>,
         /// Predictions: a JSON array of strings, or JSON Lines of strings or of objects with a
         /// `prediction` field; one per instance, in order.
+        #[arg(long, required_unless_present = "engine", conflicts_with = "engine")]
+        predictions: Option<PathBuf>,
+        /// Make the predictions with this inference engine (as `infer --engine`) instead.
         #[arg(long)]
-        predictions: PathBuf,
+        engine: Option<String>,
+        /// Answer cache of `--engine` (an SQLite file).
+        #[arg(long, requires = "engine")]
+        cache: Option<PathBuf>,
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
@@ -154,8 +161,8 @@ fn main() -> ExitCode {
         Command::Prepare { recipe, split, output, catalogs } => {
             output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())
         }
-        Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
-            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
+        Command::Evaluate { recipe, split, data, predictions, engine, cache, output, catalogs } => {
+            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, engine, cache, output, catalogs })
         }
         Command::Infer { recipe, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
             recipe,

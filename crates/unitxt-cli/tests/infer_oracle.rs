@@ -259,3 +259,24 @@ fn failed_instances_are_named_and_the_rest_written() {
     assert!(!stderr.contains("sk-test-secret") && !written.contains("sk-test-secret"));
     assert_eq!(server.take().len(), 5, "a 400 is not retried");
 }
+
+/// `evaluate --engine` scores the engine's predictions as `evaluate --predictions` scores the
+/// same predictions from a file.
+#[test]
+fn evaluate_with_an_engine_scores_its_predictions() {
+    let recipe = "card=cards.sst2,template=templates.classification.multi_class.instruction,max_test_instances=5";
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-infer-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let preds = dir.join("preds.json");
+    std::fs::write(&preds, r#"["positive", "positive", "positive", "positive", "positive"]"#).unwrap();
+    let engine = r#"{"__type__": "mock_inference_engine", "model_name": "m", "default_inference_value": "positive"}"#;
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let o = cli().args(["evaluate", recipe, "--split", "test", "--engine", engine, "-o"]).arg(&a).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = cli().args(["evaluate", recipe, "--split", "test", "--predictions"]).arg(&preds).arg("-o").arg(&b).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(a.contains("\"score\""), "{a}");
+    assert_eq!(a, b);
+}
