@@ -89,10 +89,15 @@ fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
     } else if path.ends_with("/chat/completions") {
         let parsed: Value = serde_json::from_str(&text).unwrap();
         log.lock().unwrap().push(text);
+        // With tools, the answer is a call of the first one.
+        let message = match parsed["tools"][0]["function"]["name"].as_str() {
+            Some(name) => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+                "function": {"name": name, "arguments": format!("{{\"n\": {}}}", answer_text(&parsed).len())}}]}),
+            None => json!({"role": "assistant", "content": answer_text(&parsed)}),
+        };
         let answer = json!({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": parsed["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": answer_text(&parsed)}}],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
             "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
         });
         ("200 OK", answer.to_string())
@@ -161,10 +166,16 @@ with open(out_path, "w") as f:
 
 /// Runs both engines on `recipe`'s test split; returns the number of instances compared.
 fn compare(recipe: &str, tag: &str) -> usize {
+    compare_in(recipe, tag, None)
+}
+
+/// [`compare`], with the extra catalog `catalog` (`--catalog`).
+fn compare_in(recipe: &str, tag: &str, catalog: Option<&Path>) -> usize {
     let dir = std::env::temp_dir().join(format!("unitxt-rs-infer-oracle-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let extra: Vec<std::ffi::OsString> = catalog.map(|d| vec!["--catalog".into(), d.as_os_str().to_owned()]).unwrap_or_default();
     let data = dir.join("test.jsonl");
-    let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).output().unwrap();
+    let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).args(&extra).output().unwrap();
     assert!(o.status.success(), "prepare: {}", String::from_utf8_lossy(&o.stderr));
 
     let server = Server::start();
@@ -194,7 +205,7 @@ fn compare(recipe: &str, tag: &str) -> usize {
         "seed": 3,
     });
     let rs_out = dir.join("predictions.jsonl");
-    let o = cli().args(["infer", recipe, "--split", "test", "--engine", &engine.to_string(), "-o"]).arg(&rs_out).output().unwrap();
+    let o = cli().args(["infer", recipe, "--split", "test", "--engine", &engine.to_string(), "-o"]).arg(&rs_out).args(&extra).output().unwrap();
     assert!(o.status.success(), "unitxt-rs infer: {}", String::from_utf8_lossy(&o.stderr));
     let rust_bodies = server.take();
     let lines: Vec<Value> = std::fs::read_to_string(&rs_out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -229,6 +240,26 @@ fn chat_format_requests_match_unitxt() {
     );
     assert_eq!(n, 5);
 }
+
+/// Instances whose `task_data` holds `__tools__` (a card of this test's own): the tools go
+/// in the request, and the prediction is the tool call as Unitxt writes it.
+#[test]
+fn tool_requests_and_tool_call_predictions_match_unitxt() {
+    let cat = std::env::temp_dir().join(format!("unitxt-rs-infer-oracle-{}-toolcat", std::process::id()));
+    std::fs::create_dir_all(cat.join("cards")).unwrap();
+    std::fs::write(cat.join("cards/tools.json"), TOOLS_CARD).unwrap();
+    let n = compare_in("card=cards.tools,format=formats.chat_api", "tools", Some(&cat));
+    std::fs::remove_dir_all(&cat).ok();
+    assert_eq!(n, 2);
+}
+
+const TOOLS_CARD: &str = r#"{"__type__": "task_card",
+ "loader": {"__type__": "load_from_dictionary", "data_classification_policy": ["public"], "data": {"test": [
+   {"query": "What is the weather in Paris?", "__tools__": [{"type": "function", "function": {"name": "get_weather", "description": "Weather of a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}], "answer": "x"},
+   {"query": "Add 2 and 3", "__tools__": [{"type": "function", "function": {"name": "add", "description": "Sum", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}}], "answer": "y"}
+ ]}},
+ "task": {"__type__": "task", "input_fields": {"query": "str", "__tools__": "List[Dict[str, Any]]"}, "reference_fields": {"answer": "str"}, "metrics": ["metrics.accuracy"]},
+ "templates": [{"__type__": "input_output_template", "input_format": "{query}", "output_format": "{answer}"}]}"#;
 
 /// When some requests fail, `infer` writes every prediction received, then exits with code 4
 /// naming the failed instance; the API key appears nowhere.
