@@ -181,6 +181,17 @@ impl InferenceEngine for CrossProviderInferenceEngine {
     fn type_name(&self) -> &'static str {
         "cross_provider_inference_engine"
     }
+    fn class_name(&self) -> &'static str {
+        "CrossProviderInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        // Unitxt replaces it with the class policy of the provider's engine once that is made
+        // (its own field is not used).
+        match self.provider().as_str() {
+            "ollama" | "rits" | "watsonx-sdk" => Some(vec!["public".into(), "proprietary".into()]),
+            _ => None,
+        }
+    }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let provider = self.provider();
         if !PROVIDERS.contains(&provider.as_str()) {
@@ -353,6 +364,12 @@ impl InferenceEngine for LiteLlmInferenceEngine {
     fn type_name(&self) -> &'static str {
         "lite_llm_inference_engine"
     }
+    fn class_name(&self) -> &'static str {
+        "LiteLLMInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.params.data_classification_policy, None)
+    }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         self.requests_for(self.type_name(), &self.params.model, &self.params.completion_params(), instances)
     }
@@ -371,6 +388,12 @@ pub struct OllamaInferenceEngine {
 impl InferenceEngine for OllamaInferenceEngine {
     fn type_name(&self) -> &'static str {
         "ollama_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "OllamaInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.params.data_classification_policy, Some(&["public", "proprietary"]))
     }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let lite = LiteLlmInferenceEngine { params: self.params.clone(), max_requests_per_second: 1.0, max_retries: 0 };

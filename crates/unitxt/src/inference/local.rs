@@ -46,6 +46,12 @@ impl InferenceEngine for MockInferenceEngine {
     fn type_name(&self) -> &'static str {
         "mock_inference_engine"
     }
+    fn class_name(&self) -> &'static str {
+        "MockInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.data_classification_policy, None)
+    }
     fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         Err(crate::error::Error::invalid("`mock_inference_engine` sends no requests: it answers here"))
     }
@@ -95,6 +101,12 @@ impl GenericConfig {
 impl InferenceEngine for GenericInferenceEngine {
     fn type_name(&self) -> &'static str {
         "generic_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "GenericInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        self.engine.as_ref().and_then(|e| e.inner.data_classification_policy())
     }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         match &self.engine {
@@ -224,6 +236,16 @@ impl InferenceEngine for Wml {
     fn type_name(&self) -> &'static str {
         self.type_name
     }
+    fn class_name(&self) -> &'static str {
+        match self.type_name {
+            "wml_inference_engine_generation" => "WMLInferenceEngineGeneration",
+            "wml_inference_engine_chat" => "WMLInferenceEngineChat",
+            _ => "WMLInferenceEngine",
+        }
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.config.data_classification_policy, Some(&["public", "proprietary"]))
+    }
     fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let model = self.config.model_name.as_deref().or(self.config.deployment_id.as_deref()).unwrap_or("?");
         Err(cannot_call(
@@ -287,6 +309,12 @@ pub struct HfPipelineBasedInferenceEngine {
 impl InferenceEngine for HfPipelineBasedInferenceEngine {
     fn type_name(&self) -> &'static str {
         "hf_pipeline_based_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "HFPipelineBasedInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.data_classification_policy, None)
     }
     fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         Err(cannot_call(

@@ -99,6 +99,14 @@ pub trait InferenceEngine: Send + Sync {
     /// instance is malformed (no `source`, a `task_data` that is not JSON).
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)>;
 
+    /// The Unitxt class it mirrors (`OpenAiInferenceEngine`): the key of its policy in
+    /// `UNITXT_DATA_CLASSIFICATION_POLICY`.
+    fn class_name(&self) -> &'static str;
+
+    /// The data classifications it may be sent (its `data_classification_policy`, else the
+    /// class's default); `None`: any data.
+    fn data_classification_policy(&self) -> Option<Vec<String>>;
+
     /// Answers computed here without a model (Unitxt's `MockInferenceEngine`); `None` for an
     /// engine that sends requests.
     fn local_predictions(&self, _instances: &[Instance]) -> Option<Vec<Value>> {
@@ -126,6 +134,7 @@ pub struct Inferred {
 /// `{"name": "...", "arguments": ...}` text. Errors: those of [`InferenceEngine::requests`]
 /// and of the client; an answer without `choices[0].message` is a failed instance.
 pub fn infer(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: &[Instance]) -> Result<Inferred> {
+    verify_data_classification(engine, instances)?;
     if let Some(p) = engine.local_predictions(instances) {
         return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), failed: Vec::new() });
     }
@@ -150,6 +159,54 @@ pub fn infer(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: 
     failed.sort_by_key(|f| f.index);
     failed.dedup_by_key(|f| f.index);
     Ok(Inferred { predictions, failed })
+}
+
+/// Refuses instances the engine may not be sent (Unitxt's `Artifact.verify_instance`): the
+/// engine's policy is `UNITXT_DATA_CLASSIFICATION_POLICY[class name]` when that variable (a
+/// JSON object of lists) names it, else [`InferenceEngine::data_classification_policy`]; an
+/// instance whose `data_classification_policy` shares no entry with it is an error naming the
+/// instance. An instance without a policy passes (Unitxt warns). Errors: the variable is not a
+/// JSON object of lists of strings.
+pub fn verify_data_classification(engine: &dyn InferenceEngine, instances: &[Instance]) -> Result<()> {
+    let name = engine.class_name();
+    let from_env = match env("UNITXT_DATA_CLASSIFICATION_POLICY") {
+        None => None,
+        Some(text) => {
+            let bad = || Error::invalid("UNITXT_DATA_CLASSIFICATION_POLICY must be a JSON object of lists of strings (artifact name -> classifications)");
+            let v: Value = crate::py::json::loads(&text, false).map_err(|_| bad())?;
+            let map = v.as_object().ok_or_else(bad)?;
+            match map.get(name) {
+                None => None,
+                Some(Value::Array(l)) => Some(l.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(bad)).collect::<Result<Vec<_>>>()?),
+                Some(_) => return Err(bad()),
+            }
+        }
+    };
+    let Some(policy) = from_env.filter(|p| !p.is_empty()).or_else(|| engine.data_classification_policy()).filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    for (i, instance) in instances.iter().enumerate() {
+        let Some(Value::Array(classes)) = instance.get("data_classification_policy") else { continue };
+        if classes.is_empty() {
+            continue;
+        }
+        if !classes.iter().any(|c| c.as_str().is_some_and(|c| policy.iter().any(|p| p == c))) {
+            let have: Vec<&str> = classes.iter().filter_map(Value::as_str).collect();
+            return Err(Error::invalid(format!(
+                "instance {i} has data classification policy {have:?}, but `{name}` may only be sent data classified {policy:?}; change the engine's `data_classification_policy` or set UNITXT_DATA_CLASSIFICATION_POLICY"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An engine's policy: its `data_classification_policy` field when set, else `default`
+/// (`None`: the class has none).
+pub(crate) fn policy(field: &Option<Value>, default: Option<&[&str]>) -> Option<Vec<String>> {
+    match field {
+        Some(Value::Array(l)) => Some(l.iter().filter_map(Value::as_str).map(str::to_string).collect()),
+        _ => default.map(|d| d.iter().map(|s| s.to_string()).collect()),
+    }
 }
 
 /// The prediction in a chat-completion answer, as Unitxt's OpenAI engine reads it.

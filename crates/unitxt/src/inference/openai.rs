@@ -211,6 +211,12 @@ impl InferenceEngine for OpenAiInferenceEngine {
     fn type_name(&self) -> &'static str {
         "open_ai_inference_engine"
     }
+    fn class_name(&self) -> &'static str {
+        "OpenAiInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.config.data_classification_policy, Some(&["public"]))
+    }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let endpoint = self.endpoint(self.type_name(), self.config.base_url.clone(), Vec::new())?;
         Ok((endpoint, self.bodies(&self.config.model_name, instances)?))
@@ -228,6 +234,12 @@ pub struct VllmRemoteInferenceEngine {
 impl InferenceEngine for VllmRemoteInferenceEngine {
     fn type_name(&self) -> &'static str {
         "vllm_remote_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "VLLMRemoteInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.inner.config.data_classification_policy, Some(&["public"]))
     }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let endpoint = self.inner.endpoint(self.type_name(), self.inner.config.base_url.clone(), Vec::new())?;
@@ -247,6 +259,12 @@ pub struct AzureOpenAiInferenceEngine {
 impl InferenceEngine for AzureOpenAiInferenceEngine {
     fn type_name(&self) -> &'static str {
         "azure_open_ai_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "AzureOpenAIInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.inner.config.data_classification_policy, Some(&["public"]))
     }
     fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         Err(cannot_call(
@@ -311,6 +329,12 @@ impl RitsInferenceEngine {
 impl InferenceEngine for RitsInferenceEngine {
     fn type_name(&self) -> &'static str {
         "rits_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "RITSInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.inner.config.data_classification_policy, Some(&["public", "proprietary"]))
     }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let base = format!("{RITS_HOST}/{}/v1", Self::endpoint_name(&self.inner.config.model_name));
@@ -395,6 +419,12 @@ pub struct TogetherAiInferenceEngine {
 impl InferenceEngine for TogetherAiInferenceEngine {
     fn type_name(&self) -> &'static str {
         "together_ai_inference_engine"
+    }
+    fn class_name(&self) -> &'static str {
+        "TogetherAiInferenceEngine"
+    }
+    fn data_classification_policy(&self) -> Option<Vec<String>> {
+        super::policy(&self.data_classification_policy, Some(&["public"]))
     }
     fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         Err(cannot_call(

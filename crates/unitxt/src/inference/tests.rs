@@ -168,3 +168,23 @@ fn mock_and_generic() {
     }
     assert!(client.seen.lock().unwrap().is_empty());
 }
+
+/// Data classified `proprietary` may not go to the OpenAI engine (policy `public`), may go to
+/// one configured for it, and data without a policy passes.
+#[test]
+fn data_classification_policy_is_enforced() {
+    if env("UNITXT_DATA_CLASSIFICATION_POLICY").is_some() {
+        return;
+    }
+    let mut secret = instance(Value::from("hi"), "{}");
+    secret.insert("data_classification_policy".into(), crate::json!(["proprietary"]));
+    let client = Canned { seen: Mutex::new(Vec::new()), fail: "" };
+    let strict = engine(crate::json!({"__type__": "open_ai_inference_engine", "model_name": "m", "credentials": {"api_key": "k"}, "base_url": "http://h/v1"}));
+    let err = infer(&*strict, &client, &[instance(Value::from("a"), "{}"), secret.clone()]).err().expect("refused");
+    assert_eq!(err.kind, crate::ErrorKind::Invalid);
+    assert!(err.message.contains("instance 1") && err.message.contains("OpenAiInferenceEngine"), "{err}");
+    assert!(client.seen.lock().unwrap().is_empty(), "nothing is sent");
+    let open = engine(crate::json!({"__type__": "open_ai_inference_engine", "model_name": "m", "credentials": {"api_key": "k"}, "base_url": "http://h/v1",
+        "data_classification_policy": ["public", "proprietary"]}));
+    assert!(infer(&*open, &client, &[secret]).is_ok());
+}
