@@ -180,7 +180,7 @@ fn data_classification_policy_is_enforced() {
     secret.insert("data_classification_policy".into(), crate::json!(["proprietary"]));
     let client = Canned { seen: Mutex::new(Vec::new()), fail: "" };
     let strict = engine(crate::json!({"__type__": "open_ai_inference_engine", "model_name": "m", "credentials": {"api_key": "k"}, "base_url": "http://h/v1"}));
-    let err = infer(&*strict, &client, &[instance(Value::from("a"), "{}"), secret.clone()]).err().expect("refused");
+    let err = infer(&*strict, &client, &[instance(Value::from("a"), "{}"), secret.clone()]).expect_err("refused");
     assert_eq!(err.kind, crate::ErrorKind::Invalid);
     assert!(err.message.contains("instance 1") && err.message.contains("OpenAiInferenceEngine"), "{err}");
     assert!(client.seen.lock().unwrap().is_empty(), "nothing is sent");
