@@ -66,6 +66,13 @@ if ! "$VENV/bin/python" -c "import transformers, jinja2, sys; sys.exit(transform
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "transformers==5.23.0" "jinja2==3.1.6"
 fi
 
+# openai, pinned: crates/unitxt-cli/tests/infer_oracle.rs runs Unitxt's OpenAiInferenceEngine
+# (which calls through the openai client) against a local server, and compares its requests
+# with those of `unitxt-rs infer`.
+if ! "$VENV/bin/python" -c "import openai, sys; sys.exit(openai.__version__ != '3.63.0')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "openai==3.63.0"
+fi
+
 devnull_guard
 cargo build --quiet -p unitxt-cli
 # The catalog, installed the way a user installs it.

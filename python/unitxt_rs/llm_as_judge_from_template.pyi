@@ -26,6 +26,13 @@ class LLMAsJudge(Artifact):
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., reduction_map: Any = ..., implemented_reductions: Any = ..., task: Any = ..., template: Any = ..., system_prompt: Any = ..., format: Any = ..., inference_model: Any = ..., batch_size: Any = ..., strip_system_prompt_and_format_from_inputs: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class OpenAiInferenceEngine(Artifact):
+    """Unitxt's `OpenAiInferenceEngine` (catalog `__type__`: `open_ai_inference_engine`)."""
+
+    __type__: str
+    def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+
+
 class SequentialOperator(Artifact):
     """Unitxt's `SequentialOperator` (catalog `__type__`: `sequential_operator`)."""
 

@@ -16,8 +16,12 @@ pub struct EvaluateArgs {
     pub split: String,
     /// Prepared instances (JSON Lines, as `prepare` writes them).
     pub data: Option<PathBuf>,
-    /// The predictions file.
-    pub predictions: PathBuf,
+    /// The predictions file (or `engine`).
+    pub predictions: Option<PathBuf>,
+    /// An inference engine that makes the predictions (instead of `predictions`).
+    pub engine: Option<String>,
+    /// The answer cache of `engine`.
+    pub cache: Option<PathBuf>,
     /// Where to write the scores as JSON (`-` for stdout).
     pub output: Option<PathBuf>,
     /// Extra catalog directories.
@@ -55,9 +59,22 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     if instances.is_empty() {
         return Err(Error::invalid("the data has no instances (empty split?)"));
     }
-    let text = std::fs::read_to_string(&args.predictions)
-        .map_err(|e| Error::io(format!("reading {}: {e}", args.predictions.display())))?;
-    let predictions = parse_predictions(&text).with_ctx(|| args.predictions.display().to_string())?;
+    let predictions = match (&args.predictions, &args.engine) {
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
+            parse_predictions(&text).with_ctx(|| path.display().to_string())?
+        }
+        (None, Some(engine)) => {
+            let engine = crate::infer_cmd::build_engine(engine, &args.catalogs)?;
+            let client = crate::infer_cmd::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
+            let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
+            if !inferred.failed.is_empty() {
+                return Err(crate::infer_cmd::failed_error(&inferred, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));
+            }
+            inferred.predictions.into_iter().map(|p| p.unwrap_or(Value::Null)).collect()
+        }
+        _ => return Err(Error::invalid("give either --predictions or --engine")),
+    };
     let opts = EvaluateOptions { catalogs: args.catalogs.clone(), ..Default::default() };
     let res = evaluate(&instances, &predictions, &opts)?;
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;

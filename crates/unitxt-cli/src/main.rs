@@ -3,6 +3,7 @@
 mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
+mod infer_cmd;
 mod outfile;
 mod output;
 
@@ -42,8 +43,9 @@ enum Command {
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
     },
-    /// Score predictions as Unitxt's `evaluate`: against prepared instances (`--data`) or a
-    /// recipe's split; prints the global scores and writes all scores as JSON (`--output`).
+    /// Score predictions (a file, or made by `--engine`) as Unitxt's `evaluate`: against
+    /// prepared instances (`--data`) or a recipe's split; prints the global scores and writes
+    /// all scores as JSON (`--output`).
     Evaluate {
         /// Unitxt recipe to prepare instead of giving `--data`.
         recipe: Option<String>,
@@ -55,11 +57,42 @@ enum Command {
         data: Option<PathBuf>,
         /// Predictions: a JSON array of strings, or JSON Lines of strings or of objects with a
         /// `prediction` field; one per instance, in order.
+        #[arg(long, required_unless_present = "engine", conflicts_with = "engine")]
+        predictions: Option<PathBuf>,
+        /// Make the predictions with this inference engine (as `infer --engine`) instead.
         #[arg(long)]
-        predictions: PathBuf,
+        engine: Option<String>,
+        /// Answer cache of `--engine` (an SQLite file).
+        #[arg(long, requires = "engine")]
+        cache: Option<PathBuf>,
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Extra catalog directory (repeatable).
+        #[arg(long = "catalog")]
+        catalogs: Vec<PathBuf>,
+    },
+    /// Run an inference engine (a catalog name such as `engines.openai.gpt_4o`, or inline
+    /// JSON) on a recipe's split, as Unitxt's `engine.infer(dataset)`, and write one JSON line
+    /// per instance: `{"index": i, "prediction": ...}`. Instances whose request failed are
+    /// left out and named in the error (exit code 4); the others are written.
+    Infer {
+        /// Unitxt recipe to prepare.
+        recipe: String,
+        /// Split to run on.
+        #[arg(long, default_value = "test")]
+        split: String,
+        /// The inference engine: a catalog name (with optional `[key=value]` overwrites) or a
+        /// JSON object with `__type__`.
+        #[arg(long)]
+        engine: String,
+        /// Output file (JSON Lines; `-` or absent: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Answer cache (an SQLite file): answers received are kept, a rerun sends only what is
+        /// missing.
+        #[arg(long)]
+        cache: Option<PathBuf>,
         /// Extra catalog directory (repeatable).
         #[arg(long = "catalog")]
         catalogs: Vec<PathBuf>,
@@ -128,9 +161,18 @@ fn main() -> ExitCode {
         Command::Prepare { recipe, split, output, catalogs } => {
             output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())
         }
-        Command::Evaluate { recipe, split, data, predictions, output, catalogs } => {
-            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, output, catalogs })
+        Command::Evaluate { recipe, split, data, predictions, engine, cache, output, catalogs } => {
+            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, engine, cache, output, catalogs })
         }
+        Command::Infer { recipe, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
+            recipe,
+            split,
+            engine,
+            output,
+            cache,
+            catalogs,
+            progress: std::io::stderr().is_terminal(),
+        }),
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
         Command::Explore { catalogs, port, host, open, model_url, model, api_key_env } => {

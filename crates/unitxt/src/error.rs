@@ -34,7 +34,7 @@ pub enum ErrorKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Need {
     /// A model, an LLM judge or an inference engine (a metric that scores with a model, an
-    /// `*_inference_engine`).
+    /// inference engine that cannot be called from here).
     Model,
     /// The network: a loader or operator that fetches from a service (`load_from_hf_space`,
     /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first

@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod expr;
 pub mod formats;
 pub mod images;
+pub mod inference;
 pub mod loaders;
 pub mod metrics;
 pub mod operators;

@@ -38,18 +38,8 @@ use crate::value::Value;
 /// building one is an error with [`crate::error::Reason::Needs`], and [`check`] counts the
 /// artifacts that contain one under that need instead of among the failures.
 pub const NEEDS: &[(&str, Need, &str)] = {
-    use crate::error::Need::{Model, Network};
-    const ENGINE: &str = "an inference engine (a model served elsewhere)";
+    use crate::error::Need::Network;
     &[
-        ("azure_open_ai_inference_engine", Model, ENGINE),
-        ("cross_provider_inference_engine", Model, ENGINE),
-        ("generic_inference_engine", Model, ENGINE),
-        ("hf_pipeline_based_inference_engine", Model, ENGINE),
-        ("ollama_inference_engine", Model, ENGINE),
-        ("open_ai_inference_engine", Model, ENGINE),
-        ("rits_inference_engine", Model, ENGINE),
-        ("wml_inference_engine", Model, ENGINE),
-        ("wml_inference_engine_generation", Model, ENGINE),
         ("load_from_hf_space", Network, "files of a Hugging Face Space, fetched from the Hub"),
         ("load_from_kaggle", Network, "Kaggle's API"),
         ("load_from_sklearn", Network, "scikit-learn's dataset downloads"),
@@ -213,6 +203,8 @@ pub enum Artifact {
     Benchmark(Art<crate::recipe::benchmark::Benchmark>),
     /// The criteria of LLM-judge metrics (`criteria`, `criteria_with_options`): data only.
     Criteria(Art<crate::metrics::criteria::Criteria>),
+    /// An inference engine (`open_ai_inference_engine`, `cross_provider_inference_engine`, ...).
+    Engine(Art<dyn crate::inference::InferenceEngine>),
 }
 
 /// Applies `$m!(variant, value)` to each variant that holds an [`Art`].
@@ -233,6 +225,7 @@ macro_rules! each_art {
             Artifact::Recipe($a) => $e,
             Artifact::Benchmark($a) => $e,
             Artifact::Criteria($a) => $e,
+            Artifact::Engine($a) => $e,
             Artifact::TemplatesList(_) | Artifact::TemplatesDict(_) => $lists,
         }
     };
@@ -275,6 +268,7 @@ impl Artifact {
             Artifact::Recipe(a) => AnyArt::new(kind, a),
             Artifact::Benchmark(a) => AnyArt::new(kind, a),
             Artifact::Criteria(a) => AnyArt::new(kind, a),
+            Artifact::Engine(a) => AnyArt::new(kind, a),
         }
     }
 }
@@ -432,6 +426,7 @@ macro_rules! shape_fields {
 }
 
 use crate::templates::base::TemplateKind as _;
+use crate::inference as inf;
 use crate::{augmentors as aug, formats as fmt, loaders as ld, metrics as mt, operators as op, processors as pr, splitters as sp, system_prompts as sysp, templates as tp};
 
 artifact_types! {
@@ -502,6 +497,44 @@ artifact_types! {
         "multi_turn_metric" => custom([mt::multi_turn::MultiTurnMetric<Value>] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::multi_turn::MultiTurnMetric::build(t, v, cx)?)));
         "fuzzy_ner" => custom([mt::fuzzy_ner::FuzzyNer] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::fuzzy_ner::FuzzyNer::build(t, v, cx, false)?)));
         "metric_based_ner" => custom([mt::fuzzy_ner::FuzzyNer] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::fuzzy_ner::FuzzyNer::build(t, v, cx, true)?)));
+
+        // ---- inference engines (inference/) ----
+        "open_ai_inference_engine" => custom([inf::openai::OpenAiConfig, inf::openai::OpenAiParams], |t, v, cx| {
+            Ok(engine_art(v, inf::openai::OpenAiInferenceEngine::from_json(t, v, "openai")?))
+        });
+        "vllm_remote_inference_engine" => custom([inf::openai::OpenAiConfig, inf::openai::OpenAiParams], |t, v, cx| {
+            Ok(engine_art(v, inf::openai::VllmRemoteInferenceEngine { inner: inf::openai::OpenAiInferenceEngine::from_json(t, v, "vllm-remote")? }))
+        });
+        "azure_open_ai_inference_engine" => custom([inf::openai::OpenAiConfig, inf::openai::OpenAiParams], |t, v, cx| {
+            Ok(engine_art(v, inf::openai::AzureOpenAiInferenceEngine { inner: inf::openai::OpenAiInferenceEngine::from_json(t, v, "azure_openai")? }))
+        });
+        "rits_inference_engine" => custom([inf::openai::OpenAiConfig, inf::openai::OpenAiParams], |t, v, cx| {
+            Ok(engine_art(v, inf::openai::RitsInferenceEngine { inner: inf::openai::OpenAiInferenceEngine::from_json(t, v, "rits")? }))
+        });
+        "together_ai_inference_engine" => engine(inf::openai::TogetherAiInferenceEngine);
+        "cross_provider_inference_engine" => custom([inf::cross_provider::StandardApiParams, inf::cross_provider::CrossProviderFields], |t, v, cx| {
+            Ok(engine_art(v, from_value::<inf::cross_provider::CrossProviderInferenceEngine>(t, v)?))
+        });
+        "lite_llm_inference_engine" => custom([inf::cross_provider::StandardApiParams, inf::cross_provider::LiteLlmFields], |t, v, cx| {
+            Ok(engine_art(v, from_value::<inf::cross_provider::LiteLlmInferenceEngine>(t, v)?))
+        });
+        "ollama_inference_engine" => custom([inf::cross_provider::StandardApiParams], |t, v, cx| {
+            Ok(engine_art(v, from_value::<inf::cross_provider::OllamaInferenceEngine>(t, v)?))
+        });
+        "mock_inference_engine" => engine(inf::local::MockInferenceEngine);
+        "generic_inference_engine" => custom([inf::local::GenericConfig], |t, v, cx| {
+            Ok(engine_art(v, from_value::<inf::local::GenericConfig>(t, v)?.build(cx)?))
+        });
+        "wml_inference_engine" | "wml_inference_engine_generation" => custom([inf::local::WmlInferenceEngine, inf::local::WmlGenerationParams], |t, v, cx| {
+            let _: inf::local::WmlGenerationParams = from_value(t, v)?;
+            let type_name = if t == "wml_inference_engine" { "wml_inference_engine" } else { "wml_inference_engine_generation" };
+            Ok(engine_art(v, inf::local::Wml { type_name, config: from_value(t, v)? }))
+        });
+        "wml_inference_engine_chat" => custom([inf::local::WmlInferenceEngine, inf::local::WmlChatParams], |t, v, cx| {
+            let _: inf::local::WmlChatParams = from_value(t, v)?;
+            Ok(engine_art(v, inf::local::Wml { type_name: "wml_inference_engine_chat", config: from_value(t, v)? }))
+        });
+        "hf_pipeline_based_inference_engine" => engine(inf::local::HfPipelineBasedInferenceEngine);
 
         // ---- loaders (loaders/) ----
         "load_csv" => loader(ld::files::LoadCSV);
@@ -898,6 +931,11 @@ fn metric_art<T: crate::metrics::Metric + 'static>(v: &Value, m: T) -> Artifact 
     Artifact::Metric(Art::new(Arc::new(m) as Arc<dyn crate::metrics::Metric>, v.clone()))
 }
 
+/// An inference engine artifact of `e`, built from `v`.
+fn engine_art<T: crate::inference::InferenceEngine + 'static>(v: &Value, e: T) -> Artifact {
+    Artifact::Engine(Art::new(Arc::new(e) as Arc<dyn crate::inference::InferenceEngine>, v.clone()))
+}
+
 /// Builds one of Unitxt's `serialize_table_as_*` serializers, in `layout` (see
 /// [`crate::templates::serializers::SerializeTable`]).
 fn table_serializer(t: &str, v: &Value, layout: crate::templates::serializers::TableLayout) -> Result<Artifact> {
@@ -956,6 +994,10 @@ mod shapes {
     /// A metric.
     pub fn metric<T: crate::metrics::Metric + DeserializeOwned + 'static>(t: &str, v: &Value, _: &BuildContext<'_>) -> Result<Artifact> {
         Ok(metric_art(v, from_value::<T>(t, v)?))
+    }
+    /// An inference engine.
+    pub fn engine<T: crate::inference::InferenceEngine + DeserializeOwned + 'static>(t: &str, v: &Value, _: &BuildContext<'_>) -> Result<Artifact> {
+        Ok(engine_art(v, from_value::<T>(t, v)?))
     }
     /// A multi-stream [`Operator`].
     pub fn operator<T: Operator + DeserializeOwned + 'static>(t: &str, v: &Value, _: &BuildContext<'_>) -> Result<Artifact> {

@@ -1,0 +1,137 @@
+//! `unitxt-rs infer`: prepares a recipe's split, runs an inference engine artifact on it and
+//! writes one JSON line per instance with its prediction (Unitxt's `engine.infer(dataset)`).
+//!
+//! The engine (in the `unitxt` crate) builds the request bodies; [`RunClient`] sends them with
+//! `unitxt_inference::run` (retries, rate limit, answer cache).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use unitxt::api::{prepare, PrepareOptions};
+use unitxt::catalog::Catalog;
+use unitxt::error::{Error, ErrorKind, Result, ResultExt};
+use unitxt::artifact::Art;
+use unitxt::inference::{infer, Answers, Endpoint, FailedRequest, InferenceEngine, Inferred, ModelClient};
+use unitxt::registry::Artifact;
+use unitxt::Value;
+
+/// Arguments of the `infer` subcommand.
+pub struct InferArgs {
+    /// The recipe to prepare.
+    pub recipe: String,
+    /// Its split to run on.
+    pub split: String,
+    /// The engine: a catalog name (with optional `[overwrites]`) or an inline JSON artifact.
+    pub engine: String,
+    /// Where to write the predictions (JSON Lines; `-` or absent: stdout).
+    pub output: Option<PathBuf>,
+    /// The answer cache (SQLite file); absent: no cache.
+    pub cache: Option<PathBuf>,
+    /// Extra catalog directories.
+    pub catalogs: Vec<PathBuf>,
+    /// Whether to draw a progress bar.
+    pub progress: bool,
+}
+
+/// A [`ModelClient`] that sends the bodies with `unitxt_inference::run`.
+pub struct RunClient {
+    /// The answer cache file.
+    pub cache: Option<PathBuf>,
+    /// Whether to draw a progress bar.
+    pub progress: bool,
+}
+
+impl ModelClient for RunClient {
+    fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
+        if !endpoint.headers.is_empty() {
+            let names: Vec<&str> = endpoint.headers.iter().map(|(k, _)| k.as_str()).collect();
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("this engine sends extra HTTP headers ({}), which unitxt-rs's client does not send", names.join(", ")),
+            ));
+        }
+        let mut config = unitxt_inference::RunConfig::new(endpoint.base_url.clone());
+        config.api_key = endpoint.api_key.clone();
+        config.num_parallel_requests = endpoint.num_parallel_requests.max(1);
+        config.max_requests_per_second = endpoint.max_requests_per_second;
+        if let Some(r) = endpoint.max_retries {
+            config.max_retries = r;
+        }
+        config.cache_path = self.cache.clone();
+        config.show_progress = self.progress;
+        let requests: Vec<serde_json::Value> = bodies.iter().map(|b| serde_json::Value::from(b.clone())).collect();
+        let report = match unitxt_inference::run(&config, &requests, |_, _| {}) {
+            Ok(report) => report,
+            Err(unitxt_inference::RunError::RequestsFailed(report)) => *report,
+            Err(e @ unitxt_inference::RunError::Cache { .. }) => return Err(Error::io(e.to_string())),
+            Err(e) => return Err(Error::invalid(e.to_string())),
+        };
+        Ok(Answers {
+            answers: report.answers.into_iter().map(|a| a.map(Value::from)).collect(),
+            failed: report.failures.iter().map(|f| FailedRequest { index: f.index, detail: f.to_string() }).collect(),
+        })
+    }
+}
+
+/// Builds the engine `engine` names: a catalog name (with optional `[overwrites]`) or inline
+/// JSON. Errors: it does not build, or it is not an inference engine.
+pub fn build_engine(engine: &str, catalogs: &[PathBuf]) -> Result<Art<dyn InferenceEngine>> {
+    let catalog = Arc::new(Catalog::standard(catalogs));
+    let reference = if engine.trim_start().starts_with('{') {
+        serde_json::from_str::<Value>(engine).map_err(|e| Error::invalid(format!("--engine is not valid JSON: {e}")))?
+    } else {
+        Value::from(engine)
+    };
+    match unitxt::registry::build(&reference, &catalog).with_ctx(|| format!("engine {engine}"))? {
+        Artifact::Engine(e) => Ok(e),
+        other => Err(Error::invalid(format!("--engine {engine} is a {}, not an inference engine", other.kind()))),
+    }
+}
+
+/// The error naming the instances of `inferred` that got no prediction (of `total`).
+pub fn failed_error(inferred: &Inferred, total: usize, rest: &str) -> Error {
+    let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
+    let more = inferred.failed.len().saturating_sub(10);
+    Error::io(format!(
+        "{} of {} instances got no prediction{rest}: {}{}",
+        inferred.failed.len(),
+        total,
+        shown.join("; "),
+        if more > 0 { format!("; and {more} more") } else { String::new() }
+    ))
+}
+
+/// Runs the subcommand. Every prediction received is written, also when some instances fail;
+/// then the failed instances are an error naming them.
+pub fn run(args: InferArgs) -> Result<()> {
+    let engine = build_engine(&args.engine, &args.catalogs)?;
+    let mut ms = prepare(&args.recipe, &PrepareOptions { catalogs: args.catalogs.clone() })?;
+    let instances = unitxt::stream::collect(ms.take(&args.split)?).with_ctx(|| format!("split {:?}", args.split))?;
+    let client = RunClient { cache: args.cache.clone(), progress: args.progress };
+    let inferred = infer(&*engine.inner, &client, &instances)?;
+
+    let mut text = String::new();
+    for (i, p) in inferred.predictions.iter().enumerate() {
+        if let Some(p) = p {
+            let line = unitxt::json!({"index": i, "prediction": serde_json::Value::from(p.clone())});
+            text.push_str(&serde_json::to_string(&line).map_err(|e| Error::io(e.to_string()))?);
+            text.push('\n');
+        }
+    }
+    write_out(args.output.as_deref(), &text)?;
+    if inferred.failed.is_empty() {
+        return Ok(());
+    }
+    Err(failed_error(&inferred, instances.len(), " (the others are written)"))
+}
+
+/// Writes `text` to `path` (atomically) or stdout.
+fn write_out(path: Option<&Path>, text: &str) -> Result<()> {
+    match path {
+        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::io(e.to_string())),
+        Some(p) if p == Path::new("-") => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::io(e.to_string())),
+        Some(p) if crate::output::is_special_file(p) => std::fs::write(p, text).map_err(|e| Error::io(format!("writing {}: {e}", p.display()))),
+        Some(p) => crate::outfile::write_atomic(p, text.as_bytes()),
+    }
+}
