@@ -57,6 +57,13 @@ CALLBACK_BASES = {
 }
 
 
+#: The stub of `infer`, on the inference engine classes.
+INFER_STUB = (
+    "    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:\n"
+    "        \"\"\"Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`).\"\"\""
+)
+
+
 def write_stubs(table, pkg_dir: str) -> None:
     """Writes `<module>.pyi` for each artifact module that has no `.py` of its own (the package
     makes those modules at import): one class per artifact with its keyword arguments, those
@@ -94,8 +101,11 @@ def write_stubs(table, pkg_dir: str) -> None:
                 "",
                 f"    __type__: str",
                 f"    def __init__({', '.join(params)}) -> None: ...",
-                "",
             ]
+            if "inference_engine" in t:
+                # The method the engine classes add (artifact.py's InferenceEngineMixin).
+                lines.append(f"{INFER_STUB}")
+            lines.append("")
         with open(os.path.join(pkg_dir, m + ".pyi"), "w") as f:
             f.write("\n".join(lines).rstrip() + "\n")
 

@@ -57,6 +57,7 @@ from .errors import (
 __all__ = [
     "load_dataset",
     "evaluate",
+    "infer",
     "create_dataset",
     "produce",
     "post_process",
@@ -745,7 +746,7 @@ def get_logger(name: str = "unitxt_rs"):
 from .artifact import Artifact, _install_modules, fetch_artifact  # noqa: E402
 from . import _callbacks  # noqa: E402
 from . import api  # noqa: E402
-from .api import create_dataset, fill_metadata, load_recipe, post_process, produce  # noqa: E402
+from .api import create_dataset, fill_metadata, infer, load_recipe, post_process, produce  # noqa: E402
 from .catalog import add_to_catalog  # noqa: E402
 from .settings_utils import get_constants, get_settings  # noqa: E402
 

@@ -25,6 +25,16 @@ def evaluate(
 def post_process(predictions_json: str, data_ipc: Optional[bytes], data_json: Optional[str], catalog_dirs: List[str]) -> str:
     """Each prediction after its instance's postprocessors, as a JSON array."""
 
+def infer(
+    engine_json: str,
+    data_ipc: Optional[bytes],
+    data_json: Optional[str],
+    catalog_dirs: List[str],
+    cache_path: Optional[str] = None,
+    progress: bool = False,
+) -> str:
+    """Runs an inference engine (its JSON, or a catalog name as a JSON string) on the data; the predictions as a JSON array."""
+
 def known_types() -> List[Tuple[str, Optional[List[str]]]]:
     """Every artifact __type__ the engine builds, with the keyword arguments it reads (None: not known)."""
 

@@ -1,5 +1,5 @@
 """Unitxt's ``unitxt.api`` functions, run by the Rust engine: :func:`load_dataset`,
-:func:`evaluate`, :func:`create_dataset`, :func:`produce`, :func:`post_process`,
+:func:`evaluate`, :func:`infer`, :func:`create_dataset`, :func:`produce`, :func:`post_process`,
 :func:`load_recipe`, :func:`fill_metadata`, with Unitxt 1.26.10's signatures and results.
 """
 
@@ -21,6 +21,7 @@ from .errors import InvalidInputError
 __all__ = [
     "load_dataset",
     "evaluate",
+    "infer",
     "create_dataset",
     "produce",
     "post_process",
@@ -367,3 +368,110 @@ def _catalogs() -> List[str]:
     return list(_local_catalogs)
 
 
+
+
+def _engine_json(engine: Any) -> str:
+    """The JSON the engine builds an inference engine from: a catalog name (with optional
+    ``[overwrites]``) as a JSON string, a dict with ``__type__`` as is, an artifact object as
+    its :meth:`~unitxt_rs.artifact.Artifact.to_dict`."""
+    if isinstance(engine, str):
+        return json.dumps(engine)
+    if isinstance(engine, dict):
+        return json.dumps(engine, default=str)
+    if isinstance(engine, Artifact):
+        return json.dumps(engine.to_dict(), default=str)
+    raise InvalidInputError(
+        f"engine must be an inference engine object, a catalog name or a dict, got {type(engine).__name__}"
+    )
+
+
+def _infer_raw(engine: Any, data: Any) -> List[Any]:
+    """The raw predictions of ``engine`` on the prepared instances ``data`` (a ``Dataset`` or a
+    list of instance dicts), one per instance, in order (Unitxt's ``InferenceEngine.infer``)."""
+    from . import _local_catalogs
+
+    ipc, rows_json = _data_for_native(data)
+    return json.loads(_native.infer(_engine_json(engine), ipc, rows_json, list(_local_catalogs)))
+
+
+def _is_prepared(data: Any) -> bool:
+    """Whether ``data`` holds prepared instances (a ``datasets.Dataset``, or a list of dicts
+    with ``source``) rather than task instances for :func:`produce`."""
+    try:
+        import datasets
+
+        if isinstance(data, (datasets.Dataset, datasets.IterableDataset)):
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    return isinstance(data, list) and bool(data) and all(isinstance(r, dict) and "source" in r for r in data)
+
+
+def infer(
+    instance_or_instances: Any,
+    engine: Any,
+    dataset_query: Optional[str] = None,
+    return_data: bool = False,
+    return_log_probs: bool = False,
+    return_meta_data: bool = False,
+    previous_messages: Optional[List[Dict[str, str]]] = None,
+    **kwargs: Any,
+):
+    """Runs an inference engine on instances and post-processes its answers (Unitxt's
+    ``unitxt.api.infer``, same signature).
+
+    Args:
+        instance_or_instances: Task instances (a dict or a list of dicts) verbalized with
+            :func:`produce` (``dataset_query`` and ``kwargs`` give the recipe), or instances
+            already prepared (a ``Dataset`` from :func:`load_dataset`), used as they are.
+        engine: The inference engine: an object of ``unitxt_rs.inference``
+            (``OpenAiInferenceEngine(...)``), a catalog name (``engines.x[model_name=m]``) or
+            a dict with ``__type__``.
+        dataset_query: The recipe for :func:`produce`.
+        return_data: Return the data with the columns ``prediction`` (post-processed) and
+            ``raw_prediction`` added, rather than the predictions.
+        return_log_probs: Not supported (Unitxt's log-prob engines).
+        return_meta_data: Not supported (Unitxt's ``TextGenerationInferenceOutput``).
+        previous_messages: Per instance, chat messages put before its ``source`` (as Unitxt).
+        **kwargs: Recipe arguments for :func:`produce`.
+
+    Returns:
+        The post-processed predictions (a list, one per instance), or the data with them when
+        ``return_data``.
+
+    Raises:
+        InvalidInputError: an engine that is not an inference engine, unreadable data.
+        UnsupportedError: ``return_log_probs`` / ``return_meta_data``, an engine the Rust
+            engine cannot run (local models, extra HTTP headers).
+        UnitxtIOError: instances that got no prediction (each named with its failure).
+    """
+    from .errors import UnsupportedError
+
+    if return_log_probs or return_meta_data:
+        raise UnsupportedError("infer: return_log_probs and return_meta_data are not supported by unitxt-rs")
+    if _is_prepared(instance_or_instances):
+        dataset = instance_or_instances
+    else:
+        dataset = produce(
+            instance_or_instances if isinstance(instance_or_instances, list) else [instance_or_instances],
+            dataset_query,
+            **kwargs,
+        )
+    if previous_messages is not None:
+
+        def add_previous_messages(example, index):
+            example["source"] = previous_messages[index] + example["source"]
+            return example
+
+        if isinstance(dataset, list):
+            dataset = [add_previous_messages(dict(r), i) for i, r in enumerate(dataset)]
+        else:
+            dataset = dataset.map(add_previous_messages, with_indices=True)
+    raw_predictions = _infer_raw(engine, dataset)
+    predictions = post_process(raw_predictions, dataset)
+    if return_data:
+        if isinstance(dataset, list):
+            return [{**r, "prediction": p, "raw_prediction": rp} for r, p, rp in zip(dataset, predictions, raw_predictions)]
+        dataset = dataset.add_column("prediction", predictions)
+        return dataset.add_column("raw_prediction", raw_predictions)
+    return predictions

@@ -154,6 +154,41 @@ class Artifact:
         return f"{type(self).__name__}({args})"
 
 
+class InferenceEngineMixin:
+    """What the inference engine classes (``unitxt_rs.inference``) add to :class:`Artifact`:
+    :meth:`infer`, as Unitxt's ``InferenceEngine.infer``."""
+
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> List[Any]:
+        """Runs this engine on prepared instances (Unitxt's ``InferenceEngine.infer``): the
+        Rust engine builds the requests from the object's :meth:`Artifact.to_dict` and sends
+        them (retries, rate limit), with the GIL released.
+
+        Args:
+            dataset: The prepared instances: a ``Dataset`` from ``load_dataset`` or a list of
+                instance dicts.
+            return_meta_data: Not supported (Unitxt's ``TextGenerationInferenceOutput``).
+
+        Returns:
+            One raw prediction per instance (usually a string), in order; not post-processed
+            (see ``unitxt_rs.api.infer``).
+
+        Raises:
+            UnsupportedError: ``return_meta_data``, or an engine the Rust engine cannot run.
+            UnitxtIOError: instances that got no prediction (each named with its failure).
+        """
+        from .api import _infer_raw
+        from .errors import UnsupportedError
+
+        if return_meta_data:
+            raise UnsupportedError("infer: return_meta_data is not supported by unitxt-rs")
+        return _infer_raw(self, dataset)
+
+
+def _is_engine_type(t: str) -> bool:
+    """Whether ``__type__`` ``t`` is an inference engine (``*_inference_engine*``)."""
+    return "inference_engine" in t
+
+
 def _make_classes() -> Dict[str, type]:
     """One class per engine type, named as Unitxt's."""
     classes: Dict[str, type] = {}
@@ -174,7 +209,8 @@ def _make_classes() -> Dict[str, type]:
             "_positional": tuple(positional),
             "__doc__": doc,
         }
-        classes[t] = type(name, (Artifact,), attrs)
+        bases = (InferenceEngineMixin, Artifact) if _is_engine_type(t) else (Artifact,)
+        classes[t] = type(name, bases, attrs)
     return classes
 
 

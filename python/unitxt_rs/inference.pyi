@@ -10,6 +10,8 @@ class AzureOpenAIInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class CrossProviderInferenceEngine(Artifact):
@@ -17,6 +19,8 @@ class CrossProviderInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, model: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., credentials: Any = ..., extra_headers: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., provider: Any = ..., provider_specific_args: Any = ..., provider_model_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class GenericInferenceEngine(Artifact):
@@ -24,6 +28,8 @@ class GenericInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, cache_batch_size: Any = ..., use_cache: Any = ..., default: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class HFPipelineBasedInferenceEngine(Artifact):
@@ -31,6 +37,8 @@ class HFPipelineBasedInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, device: Any = ..., max_new_tokens: Any = ..., do_sample: Any = ..., temperature: Any = ..., top_p: Any = ..., top_k: Any = ..., num_beams: Any = ..., repetition_penalty: Any = ..., pad_token_id: Any = ..., eos_token_id: Any = ..., _requirements_list: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., model_name: Any = ..., tokenizer_name: Any = ..., label: Any = ..., use_fast_tokenizer: Any = ..., use_fp16: Any = ..., load_in_8bit: Any = ..., task: Any = ..., device_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., lazy_load: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class LiteLLMInferenceEngine(Artifact):
@@ -38,6 +46,8 @@ class LiteLLMInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, _requirements_list: Any = ..., model: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., credentials: Any = ..., extra_headers: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., max_requests_per_second: Any = ..., max_retries: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class MockInferenceEngine(Artifact):
@@ -45,6 +55,8 @@ class MockInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, cache_batch_size: Any = ..., use_cache: Any = ..., model_name: Any = ..., default_inference_value: Any = ..., default_inference_value_logprob: Any = ..., label: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class OllamaInferenceEngine(Artifact):
@@ -52,6 +64,8 @@ class OllamaInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., model: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., credentials: Any = ..., extra_headers: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class OpenAiInferenceEngine(Artifact):
@@ -59,6 +73,8 @@ class OpenAiInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class RITSInferenceEngine(Artifact):
@@ -66,6 +82,8 @@ class RITSInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class TogetherAiInferenceEngine(Artifact):
@@ -73,6 +91,8 @@ class TogetherAiInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., max_tokens: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_k: Any = ..., repetition_penalty: Any = ..., logprobs: Any = ..., echo: Any = ..., n: Any = ..., min_p: Any = ..., presence_penalty: Any = ..., frequency_penalty: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class VLLMRemoteInferenceEngine(Artifact):
@@ -80,6 +100,8 @@ class VLLMRemoteInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class WMLInferenceEngineChat(Artifact):
@@ -87,6 +109,8 @@ class WMLInferenceEngineChat(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., frequency_penalty: Any = ..., top_logprobs: Any = ..., presence_penalty: Any = ..., response_format: Any = ..., temperature: Any = ..., max_tokens: Any = ..., time_limit: Any = ..., top_p: Any = ..., n: Any = ..., seed: Any = ..., logit_bias: Any = ..., stop: Any = ..., _requirements_list: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., credentials: Any = ..., model_name: Any = ..., deployment_id: Any = ..., concurrency_limit: Any = ..., label: Any = ..., parameters: Any = ..., external_client: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ..., image_encoder: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class WMLInferenceEngineGeneration(Artifact):
@@ -94,3 +118,5 @@ class WMLInferenceEngineGeneration(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., decoding_method: Any = ..., length_penalty: Any = ..., temperature: Any = ..., top_p: Any = ..., top_k: Any = ..., random_seed: Any = ..., repetition_penalty: Any = ..., min_new_tokens: Any = ..., max_new_tokens: Any = ..., stop_sequences: Any = ..., time_limit: Any = ..., truncate_input_tokens: Any = ..., prompt_variables: Any = ..., return_options: Any = ..., _requirements_list: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., credentials: Any = ..., model_name: Any = ..., deployment_id: Any = ..., concurrency_limit: Any = ..., label: Any = ..., parameters: Any = ..., external_client: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""

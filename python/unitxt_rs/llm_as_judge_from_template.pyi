@@ -31,6 +31,8 @@ class OpenAiInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., _requirements_list: Any = ..., frequency_penalty: Any = ..., presence_penalty: Any = ..., max_tokens: Any = ..., seed: Any = ..., stop: Any = ..., temperature: Any = ..., top_p: Any = ..., top_logprobs: Any = ..., logit_bias: Any = ..., logprobs: Any = ..., n: Any = ..., parallel_tool_calls: Any = ..., service_tier: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., label: Any = ..., model_name: Any = ..., parameters: Any = ..., base_url: Any = ..., default_headers: Any = ..., credentials: Any = ..., num_parallel_requests: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class SequentialOperator(Artifact):

@@ -342,6 +342,8 @@ class HFPipelineBasedInferenceEngine(Artifact):
 
     __type__: str
     def __init__(self, device: Any = ..., max_new_tokens: Any = ..., do_sample: Any = ..., temperature: Any = ..., top_p: Any = ..., top_k: Any = ..., num_beams: Any = ..., repetition_penalty: Any = ..., pad_token_id: Any = ..., eos_token_id: Any = ..., _requirements_list: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., model_name: Any = ..., tokenizer_name: Any = ..., label: Any = ..., use_fast_tokenizer: Any = ..., use_fp16: Any = ..., load_in_8bit: Any = ..., task: Any = ..., device_map: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., lazy_load: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class HuggingfaceMetric(Artifact):
@@ -748,6 +750,8 @@ class WMLInferenceEngineGeneration(Artifact):
 
     __type__: str
     def __init__(self, data_classification_policy: Any = ..., decoding_method: Any = ..., length_penalty: Any = ..., temperature: Any = ..., top_p: Any = ..., top_k: Any = ..., random_seed: Any = ..., repetition_penalty: Any = ..., min_new_tokens: Any = ..., max_new_tokens: Any = ..., stop_sequences: Any = ..., time_limit: Any = ..., truncate_input_tokens: Any = ..., prompt_variables: Any = ..., return_options: Any = ..., _requirements_list: Any = ..., cache_batch_size: Any = ..., use_cache: Any = ..., credentials: Any = ..., model_name: Any = ..., deployment_id: Any = ..., concurrency_limit: Any = ..., label: Any = ..., parameters: Any = ..., external_client: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., requirements: Any = ...) -> None: ...
+    def infer(self, dataset: Any, return_meta_data: bool = False) -> list:
+        """Runs the engine on prepared instances; one raw prediction per instance (Unitxt's `InferenceEngine.infer`)."""
 
 
 class WebsrcSquadF1(Artifact):

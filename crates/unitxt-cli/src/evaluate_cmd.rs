@@ -66,7 +66,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         (None, Some(engine)) => {
             let engine = crate::infer_cmd::build_engine(engine, &args.catalogs)?;
-            let client = crate::infer_cmd::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
+            let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
             let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
             if !inferred.failed.is_empty() {
                 return Err(crate::infer_cmd::failed_error(&inferred, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));

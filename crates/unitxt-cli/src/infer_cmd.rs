@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use unitxt::api::{prepare, PrepareOptions};
 use unitxt::catalog::Catalog;
-use unitxt::error::{Error, ErrorKind, Result, ResultExt};
+use unitxt::error::{Error, Result, ResultExt};
 use unitxt::artifact::Art;
-use unitxt::inference::{infer, Answers, Endpoint, FailedRequest, InferenceEngine, Inferred, ModelClient};
+use unitxt::inference::{infer, InferenceEngine, Inferred};
+use unitxt_inference::RunClient;
 use unitxt::registry::Artifact;
 use unitxt::Value;
 
@@ -32,46 +33,6 @@ pub struct InferArgs {
     pub catalogs: Vec<PathBuf>,
     /// Whether to draw a progress bar.
     pub progress: bool,
-}
-
-/// A [`ModelClient`] that sends the bodies with `unitxt_inference::run`.
-pub struct RunClient {
-    /// The answer cache file.
-    pub cache: Option<PathBuf>,
-    /// Whether to draw a progress bar.
-    pub progress: bool,
-}
-
-impl ModelClient for RunClient {
-    fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
-        if !endpoint.headers.is_empty() {
-            let names: Vec<&str> = endpoint.headers.iter().map(|(k, _)| k.as_str()).collect();
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("this engine sends extra HTTP headers ({}), which unitxt-rs's client does not send", names.join(", ")),
-            ));
-        }
-        let mut config = unitxt_inference::RunConfig::new(endpoint.base_url.clone());
-        config.api_key = endpoint.api_key.clone();
-        config.num_parallel_requests = endpoint.num_parallel_requests.max(1);
-        config.max_requests_per_second = endpoint.max_requests_per_second;
-        if let Some(r) = endpoint.max_retries {
-            config.max_retries = r;
-        }
-        config.cache_path = self.cache.clone();
-        config.show_progress = self.progress;
-        let requests: Vec<serde_json::Value> = bodies.iter().map(|b| serde_json::Value::from(b.clone())).collect();
-        let report = match unitxt_inference::run(&config, &requests, |_, _| {}) {
-            Ok(report) => report,
-            Err(unitxt_inference::RunError::RequestsFailed(report)) => *report,
-            Err(e @ unitxt_inference::RunError::Cache { .. }) => return Err(Error::io(e.to_string())),
-            Err(e) => return Err(Error::invalid(e.to_string())),
-        };
-        Ok(Answers {
-            answers: report.answers.into_iter().map(|a| a.map(Value::from)).collect(),
-            failed: report.failures.iter().map(|f| FailedRequest { index: f.index, detail: f.to_string() }).collect(),
-        })
-    }
 }
 
 /// Builds the engine `engine` names: a catalog name (with optional `[overwrites]`) or inline

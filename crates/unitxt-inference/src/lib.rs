@@ -25,17 +25,20 @@
 //!   answer (endpoint and request body), but written one committed row per answer as answers
 //!   arrive, so a crash or a failed run loses nothing received.
 //!
-//! This crate does not depend on the engine crate (`unitxt`): the engine hands over request
-//! bodies and receives answers.
+//! The engine crate (`unitxt`) does not depend on this one: the engine hands over request
+//! bodies through its `ModelClient` trait and receives answers; [`RunClient`] is that trait
+//! implemented with [`run`], for the CLI and the Python bindings.
 
 #![warn(missing_docs)]
 
 mod cache;
+mod client;
 mod config;
 mod request;
 mod run;
 
 pub use cache::cache_key;
+pub use client::RunClient;
 pub use config::RunConfig;
 pub use request::FailureKind;
 pub use run::{run, Failure, RunError, RunReport, Usage};

@@ -319,6 +319,51 @@ fn post_process(
     res.map_err(|e| py_err(py, e))
 }
 
+/// Runs the inference engine artifact `engine_json` (its catalog JSON, a dict with
+/// `__type__`, or a catalog name as a JSON string, with optional `[overwrites]`) on data given
+/// as in [`evaluate`] (Unitxt's `InferenceEngine.infer`), with the GIL released. Requests go
+/// through `unitxt_inference::RunClient` (retries, rate limit; the answer cache at
+/// `cache_path` when given). Returns the predictions as a JSON array, one per instance.
+/// Errors: the engine does not build or is not an inference engine, the data cannot be read,
+/// or some instances got no prediction (named, with what failed; API keys are never shown).
+#[pyfunction]
+#[pyo3(signature = (engine_json, data_ipc, data_json, catalog_dirs, cache_path = None, progress = false))]
+fn infer(
+    py: Python<'_>,
+    engine_json: String,
+    data_ipc: Option<Vec<u8>>,
+    data_json: Option<String>,
+    catalog_dirs: Vec<String>,
+    cache_path: Option<String>,
+    progress: bool,
+) -> PyResult<String> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<String> {
+        use unitxt::error::ResultExt;
+        let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
+        let reference = serde_json::from_str::<Value>(&engine_json).map_err(|e| Error::invalid(format!("the engine is not JSON-like: {e}")))?;
+        let catalog = std::sync::Arc::new(unitxt::catalog::Catalog::standard(&catalogs(catalog_dirs)));
+        let engine = match unitxt::registry::build(&reference, &catalog).with_ctx(|| "the inference engine".to_string())? {
+            unitxt::registry::Artifact::Engine(e) => e,
+            other => return Err(Error::invalid(format!("the engine is a {}, not an inference engine", other.kind()))),
+        };
+        let client = unitxt_inference::RunClient { cache: cache_path.map(PathBuf::from), progress };
+        let inferred = unitxt::inference::infer(&*engine.inner, &client, &data)?;
+        if !inferred.failed.is_empty() {
+            let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
+            let more = inferred.failed.len().saturating_sub(10);
+            return Err(Error::io(format!(
+                "{} of {} instances got no prediction: {}{}",
+                inferred.failed.len(),
+                data.len(),
+                shown.join("; "),
+                if more > 0 { format!("; and {more} more") } else { String::new() }
+            )));
+        }
+        Ok(Value::Array(inferred.predictions.into_iter().map(|p| p.unwrap_or(Value::Null)).collect()).to_string())
+    });
+    res.map_err(|e| py_err(py, e))
+}
+
 /// Every artifact `__type__` the engine builds, each with the keyword arguments it reads
 /// (`None` when they are not known from its structs, see `unitxt::registry::type_fields`): the
 /// one source the Python artifact classes are generated from.
@@ -369,6 +414,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SplitStream>()?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(get_from_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(default_catalog_dir, m)?)?;
     m.add_function(wrap_pyfunction!(unitxt_version, m)?)?;

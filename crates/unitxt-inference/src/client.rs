@@ -1,0 +1,53 @@
+//! [`RunClient`]: the engine's [`ModelClient`] over [`crate::run`], shared by the CLI
+//! (`unitxt-rs infer`, `evaluate --engine`) and the Python bindings (`unitxt_rs.api.infer`).
+
+use std::path::PathBuf;
+
+use unitxt::error::{Error, ErrorKind, Result};
+use unitxt::inference::{Answers, Endpoint, FailedRequest, ModelClient};
+use unitxt::Value;
+
+use crate::{run, RunConfig, RunError};
+
+/// A [`ModelClient`] that sends the engine's request bodies with [`crate::run`] (retries,
+/// rate limit, answer cache). The endpoint's API key goes only into the request headers: no
+/// error or message of this client shows it.
+#[derive(Debug, Clone, Default)]
+pub struct RunClient {
+    /// The answer cache file (SQLite); `None`: no cache.
+    pub cache: Option<PathBuf>,
+    /// Whether to draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl ModelClient for RunClient {
+    fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
+        if !endpoint.headers.is_empty() {
+            let names: Vec<&str> = endpoint.headers.iter().map(|(k, _)| k.as_str()).collect();
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("this engine sends extra HTTP headers ({}), which unitxt-rs's client does not send", names.join(", ")),
+            ));
+        }
+        let mut config = RunConfig::new(endpoint.base_url.clone());
+        config.api_key = endpoint.api_key.clone();
+        config.num_parallel_requests = endpoint.num_parallel_requests.max(1);
+        config.max_requests_per_second = endpoint.max_requests_per_second;
+        if let Some(r) = endpoint.max_retries {
+            config.max_retries = r;
+        }
+        config.cache_path = self.cache.clone();
+        config.show_progress = self.progress;
+        let requests: Vec<serde_json::Value> = bodies.iter().map(|b| serde_json::Value::from(b.clone())).collect();
+        let report = match run(&config, &requests, |_, _| {}) {
+            Ok(report) => report,
+            Err(RunError::RequestsFailed(report)) => *report,
+            Err(e @ RunError::Cache { .. }) => return Err(Error::io(e.to_string())),
+            Err(e) => return Err(Error::invalid(e.to_string())),
+        };
+        Ok(Answers {
+            answers: report.answers.into_iter().map(|a| a.map(Value::from)).collect(),
+            failed: report.failures.iter().map(|f| FailedRequest { index: f.index, detail: f.to_string() }).collect(),
+        })
+    }
+}

@@ -1,0 +1,135 @@
+"""Tests of inference from Python (``unitxt_rs.api.infer`` and ``.infer`` on the engine classes
+of ``unitxt_rs.inference``) against a tiny OpenAI-compatible server in a thread, and of the
+request bodies against those Unitxt's own ``OpenAiInferenceEngine`` sends to it.
+
+The environment (HF_HUB_CACHE, HF_HUB_OFFLINE, UNITXT_CATALOGS) comes from scripts/test.sh.
+"""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import unitxt_rs
+import unitxt_rs.inference
+
+RECIPE = "card=cards.sst2,template=templates.classification.multi_class.instruction,max_test_instances=4"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers ``POST /v1/chat/completions`` with ``echo: <last user message>``; records the
+    request bodies on the server."""
+
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        if self.path != "/v1/chat/completions":
+            self.send_response(404)
+            self.end_headers()
+            return
+        with self.server.lock:
+            self.server.bodies.append(body)
+        last = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [
+                {"message": {"role": "assistant", "content": "echo: " + last}, "finish_reason": "stop", "index": 0}
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def server():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv.bodies = []
+    srv.lock = threading.Lock()
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _args(port):
+    return dict(model_name="m", base_url=f"http://127.0.0.1:{port}/v1", credentials={"api_key": "k"})
+
+
+def _last_user(body):
+    return [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+
+
+def _canonical(bodies):
+    return sorted(json.dumps(b, sort_keys=True, ensure_ascii=False) for b in bodies)
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return unitxt_rs.load_dataset(RECIPE, split="test")
+
+
+def test_engine_infer(server, ds):
+    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port))
+    predictions = engine.infer(ds)
+    assert len(predictions) == 4
+    assert len(server.bodies) == 4
+    assert all(b["model"] == "m" for b in server.bodies)
+    # The parallel requests arrive in any order: match each prediction to its request.
+    assert sorted(predictions) == sorted("echo: " + _last_user(b) for b in server.bodies)
+    for p, row in zip(predictions, ds):
+        assert p.startswith("echo: ") and p[len("echo: "):] in row["source"]
+
+
+def test_api_infer(server, ds):
+    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port))
+    raw = engine.infer(ds)
+    server.bodies.clear()
+    predictions = unitxt_rs.api.infer(ds, engine=engine)
+    assert len(server.bodies) == 4
+    assert all(b["model"] == "m" for b in server.bodies)
+    assert predictions == unitxt_rs.post_process(raw, ds)
+    # As a dict and with return_data.
+    server.bodies.clear()
+    data = unitxt_rs.infer(ds, engine=engine.to_dict(), return_data=True)
+    assert list(data["raw_prediction"]) == raw
+    assert list(data["prediction"]) == predictions
+    assert unitxt_rs.infer is unitxt_rs.api.infer
+
+
+def test_request_bodies_match_unitxt(server, ds, tmp_path):
+    pytest.importorskip("openai")
+    from unitxt.inference import OpenAiInferenceEngine
+    from unitxt.settings_utils import get_settings
+
+    # A fresh disk cache for Unitxt's engine, so that it sends every request.
+    settings = get_settings()
+    saved = settings.inference_engine_cache_path
+    settings.inference_engine_cache_path = str(tmp_path)
+
+    unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port)).infer(ds)
+    ours = list(server.bodies)
+    server.bodies.clear()
+    try:
+        theirs_engine = OpenAiInferenceEngine(**_args(server.server_port))
+    except BaseException:
+        settings.inference_engine_cache_path = saved
+        raise
+    try:
+        theirs = theirs_engine.infer(ds)
+    finally:
+        settings.inference_engine_cache_path = saved
+    assert len(server.bodies) == 4
+    assert _canonical(ours) == _canonical(server.bodies)
+    assert sorted(theirs) == sorted("echo: " + _last_user(b) for b in ours)
