@@ -156,6 +156,18 @@ pub trait StreamOperator: Send + Sync {
     }
 }
 
+/// The operator of type `t` that applies the [`FieldOperator`] `make` gives to the fields
+/// and splits `v` selects: its [`StreamScope`] and [`FieldSpec`] are read from `v` first, then
+/// `make` runs. For the registry's field operators and the processors built from a preset.
+/// Errors: `v`'s scope or field settings, `make`'s error, field settings the operator cannot
+/// take (named with `t`).
+pub fn field_operator<T: FieldOperator + 'static>(t: &str, v: &Value, make: impl FnOnce() -> Result<T>) -> Result<Arc<dyn Operator>> {
+    let scope: StreamScope = crate::artifact::from_value(t, v)?;
+    let spec: FieldSpec = crate::artifact::from_value(t, v)?;
+    let inner = FieldOp::new(spec, Arc::new(make()?)).map_err(|e| e.context(format!("in `{t}`")))?;
+    Ok(Arc::new(InstanceOp { name: t.to_string(), scope, op: Arc::new(inner) }))
+}
+
 /// Adapts an [`InstanceOperator`] to an [`Operator`], lazily, for the splits in `scope`.
 pub struct InstanceOp {
     /// `__type__` (or catalog name) for error messages.

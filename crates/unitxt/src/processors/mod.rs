@@ -57,14 +57,11 @@ pub(crate) fn as_text<'a>(v: &'a Value, what: &str) -> Result<&'a str> {
 
 /// Wraps an already built [`crate::operators::FieldOperator`] (a processor whose struct is a
 /// preset, not deserialized directly) with the field settings and stream scope read from `v`,
-/// as the operator of type `t`.
+/// as the operator of type `t` (see [`crate::operators::field_operator`]).
 pub fn field_op_with<T: crate::operators::FieldOperator + 'static>(
     t: &str,
     v: &Value,
     op: T,
 ) -> Result<std::sync::Arc<dyn crate::operators::Operator>> {
-    let scope: crate::stream::StreamScope = crate::artifact::from_value(t, v)?;
-    let spec: crate::operators::FieldSpec = crate::artifact::from_value(t, v)?;
-    let inner = crate::operators::FieldOp::new(spec, std::sync::Arc::new(op)).map_err(|e| e.context(format!("in `{t}`")))?;
-    Ok(std::sync::Arc::new(crate::operators::InstanceOp { name: t.to_string(), scope, op: std::sync::Arc::new(inner) }))
+    crate::operators::field_operator(t, v, || Ok(op))
 }

@@ -26,7 +26,7 @@ use crate::card::Card;
 use crate::catalog::Catalog;
 use crate::error::{Error, Need, Result, ResultExt, Unavailable};
 use crate::loaders::Loader;
-use crate::operators::{FieldOp, FieldOperator, FieldSpec, InstanceOp, InstanceOperator, Operator, StreamOp, StreamOperator};
+use crate::operators::{FieldOperator, FieldSpec, InstanceOp, InstanceOperator, Operator, StreamOp, StreamOperator};
 use crate::query::{is_legal_catalog_name, split_name_and_overwrites};
 use crate::splitters::Sampler;
 use crate::stream::StreamScope;
@@ -1016,10 +1016,7 @@ mod shapes {
     }
     /// A [`FieldOperator`] with its [`FieldSpec`], as an instance operator.
     pub fn field_op<T: FieldOperator + DeserializeOwned + 'static>(t: &str, v: &Value, _: &BuildContext<'_>) -> Result<Artifact> {
-        let scope: StreamScope = from_value(t, v)?;
-        let spec: FieldSpec = from_value(t, v)?;
-        let inner = FieldOp::new(spec, Arc::new(from_value::<T>(t, v)?)).map_err(|e| e.context(format!("in `{t}`")))?;
-        Ok(scoped_instance_op(t, v, scope, inner))
+        crate::operators::field_operator(t, v, || from_value::<T>(t, v)).map(operator_art(v))
     }
     /// An [`crate::operators::collections::InPlaceFieldOperator`] with its [`FieldSpec`], as an
     /// instance operator.
