@@ -32,8 +32,10 @@ def infer(
     catalog_dirs: List[str],
     cache_path: Optional[str] = None,
     progress: bool = False,
+    log_probs: bool = False,
+    meta_data: bool = False,
 ) -> str:
-    """Runs an inference engine (its JSON, or a catalog name as a JSON string) on the data; the predictions as a JSON array."""
+    """Runs an inference engine (its JSON, or a catalog name as a JSON string) on the data (its log probabilities with ``log_probs``); a JSON object with ``predictions`` and ``meta_data`` (``TextGenerationInferenceOutput`` fields per instance when ``meta_data``)."""
 
 def known_types() -> List[Tuple[str, Optional[List[str]]]]:
     """Every artifact __type__ the engine builds, with the keyword arguments it reads (None: not known)."""

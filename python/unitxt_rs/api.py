@@ -385,13 +385,49 @@ def _engine_json(engine: Any) -> str:
     )
 
 
-def _infer_raw(engine: Any, data: Any) -> List[Any]:
+def _answer_cache(engine: Any) -> Optional[str]:
+    """The answer cache file of ``engine``: ``unitxt_rs_answers.sqlite`` in
+    ``settings.inference_engine_cache_path`` when the engine's ``use_cache`` is true (its
+    default, as in Unitxt), else ``None``. Each answer is written there as it arrives; the key is
+    the endpoint and the request body, never the API key."""
+    from .artifact import fetch_artifact
+    from .errors import UnitxtRsError
+    from .settings_utils import get_settings
+
+    try:
+        use_cache = fetch_artifact(engine)[0].to_dict().get("use_cache", True)
+    except UnitxtRsError:  # an engine that does not build is reported when it is built
+        use_cache = True
+    if not use_cache:
+        return None
+    directory = get_settings().inference_engine_cache_path
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, "unitxt_rs_answers.sqlite")
+
+
+def _infer_raw(engine: Any, data: Any, log_probs: bool = False, return_meta_data: bool = False) -> List[Any]:
     """The raw predictions of ``engine`` on the prepared instances ``data`` (a ``Dataset`` or a
-    list of instance dicts), one per instance, in order (Unitxt's ``InferenceEngine.infer``)."""
+    list of instance dicts), one per instance, in order (Unitxt's ``InferenceEngine.infer``, or
+    ``infer_log_probs`` with ``log_probs``); with ``return_meta_data``, one
+    ``TextGenerationInferenceOutput`` per instance."""
     from . import _local_catalogs
+    from .artifact import TextGenerationInferenceOutput
 
     ipc, rows_json = _data_for_native(data)
-    return json.loads(_native.infer(_engine_json(engine), ipc, rows_json, list(_local_catalogs)))
+    out = json.loads(
+        _native.infer(
+            _engine_json(engine),
+            ipc,
+            rows_json,
+            list(_local_catalogs),
+            cache_path=_answer_cache(engine),
+            log_probs=log_probs,
+            meta_data=return_meta_data,
+        )
+    )
+    if return_meta_data:
+        return [TextGenerationInferenceOutput(**m) for m in out["meta_data"]]
+    return out["predictions"]
 
 
 def _is_prepared(data: Any) -> bool:
@@ -430,8 +466,10 @@ def infer(
         dataset_query: The recipe for :func:`produce`.
         return_data: Return the data with the columns ``prediction`` (post-processed) and
             ``raw_prediction`` added, rather than the predictions.
-        return_log_probs: Not supported (Unitxt's log-prob engines).
-        return_meta_data: Not supported (Unitxt's ``TextGenerationInferenceOutput``).
+        return_log_probs: Ask the engine for the log probabilities of its tokens (Unitxt's
+            ``infer_log_probs``); each is post-processed as its JSON text, as Unitxt does.
+        return_meta_data: With ``return_data``, add the column ``infer_meta_data`` (the
+            fields of Unitxt's ``TextGenerationInferenceOutput`` but ``prediction``).
         previous_messages: Per instance, chat messages put before its ``source`` (as Unitxt).
         **kwargs: Recipe arguments for :func:`produce`.
 
@@ -441,14 +479,10 @@ def infer(
 
     Raises:
         InvalidInputError: an engine that is not an inference engine, unreadable data.
-        UnsupportedError: ``return_log_probs`` / ``return_meta_data``, an engine the Rust
-            engine cannot run (local models, extra HTTP headers).
+        UnsupportedError: ``return_log_probs`` with an engine that has no log probabilities,
+            an engine the Rust engine cannot run (local models).
         UnitxtIOError: instances that got no prediction (each named with its failure).
     """
-    from .errors import UnsupportedError
-
-    if return_log_probs or return_meta_data:
-        raise UnsupportedError("infer: return_log_probs and return_meta_data are not supported by unitxt-rs")
     if _is_prepared(instance_or_instances):
         dataset = instance_or_instances
     else:
@@ -467,11 +501,24 @@ def infer(
             dataset = [add_previous_messages(dict(r), i) for i, r in enumerate(dataset)]
         else:
             dataset = dataset.map(add_previous_messages, with_indices=True)
-    raw_predictions = _infer_raw(engine, dataset)
+    infer_outputs = _infer_raw(engine, dataset, log_probs=return_log_probs, return_meta_data=return_meta_data)
+    raw_predictions = [o.prediction for o in infer_outputs] if return_meta_data else infer_outputs
+    if return_log_probs:
+        # Unitxt post-processes the log probabilities as JSON text.
+        raw_predictions = [json.dumps(p) for p in raw_predictions]
     predictions = post_process(raw_predictions, dataset)
     if return_data:
+        meta = None
+        if return_meta_data:
+            meta = [{k: v for k, v in o.__dict__.items() if k != "prediction"} for o in infer_outputs]
         if isinstance(dataset, list):
-            return [{**r, "prediction": p, "raw_prediction": rp} for r, p, rp in zip(dataset, predictions, raw_predictions)]
+            rows = [dict(r) for r in dataset]
+            if meta is not None:
+                for r, m in zip(rows, meta):
+                    r["infer_meta_data"] = m
+            return [{**r, "prediction": p, "raw_prediction": rp} for r, p, rp in zip(rows, predictions, raw_predictions)]
+        if meta is not None:
+            dataset = dataset.add_column("infer_meta_data", meta)
         dataset = dataset.add_column("prediction", predictions)
         return dataset.add_column("raw_prediction", raw_predictions)
     return predictions

@@ -17,6 +17,7 @@ it is used: anywhere a catalog name or a dict with ``__type__`` is accepted
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import sys
@@ -154,9 +155,38 @@ class Artifact:
         return f"{type(self).__name__}({args})"
 
 
+@dataclasses.dataclass
+class TextGenerationInferenceOutput:
+    """One answer with its metadata (Unitxt's ``unitxt.inference.TextGenerationInferenceOutput``,
+    same fields in the same order), returned by ``infer(..., return_meta_data=True)``.
+
+    Attributes:
+        prediction: The prediction: a string, or with ``infer_log_probs`` a list of
+            ``{"text", "logprob", "top_tokens": [{"text", "logprob"}, ...]}``, one per token.
+        generated_text: The answer's text (``choices[0].message.content``).
+        input_tokens: Tokens of the request (the answer's ``usage.prompt_tokens``).
+        output_tokens: Tokens generated (``usage.completion_tokens``).
+        stop_reason: Why the generation stopped (``None`` for API engines, as in Unitxt).
+        seed: The generation's seed (``None`` for API engines).
+        input_text: The input (``None`` for API engines).
+        model_name: The engine's model.
+        inference_type: The engine's label (``openai``, ``litellm``, ``rits``, ...).
+    """
+
+    prediction: Any
+    generated_text: Any
+    input_tokens: Optional[int] = None
+    output_tokens: Optional[int] = None
+    stop_reason: Optional[str] = None
+    seed: Optional[int] = None
+    input_text: Optional[str] = None
+    model_name: Optional[str] = None
+    inference_type: Optional[str] = None
+
+
 class InferenceEngineMixin:
     """What the inference engine classes (``unitxt_rs.inference``) add to :class:`Artifact`:
-    :meth:`infer`, as Unitxt's ``InferenceEngine.infer``."""
+    :meth:`infer` and :meth:`infer_log_probs`, as Unitxt's ``InferenceEngine``."""
 
     def infer(self, dataset: Any, return_meta_data: bool = False) -> List[Any]:
         """Runs this engine on prepared instances (Unitxt's ``InferenceEngine.infer``): the
@@ -166,22 +196,41 @@ class InferenceEngineMixin:
         Args:
             dataset: The prepared instances: a ``Dataset`` from ``load_dataset`` or a list of
                 instance dicts.
-            return_meta_data: Not supported (Unitxt's ``TextGenerationInferenceOutput``).
+            return_meta_data: Return :class:`TextGenerationInferenceOutput` objects rather
+                than the predictions.
 
         Returns:
             One raw prediction per instance (usually a string), in order; not post-processed
-            (see ``unitxt_rs.api.infer``).
+            (see ``unitxt_rs.api.infer``). With ``return_meta_data``, one
+            :class:`TextGenerationInferenceOutput` per instance.
 
         Raises:
-            UnsupportedError: ``return_meta_data``, or an engine the Rust engine cannot run.
+            UnsupportedError: an engine the Rust engine cannot run.
             UnitxtIOError: instances that got no prediction (each named with its failure).
         """
         from .api import _infer_raw
-        from .errors import UnsupportedError
 
-        if return_meta_data:
-            raise UnsupportedError("infer: return_meta_data is not supported by unitxt-rs")
-        return _infer_raw(self, dataset)
+        return _infer_raw(self, dataset, return_meta_data=return_meta_data)
+
+    def infer_log_probs(self, dataset: Any, return_meta_data: bool = False) -> List[Any]:
+        """Runs this engine for the log probabilities of its generated tokens (Unitxt's
+        ``LogProbInferenceEngine.infer_log_probs``).
+
+        Args:
+            dataset: The prepared instances, as for :meth:`infer`.
+            return_meta_data: Return :class:`TextGenerationInferenceOutput` objects.
+
+        Returns:
+            Per instance, a list of ``{"text", "logprob", "top_tokens": [{"text", "logprob"},
+            ...]}`` (one per generated token), or its :class:`TextGenerationInferenceOutput`.
+
+        Raises:
+            UnsupportedError: an engine that is not a log-probability engine in Unitxt.
+            UnitxtIOError: instances that got no answer, or answers without log probabilities.
+        """
+        from .api import _infer_raw
+
+        return _infer_raw(self, dataset, log_probs=True, return_meta_data=return_meta_data)
 
 
 def _is_engine_type(t: str) -> bool:
@@ -287,3 +336,5 @@ def _install_modules() -> None:
         for cls in classes:
             if not hasattr(mod, cls.__name__):
                 setattr(mod, cls.__name__, cls)
+        if m == "inference":
+            mod.TextGenerationInferenceOutput = TextGenerationInferenceOutput

@@ -23,12 +23,15 @@ class Settings:
     - ``catalogs`` (str or None): extra catalog directories, ``:``-separated
       (``UNITXT_CATALOGS``).
     - ``dataset_cache_default`` (bool, False): accepted; the engine keeps no dataset cache.
+    - ``inference_engine_cache_path`` (str, ``./inference_engine_cache/``): the directory of
+      the answer cache of inference engines whose ``use_cache`` is true (one SQLite file,
+      ``unitxt_rs_answers.sqlite``; ``UNITXT_INFERENCE_ENGINE_CACHE_PATH``).
 
     Setting another name raises ``AttributeError`` naming the nearest known one.
     ``with settings.context(seed=7): ...`` sets values for a block and restores them.
     """
 
-    _names = ("seed", "global_loader_limit", "catalogs", "dataset_cache_default")
+    _names = ("seed", "global_loader_limit", "catalogs", "dataset_cache_default", "inference_engine_cache_path")
 
     def __init__(self) -> None:
         object.__setattr__(self, "_cache_default", False)
@@ -43,6 +46,8 @@ class Settings:
             return os.environ.get("UNITXT_CATALOGS")
         if name == "dataset_cache_default":
             return self._cache_default
+        if name == "inference_engine_cache_path":
+            return os.environ.get("UNITXT_INFERENCE_ENGINE_CACHE_PATH", "./inference_engine_cache/")
         raise AttributeError(self._unknown(name))
 
     def _unknown(self, name: str) -> str:
@@ -66,6 +71,8 @@ class Settings:
                 os.environ["UNITXT_CATALOGS"] = str(value)
         elif name == "dataset_cache_default":
             object.__setattr__(self, "_cache_default", bool(value))
+        elif name == "inference_engine_cache_path":
+            os.environ["UNITXT_INFERENCE_ENGINE_CACHE_PATH"] = str(value)
         else:
             raise AttributeError(self._unknown(name))
 

@@ -275,7 +275,10 @@ def test_infer_through_a_local_openai_compatible_endpoint(driver, tmp_path):
         wait_ready(driver, "infer")
         assert len(seen) == 5 and all(b["model"] == "fake" for b in seen)
         rows = cli_prepare(recipe)[:5]
-        assert [b["messages"] for b in seen] == [[{"role": "user", "content": r["source"]}] for r in rows]
+        # The requests go out in parallel: compare them as a multiset.
+        assert sorted(json.dumps(b["messages"]) for b in seen) == sorted(
+            json.dumps([{"role": "user", "content": r["source"]}]) for r in rows
+        )
         data, preds = tmp_path / "d.jsonl", tmp_path / "p.json"
         data.write_text("".join(json.dumps(r) + "\n" for r in rows))
         preds.write_text(json.dumps(["negative"] * 5))

@@ -65,7 +65,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             parse_predictions(&text).with_ctx(|| path.display().to_string())?
         }
         (None, Some(engine)) => {
-            let engine = crate::infer_cmd::build_engine(engine, &args.catalogs)?;
+            let engine = unitxt::api::build_engine(engine, &args.catalogs)?;
             let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
             let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
             if !inferred.failed.is_empty() {

@@ -6,16 +6,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use unitxt::api::{prepare, PrepareOptions};
-use unitxt::catalog::Catalog;
 use unitxt::error::{Error, Result, ResultExt};
-use unitxt::artifact::Art;
-use unitxt::inference::{infer, InferenceEngine, Inferred};
+use unitxt::inference::{infer, Inferred};
 use unitxt_inference::RunClient;
-use unitxt::registry::Artifact;
-use unitxt::Value;
 
 /// Arguments of the `infer` subcommand.
 pub struct InferArgs {
@@ -35,21 +30,6 @@ pub struct InferArgs {
     pub progress: bool,
 }
 
-/// Builds the engine `engine` names: a catalog name (with optional `[overwrites]`) or inline
-/// JSON. Errors: it does not build, or it is not an inference engine.
-pub fn build_engine(engine: &str, catalogs: &[PathBuf]) -> Result<Art<dyn InferenceEngine>> {
-    let catalog = Arc::new(Catalog::standard(catalogs));
-    let reference = if engine.trim_start().starts_with('{') {
-        serde_json::from_str::<Value>(engine).map_err(|e| Error::invalid(format!("--engine is not valid JSON: {e}")))?
-    } else {
-        Value::from(engine)
-    };
-    match unitxt::registry::build(&reference, &catalog).with_ctx(|| format!("engine {engine}"))? {
-        Artifact::Engine(e) => Ok(e),
-        other => Err(Error::invalid(format!("--engine {engine} is a {}, not an inference engine", other.kind()))),
-    }
-}
-
 /// The error naming the instances of `inferred` that got no prediction (of `total`).
 pub fn failed_error(inferred: &Inferred, total: usize, rest: &str) -> Error {
     let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
@@ -66,7 +46,7 @@ pub fn failed_error(inferred: &Inferred, total: usize, rest: &str) -> Error {
 /// Runs the subcommand. Every prediction received is written, also when some instances fail;
 /// then the failed instances are an error naming them.
 pub fn run(args: InferArgs) -> Result<()> {
-    let engine = build_engine(&args.engine, &args.catalogs)?;
+    let engine = unitxt::api::build_engine(&args.engine, &args.catalogs)?;
     let mut ms = prepare(&args.recipe, &PrepareOptions { catalogs: args.catalogs.clone() })?;
     let instances = unitxt::stream::collect(ms.take(&args.split)?).with_ctx(|| format!("split {:?}", args.split))?;
     let client = RunClient { cache: args.cache.clone(), progress: args.progress };

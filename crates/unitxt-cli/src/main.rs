@@ -118,8 +118,12 @@ enum Command {
         /// Open the page in the default web browser.
         #[arg(long)]
         open: bool,
+        /// The inference engine of the page's Infer button, as `infer --engine` takes it: a
+        /// catalog name (`engines.x[model_name=m]`) or inline JSON.
+        #[arg(long)]
+        engine: Option<String>,
         /// Base URL of an OpenAI-compatible endpoint (`http://localhost:8000/v1`) for the
-        /// page's Infer button.
+        /// page's Infer button (an `open_ai_inference_engine` on it), when `--engine` is not given.
         #[arg(long)]
         model_url: Option<String>,
         /// Model name sent to the endpoint.
@@ -175,9 +179,9 @@ fn main() -> ExitCode {
         }),
         Command::Cache { command } => cache_cmd::run(command),
         Command::Catalog { command } => catalog_cmd::run(command),
-        Command::Explore { catalogs, port, host, open, model_url, model, api_key_env } => {
+        Command::Explore { catalogs, port, host, open, engine, model_url, model, api_key_env } => {
             let api_key = std::env::var(&api_key_env).ok().filter(|k| !k.is_empty());
-            let config = unitxt_explore::Config { catalogs, model_url, model, api_key };
+            let config = unitxt_explore::Config { catalogs, engine, model_url, model, api_key };
             explore(config, port, &host, open)
         }
     };

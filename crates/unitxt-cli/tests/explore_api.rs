@@ -352,6 +352,7 @@ async fn infer_runs_instances_through_an_openai_compatible_endpoint() {
         model_url: Some(format!("http://{addr}/v1")),
         model: Some("fake-model".into()),
         api_key: Some("test-key".into()),
+        ..Default::default()
     };
     let app = unitxt_explore::router(unitxt_explore::AppState::new(config));
 
@@ -362,11 +363,13 @@ async fn infer_runs_instances_through_an_openai_compatible_endpoint() {
     let lines = cli_prepare(recipe, "test").unwrap();
     let sent = seen.lock().unwrap().clone();
     assert_eq!(sent.len(), 4);
-    for (k, body) in sent.iter().enumerate() {
-        let inst: Value = serde_json::from_str(&lines[2 + k]).unwrap();
-        assert_eq!(body["messages"], inst["source"], "chat source sent as its messages");
-        assert_eq!(body["model"], "fake-model");
-    }
+    // Sent in parallel (as `unitxt-rs infer` sends them): compare as a multiset.
+    let mut got: Vec<String> = sent.iter().map(|b| b["messages"].to_string()).collect();
+    let mut want: Vec<String> = (2..6).map(|k| serde_json::from_str::<Value>(&lines[k]).unwrap()["source"].to_string()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "chat sources sent as their messages");
+    assert!(sent.iter().all(|b| b["model"] == "fake-model" && b["temperature"] == 0 && b.get("logprobs").is_none()), "{sent:?}");
     let (_, ev) = post(app.clone(), "/api/evaluate", json!({"recipe": recipe, "split": "test", "predictions": r["predictions"], "offset": 2, "limit": 4, "processed": true})).await;
     assert_eq!(r["scores"], ev);
     assert_eq!(r["scores"]["global"]["num_of_instances"], 4);
@@ -380,7 +383,7 @@ async fn infer_runs_instances_through_an_openai_compatible_endpoint() {
 
     let (s, e) = post(app_with(vec![test_catalog()]), "/api/infer", json!({"recipe": recipe})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert!(e["error"].as_str().unwrap().contains("no inference endpoint"), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("no inference engine"), "{e}");
 }
 
 /// On every recipe of `tests/oracle_eval_recipes.tsv`, with predictions derived from the
@@ -414,4 +417,41 @@ async fn evaluate_equals_the_cli_on_the_oracle_eval_recipes() {
         assert_eq!(api, cli, "{recipe}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One raw HTTP/1.1 request to `addr` with the given `Host` and optional `Origin`: the status
+/// code of the answer.
+fn raw_status(addr: std::net::SocketAddr, method: &str, path: &str, host: &str, origin: Option<&str>) -> u16 {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let body = r#"{"a": "x", "b": "y"}"#;
+    let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+    let req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A served explorer answers only requests addressed to it: a `Host` naming another site
+/// (DNS rebinding) gets 403, and so does a POST from another origin; its own address,
+/// `localhost`, and a POST without `Origin` (a script, curl) or from its own page pass.
+#[test]
+fn served_explorer_refuses_other_hosts_and_cross_origin_posts() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let config = unitxt_explore::Config { catalogs: vec![test_catalog()], ..Default::default() };
+        unitxt_explore::serve_blocking(config, "127.0.0.1", 0, |addr| tx.send(addr).unwrap()).unwrap();
+    });
+    let addr = rx.recv().unwrap();
+    let port = addr.port();
+    let own = format!("127.0.0.1:{port}");
+    assert_eq!(raw_status(addr, "GET", "/api/options", &own, None), 200);
+    assert_eq!(raw_status(addr, "GET", "/api/options", &format!("localhost:{port}"), None), 200);
+    assert_eq!(raw_status(addr, "GET", "/api/options", &format!("evil.example:{port}"), None), 403);
+    assert_eq!(raw_status(addr, "GET", "/", "evil.example", None), 403);
+    assert_eq!(raw_status(addr, "POST", "/api/diff", &own, None), 200);
+    assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some(&format!("http://{own}"))), 200);
+    assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some("http://evil.example")), 403);
+    assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some("null")), 403);
 }

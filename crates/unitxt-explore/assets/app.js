@@ -161,7 +161,7 @@ async function loadOptions() {
   $("infer-btn").hidden = !o.inference;
   $("infer-note").textContent = o.inference
     ? `Inference endpoint: ${o.inference}`
-    : "No inference endpoint is configured (start the explorer with --model-url URL --model NAME; the key is read from $OPENAI_API_KEY). Score predictions made elsewhere above.";
+    : "No inference engine is configured (start the explorer with --engine NAME_OR_JSON, or --model-url URL --model NAME; the key is read from $OPENAI_API_KEY). Score predictions made elsewhere above.";
   setStatus(`${o.artifacts} artifacts in ${o.catalogs.length} catalog(s)`);
   const kinds = new Set();
   const r = await api("/api/catalog?limit=5000");

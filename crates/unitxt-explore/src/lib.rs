@@ -22,8 +22,9 @@
 //!   diff (the `similar` crate).
 //! - `POST /api/parse {"recipe"}` → the recipe's `key: value` map, as the engine parses it.
 //! - `POST /api/infer {"recipe", "split", "offset", "limit"}` → `{"predictions", "scores"}`:
-//!   the instances run through the OpenAI-compatible endpoint of [`Config::model_url`] (400
-//!   when none is configured, 502 when it fails).
+//!   the instances run through the inference engine of [`Config::engine`] (or an OpenAI
+//!   engine on [`Config::model_url`]), with `unitxt-rs infer`'s code (400 when none is
+//!   configured, 502 when it fails).
 //!
 //! Artifact names resolve only inside the configured catalog directories (no path separators
 //! or `..`; files whose symbolic links lead out of their directory are refused and left out of
@@ -63,20 +64,65 @@ const CACHE_SPLIT_BYTES: usize = 64 * 1024 * 1024;
 /// How many prepared splits are kept (least recently used dropped first).
 const CACHE_ENTRIES: usize = 8;
 
-/// How the explorer is configured: catalogs and an optional inference endpoint.
-#[derive(Debug, Clone, Default)]
+/// How the explorer is configured: catalogs and an optional inference engine.
+#[derive(Clone, Default)]
 pub struct Config {
     /// Extra catalog directories, as `--catalog` gives them (the last one wins); the standard
     /// catalogs (`UNITXT_CATALOGS`, the installed one) come after them.
     pub catalogs: Vec<PathBuf>,
-    /// Base URL of an OpenAI-compatible inference endpoint (`http://host:port/v1`): `/api/infer`
-    /// posts to `<url>/chat/completions`. `None`: no inference (the page says so).
+    /// The inference engine of `/api/infer`, as `unitxt-rs infer --engine` takes it: a catalog
+    /// name (with optional `[overwrites]`) or inline JSON. When set, it wins over `model_url`.
+    pub engine: Option<String>,
+    /// Base URL of an OpenAI-compatible inference endpoint (`http://host:port/v1`): with no
+    /// `engine`, `/api/infer` runs an `open_ai_inference_engine` on it (`temperature` 0, no
+    /// log probabilities). `None` and no `engine`: no inference (the page says so).
     pub model_url: Option<String>,
-    /// The `model` sent to the endpoint.
+    /// The `model` sent to `model_url`.
     pub model: Option<String>,
-    /// The API key sent as `Authorization: Bearer <key>`, when there is one (read by the caller
-    /// from an environment variable, never from the command line).
+    /// The API key of `model_url`, sent as `Authorization: Bearer <key>` (read by the caller
+    /// from an environment variable, never from the command line). Never shown.
     pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("catalogs", &self.catalogs)
+            .field("engine", &self.engine)
+            .field("model_url", &self.model_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+impl Config {
+    /// The engine `/api/infer` runs, as `--engine` text; `None` when inference is off.
+    fn engine_spec(&self) -> Option<String> {
+        if let Some(e) = &self.engine {
+            return Some(e.clone());
+        }
+        let url = self.model_url.as_ref()?;
+        let engine = json!({
+            "__type__": "open_ai_inference_engine",
+            "model_name": self.model.clone().unwrap_or_else(|| "default".into()),
+            "base_url": url,
+            "temperature": 0,
+            "logprobs": null,
+            "top_logprobs": null,
+            // A local server needs no key; the OpenAI engine wants one (vLLM's convention).
+            "credentials": {"api_key": self.api_key.clone().unwrap_or_else(|| "EMPTY".into())},
+        });
+        Some(engine.to_string())
+    }
+
+    /// What `/api/options` shows of the engine (never a key).
+    fn engine_label(&self) -> Option<String> {
+        if let Some(e) = &self.engine {
+            return Some(if e.trim_start().starts_with('{') { "an inline engine".to_string() } else { e.clone() });
+        }
+        self.model_url.as_ref().map(|u| format!("{} at {u}", self.model.as_deref().unwrap_or("(default model)")))
+    }
 }
 
 /// One prepared split kept for paging: its JSON Lines (without newlines) and its length.
@@ -93,6 +139,71 @@ pub struct AppState {
     catalog: Arc<Catalog>,
     index: OnceLock<Arc<Index>>,
     prepared: Mutex<VecDeque<(PreparedKey, Arc<Prepared>)>>,
+    /// The addresses the server answers to, set by [`serve`] once bound; unset (a router
+    /// driven in-process), no request is refused on its `Host` or `Origin`.
+    bound: OnceLock<Bound>,
+}
+
+/// The address a served explorer is bound to, for the DNS-rebinding and cross-origin guard.
+#[derive(Debug, Clone)]
+pub struct Bound {
+    /// `host:port` values a request's `Host` may carry (lowercase).
+    hosts: Vec<String>,
+    /// The port, and whether any IP literal with it is accepted (bound to `0.0.0.0` / `::`).
+    port: u16,
+    any_ip: bool,
+}
+
+impl Bound {
+    /// The `Host` values that reach a server bound to `addr` as `host` was given: `host:port`,
+    /// the address itself, and for a loopback address `localhost`, `127.0.0.1` and `[::1]`.
+    /// Bound to an unspecified address, any IP literal with the port is accepted too (never a
+    /// DNS name other than `localhost`, which a rebinding attack would use).
+    pub fn new(host: &str, addr: SocketAddr) -> Bound {
+        let port = addr.port();
+        let mut hosts = vec![format!("{}:{port}", host.to_ascii_lowercase()), addr.to_string()];
+        if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+            hosts.extend([format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")]);
+        }
+        if port == 80 {
+            // Browsers leave the default port out of `Host`.
+            let bare: Vec<String> = hosts.iter().filter_map(|h| h.strip_suffix(":80").map(str::to_string)).collect();
+            hosts.extend(bare);
+        }
+        Bound { hosts, port, any_ip: addr.ip().is_unspecified() }
+    }
+
+    /// Whether a request's `Host` header value `h` names this server.
+    pub fn accepts_host(&self, h: &str) -> bool {
+        let h = h.trim().to_ascii_lowercase();
+        self.hosts.contains(&h) || (self.any_ip && h.parse::<SocketAddr>().is_ok_and(|a| a.port() == self.port))
+    }
+
+    /// Whether an `Origin` header value is this server's own (`http://` + an accepted host).
+    pub fn accepts_origin(&self, origin: &str) -> bool {
+        origin.strip_prefix("http://").is_some_and(|h| self.accepts_host(h))
+    }
+}
+
+/// Refuses (403) a request whose `Host` is not the address the explorer is bound to (a page of
+/// another site reaching it by DNS rebinding), and a state-changing request (not GET/HEAD)
+/// whose `Origin` is another site's: the explorer may spend the user's API key.
+async fn guard(State(st): State<Arc<AppState>>, req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if let Some(bound) = st.bound.get() {
+        let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok());
+        if !host.is_some_and(|h| bound.accepts_host(h)) {
+            return ApiError::new(StatusCode::FORBIDDEN, Error::invalid("refused: the request's Host is not this explorer's address")).into_response();
+        }
+        let safe = matches!(*req.method(), axum::http::Method::GET | axum::http::Method::HEAD);
+        if !safe {
+            if let Some(origin) = req.headers().get(header::ORIGIN) {
+                if !origin.to_str().is_ok_and(|o| bound.accepts_origin(o)) {
+                    return ApiError::new(StatusCode::FORBIDDEN, Error::invalid("refused: a cross-origin request")).into_response();
+                }
+            }
+        }
+    }
+    next.run(req).await
 }
 
 impl AppState {
@@ -100,7 +211,7 @@ impl AppState {
     /// (see [`AppState::warm_up`]).
     pub fn new(config: Config) -> Arc<AppState> {
         let catalog = Arc::new(Catalog::standard(&config.catalogs));
-        Arc::new(AppState { config, catalog, index: OnceLock::new(), prepared: Mutex::new(VecDeque::new()) })
+        Arc::new(AppState { config, catalog, index: OnceLock::new(), prepared: Mutex::new(VecDeque::new()), bound: OnceLock::new() })
     }
 
     /// The catalog index, built by the first caller (others wait for it).
@@ -208,6 +319,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/parse", post(api_parse))
         .route("/api/infer", post(api_infer))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, Error::not_found("no such page or API route")) })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
@@ -221,7 +333,9 @@ pub async fn serve(config: Config, host: &str, port: u16, on_bound: impl FnOnce(
     let state = AppState::new(config);
     state.warm_up();
     let listener = tokio::net::TcpListener::bind((host, port)).await?;
-    on_bound(listener.local_addr()?);
+    let addr = listener.local_addr()?;
+    let _ = state.bound.set(Bound::new(host, addr));
+    on_bound(addr);
     axum::serve(listener, router(state)).await
 }
 
@@ -438,7 +552,7 @@ async fn api_options(State(st): State<Arc<AppState>>) -> ApiResult<Json<Json_>> 
             "augmentors": names("augmentors.", &[]),
             "catalogs": st.catalog.dirs().iter().map(|d| d.display().to_string()).collect::<Vec<_>>(),
             "artifacts": idx.entries.len(),
-            "inference": st.config.model_url.as_ref().map(|u| format!("{} at {u}", st.config.model.as_deref().unwrap_or("(default model)"))),
+            "inference": st.config.engine_label(),
         })))
     })
     .await
@@ -625,57 +739,43 @@ type InferReq = PrepareReq;
 /// Most instances one `/api/infer` call sends to the model.
 pub const MAX_INFER: usize = 50;
 
-/// The chat messages of an instance's `source`: its messages for a chat format, else the text
-/// as one user message.
-fn messages(source: &Json_) -> Json_ {
-    match source {
-        Json_::Array(m) => Json_::Array(m.clone()),
-        Json_::String(s) => json!([{"role": "user", "content": s}]),
-        other => json!([{"role": "user", "content": other.to_string()}]),
-    }
-}
-
-/// One chat completion from the configured endpoint: the first choice's message content.
-fn complete(cfg: &Config, url: &str, msgs: Json_) -> ApiResult<String> {
-    let mut body = json!({"messages": msgs, "temperature": 0});
-    if let Some(m) = &cfg.model {
-        body["model"] = json!(m);
-    }
-    let endpoint = format!("{}/chat/completions", url.trim_end_matches('/'));
-    let mut req = ureq::post(&endpoint).set("content-type", "application/json").timeout(std::time::Duration::from_secs(120));
-    if let Some(k) = &cfg.api_key {
-        req = req.set("authorization", &format!("Bearer {k}"));
-    }
-    let gateway = |m: String| ApiError::new(StatusCode::BAD_GATEWAY, Error::io(m));
-    let resp = req.send_string(&body.to_string()).map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
-    let text = resp.into_string().map_err(|e| gateway(format!("inference endpoint {endpoint}: {e}")))?;
-    let v: Json_ = serde_json::from_str(&text).map_err(|e| gateway(format!("inference endpoint {endpoint} answered with invalid JSON: {e}")))?;
-    v.pointer("/choices/0/message/content")
-        .and_then(Json_::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| gateway(format!("inference endpoint {endpoint}: no choices[0].message.content in its answer")))
-}
-
-/// `POST /api/infer {recipe, split, offset, limit}`: sends the instances `[offset, offset +
-/// limit)` to the configured endpoint (chat sources as messages, text as one user message)
-/// and returns `{"predictions", "scores"}` (scores as `/api/evaluate` with `processed`).
+/// `POST /api/infer {recipe, split, offset, limit}`: runs the configured inference engine on
+/// the instances `[offset, offset + limit)` (the same engine code as `unitxt-rs infer`: the
+/// requests Unitxt's engine sends, retries, rate limit) and returns `{"predictions", "scores"}`
+/// (scores as `/api/evaluate` with `processed`). 400 without an engine, 502 when some instance
+/// got no answer (naming it).
 async fn api_infer(State(st): State<Arc<AppState>>, body: Result<Json<InferReq>, axum::extract::rejection::JsonRejection>) -> ApiResult<Json<Json_>> {
     let Json(req) = body.map_err(ApiError::rejected)?;
-    let Some(url) = st.config.model_url.clone() else {
-        return Err(ApiError::bad("no inference endpoint is configured (start the explorer with --model-url and --model)"));
+    let Some(spec) = st.config.engine_spec() else {
+        return Err(ApiError::bad("no inference engine is configured (start the explorer with --engine, or --model-url and --model)"));
     };
     if req.limit == 0 || req.limit > MAX_INFER {
         return Err(ApiError::bad(format!("limit must be between 1 and {MAX_INFER}")));
     }
     blocking(move || {
+        let engine = unitxt::api::build_engine(&spec, &st.config.catalogs)?;
         let (window, _) = prepare_window(&st, &req.recipe, &req.split, req.offset, req.limit)?;
-        let mut predictions = Vec::with_capacity(window.len());
-        for line in &window {
-            let inst: Json_ = serde_json::from_str(line).map_err(|e| Error::invalid(e.to_string()))?;
-            predictions.push(complete(&st.config, &url, messages(&inst["source"]))?);
+        let instances = window
+            .iter()
+            .map(|line| match unitxt::py::json::loads(line, false) {
+                Ok(unitxt::Value::Object(o)) => Ok(o),
+                _ => Err(Error::invalid("a prepared instance is not a JSON object")),
+            })
+            .collect::<unitxt::Result<Vec<_>>>()?;
+        let client = unitxt_inference::RunClient { cache: None, progress: false };
+        let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances).map_err(|e| match e.kind {
+            unitxt::ErrorKind::Io => ApiError::new(StatusCode::BAD_GATEWAY, e),
+            _ => ApiError::from(e),
+        })?;
+        if let Some(f) = inferred.failed.first() {
+            return Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                Error::io(format!("{} of {} instances got no answer; instance {}: {}", inferred.failed.len(), instances.len(), req.offset + f.index, f.detail)),
+            ));
         }
-        let preds: Vec<unitxt::Value> = predictions.iter().map(|p| unitxt::Value::String(p.as_str().into())).collect();
+        let preds: Vec<unitxt::Value> = inferred.predictions.into_iter().map(|p| p.unwrap_or(unitxt::Value::Null)).collect();
         let scores = evaluate_json(&st, &req.recipe, &req.split, req.offset, Some(window.len()), &preds, true)?;
+        let predictions: Vec<Json_> = preds.iter().map(|p| Json_::from(p.clone())).collect();
         Ok(Json(json!({"predictions": predictions, "scores": scores})))
     })
     .await

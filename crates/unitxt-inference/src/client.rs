@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use unitxt::error::{Error, ErrorKind, Result};
+use unitxt::error::{Error, Result};
 use unitxt::inference::{Answers, Endpoint, FailedRequest, ModelClient};
 use unitxt::Value;
 
@@ -22,15 +22,9 @@ pub struct RunClient {
 
 impl ModelClient for RunClient {
     fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
-        if !endpoint.headers.is_empty() {
-            let names: Vec<&str> = endpoint.headers.iter().map(|(k, _)| k.as_str()).collect();
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("this engine sends extra HTTP headers ({}), which unitxt-rs's client does not send", names.join(", ")),
-            ));
-        }
         let mut config = RunConfig::new(endpoint.base_url.clone());
         config.api_key = endpoint.api_key.clone();
+        config.headers = endpoint.headers.clone();
         config.num_parallel_requests = endpoint.num_parallel_requests.max(1);
         config.max_requests_per_second = endpoint.max_requests_per_second;
         if let Some(r) = endpoint.max_retries {

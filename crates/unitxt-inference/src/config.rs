@@ -20,6 +20,10 @@ pub struct RunConfig {
     /// Sent as `Authorization: Bearer <key>` when set. Never written to the cache, errors,
     /// logs or `Debug` output, and not part of the cache key.
     pub api_key: Option<String>,
+    /// Extra HTTP headers sent with every request (an engine's `default_headers`; RITS sends
+    /// its key in `RITS_API_KEY`). Their values are treated as secrets, like the API key: not
+    /// part of the cache key, redacted from errors and `Debug` output (which shows the names).
+    pub headers: Vec<(String, String)>,
     /// How many requests may be in flight at once (worker threads); at least 1.
     pub num_parallel_requests: usize,
     /// Upper bound on request starts per second (retries included), spread evenly (no burst);
@@ -49,6 +53,7 @@ impl RunConfig {
         RunConfig {
             base_url: base_url.into(),
             api_key: None,
+            headers: Vec::new(),
             num_parallel_requests: 10,
             max_requests_per_second: None,
             max_retries: 5,
@@ -65,13 +70,16 @@ impl RunConfig {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
 
-    /// Replaces every occurrence of the API key in `text` by `[redacted]` (for error details
-    /// that quote a server's answer, which may echo the key).
+    /// Replaces every occurrence of the API key and of the header values in `text` by
+    /// `[redacted]` (for error details that quote a server's answer, which may echo them).
     pub(crate) fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_string(),
+        let mut out = text.to_string();
+        for secret in self.api_key.iter().chain(self.headers.iter().map(|(_, v)| v)) {
+            if !secret.is_empty() {
+                out = out.replace(secret.as_str(), "[redacted]");
+            }
         }
+        out
     }
 }
 
@@ -80,6 +88,7 @@ impl fmt::Debug for RunConfig {
         f.debug_struct("RunConfig")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("headers", &self.headers.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>())
             .field("num_parallel_requests", &self.num_parallel_requests)
             .field("max_requests_per_second", &self.max_requests_per_second)
             .field("max_retries", &self.max_retries)

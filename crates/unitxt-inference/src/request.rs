@@ -151,6 +151,9 @@ impl<'a> Sender<'a> {
         if let Some(key) = &self.config.api_key {
             request = request.set("Authorization", &format!("Bearer {key}"));
         }
+        for (name, value) in &self.config.headers {
+            request = request.set(name, value);
+        }
         match request.send_string(body) {
             Ok(response) => {
                 let text = response

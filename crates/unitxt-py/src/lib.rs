@@ -321,13 +321,16 @@ fn post_process(
 
 /// Runs the inference engine artifact `engine_json` (its catalog JSON, a dict with
 /// `__type__`, or a catalog name as a JSON string, with optional `[overwrites]`) on data given
-/// as in [`evaluate`] (Unitxt's `InferenceEngine.infer`), with the GIL released. Requests go
-/// through `unitxt_inference::RunClient` (retries, rate limit; the answer cache at
-/// `cache_path` when given). Returns the predictions as a JSON array, one per instance.
+/// as in [`evaluate`] (Unitxt's `InferenceEngine.infer`, or `infer_log_probs` with
+/// `log_probs`), with the GIL released. Requests go through `unitxt_inference::RunClient`
+/// (retries, rate limit; the answer cache at `cache_path` when given). Returns a JSON object:
+/// `predictions` (one per instance) and `meta_data` (with `meta_data`: one
+/// `TextGenerationInferenceOutput` object per instance; else empty).
 /// Errors: the engine does not build or is not an inference engine, the data cannot be read,
 /// or some instances got no prediction (named, with what failed; API keys are never shown).
 #[pyfunction]
-#[pyo3(signature = (engine_json, data_ipc, data_json, catalog_dirs, cache_path = None, progress = false))]
+#[pyo3(signature = (engine_json, data_ipc, data_json, catalog_dirs, cache_path = None, progress = false, log_probs = false, meta_data = false))]
+#[allow(clippy::too_many_arguments)]
 fn infer(
     py: Python<'_>,
     engine_json: String,
@@ -336,6 +339,8 @@ fn infer(
     catalog_dirs: Vec<String>,
     cache_path: Option<String>,
     progress: bool,
+    log_probs: bool,
+    meta_data: bool,
 ) -> PyResult<String> {
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         use unitxt::error::ResultExt;
@@ -347,7 +352,8 @@ fn infer(
             other => return Err(Error::invalid(format!("the engine is a {}, not an inference engine", other.kind()))),
         };
         let client = unitxt_inference::RunClient { cache: cache_path.map(PathBuf::from), progress };
-        let inferred = unitxt::inference::infer(&*engine.inner, &client, &data)?;
+        let opts = unitxt::inference::InferOptions { log_probs, meta_data };
+        let inferred = unitxt::inference::infer_with(&*engine.inner, &client, &data, opts)?;
         if !inferred.failed.is_empty() {
             let shown: Vec<String> = inferred.failed.iter().take(10).map(|f| format!("instance {}: {}", f.index, f.detail)).collect();
             let more = inferred.failed.len().saturating_sub(10);
@@ -359,7 +365,10 @@ fn infer(
                 if more > 0 { format!("; and {more} more") } else { String::new() }
             )));
         }
-        Ok(Value::Array(inferred.predictions.into_iter().map(|p| p.unwrap_or(Value::Null)).collect()).to_string())
+        let mut out = unitxt::value::Map::new();
+        out.insert("predictions".into(), Value::Array(inferred.predictions.into_iter().map(|p| p.unwrap_or(Value::Null)).collect()));
+        out.insert("meta_data".into(), Value::Array(inferred.meta_data.into_iter().map(|m| m.unwrap_or(Value::Null)).collect()));
+        Ok(Value::Object(out).to_string())
     });
     res.map_err(|e| py_err(py, e))
 }

@@ -88,3 +88,21 @@ pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts:
     Ok(Source::Recipe(Arc::new(Recipe::build(&args, &cx)?)))
 }
 
+
+/// Builds the inference engine `engine` names, as `--engine` takes it: a catalog name (with
+/// optional `[key=value]` overwrites, `engines.ibm_gen_ai.llama_3_70b_instruct[max_new_tokens=10]`)
+/// or an inline artifact (JSON text starting with `{`), in the standard catalog plus
+/// `catalogs`. Errors: invalid JSON, an artifact that does not build, or one that is not an
+/// inference engine.
+pub fn build_engine(engine: &str, catalogs: &[PathBuf]) -> Result<crate::artifact::Art<dyn crate::inference::InferenceEngine>> {
+    let catalog = Arc::new(Catalog::standard(catalogs));
+    let reference = if engine.trim_start().starts_with('{') {
+        crate::py::json::loads(engine, false).map_err(|e| Error::invalid(format!("the engine is not valid JSON: {e}")))?
+    } else {
+        Value::from(engine)
+    };
+    match crate::registry::build(&reference, &catalog).with_ctx(|| format!("engine {}", crate::value::short(&reference)))? {
+        crate::registry::Artifact::Engine(e) => Ok(e),
+        other => Err(Error::invalid(format!("the engine {} is a {}, not an inference engine", crate::value::short(&reference), other.kind()))),
+    }
+}

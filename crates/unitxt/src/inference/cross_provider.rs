@@ -193,6 +193,27 @@ impl InferenceEngine for CrossProviderInferenceEngine {
         }
     }
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        self.provider_requests(instances, false)
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        self.provider_requests(instances, true)
+    }
+    fn output_model_and_label(&self, answer: &Value) -> (Option<String>, Option<String>) {
+        // Unitxt's CrossProvider engine returns what its provider's engine returns.
+        let provider = self.provider();
+        let model = self.provider_model(&provider);
+        match provider.as_str() {
+            "rits" => (Some(model), Some("rits".into())),
+            _ => (Some(answer.get("model").and_then(Value::as_str).map(str::to_string).unwrap_or(model)), Some("litellm".into())),
+        }
+    }
+}
+
+impl CrossProviderInferenceEngine {
+    /// The endpoint and bodies of the provider's engine, as Unitxt's `prepare_engine` makes
+    /// it; `log_probs`: those of its `_infer_log_probs` (only RITS has them here; LiteLLM is not
+    /// a log-probability engine in Unitxt).
+    fn provider_requests(&self, instances: &[Instance], log_probs: bool) -> Result<(Endpoint, Vec<Value>)> {
         let provider = self.provider();
         if !PROVIDERS.contains(&provider.as_str()) {
             return Err(Error::invalid(format!("{provider} is not a provider of cross_provider_inference_engine; providers: {}", PROVIDERS.join(", "))));
@@ -208,6 +229,10 @@ impl InferenceEngine for CrossProviderInferenceEngine {
         let get = |k: &str| args.get(k).cloned().filter(|v| !v.is_null());
         let params: Vec<(&'static str, Option<Value>)> = self.params.completion_params().into_iter().map(|(k, _)| (k, get(k))).collect();
         match provider.as_str() {
+            "open-ai" | "together-ai" | "ollama" if log_probs => Err(Error::new(
+                crate::error::ErrorKind::Unsupported,
+                format!("`{}` with provider `{provider}` does not support log probabilities: its engine (Unitxt's LiteLLMInferenceEngine) is not a LogProbInferenceEngine", self.type_name()),
+            )),
             "open-ai" | "together-ai" | "ollama" => {
                 let lite = LiteLlmInferenceEngine {
                     params: StandardApiParams { model: model.clone(), ..self.params.clone() },
@@ -246,7 +271,12 @@ impl InferenceEngine for CrossProviderInferenceEngine {
                         set_openai_param(&mut p, k, v.clone());
                     }
                 }
-                RitsInferenceEngine { inner: OpenAiInferenceEngine { config, params: p } }.requests(instances)
+                let rits = RitsInferenceEngine { inner: OpenAiInferenceEngine { config, params: p } };
+                if log_probs {
+                    rits.log_prob_requests(instances)
+                } else {
+                    rits.requests(instances)
+                }
             }
             other => Err(cannot_call(
                 self.type_name(),
@@ -373,6 +403,10 @@ impl InferenceEngine for LiteLlmInferenceEngine {
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         self.requests_for(self.type_name(), &self.params.model, &self.params.completion_params(), instances)
     }
+    fn output_model_and_label(&self, answer: &Value) -> (Option<String>, Option<String>) {
+        let model = answer.get("model").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| self.params.model.clone());
+        (Some(model), Some("litellm".into()))
+    }
 }
 
 /// Unitxt's `OllamaInferenceEngine` (`ollama_inference_engine`). Unitxt calls Ollama's own
@@ -399,5 +433,8 @@ impl InferenceEngine for OllamaInferenceEngine {
         let lite = LiteLlmInferenceEngine { params: self.params.clone(), max_requests_per_second: 1.0, max_retries: 0 };
         let model = format!("ollama_chat/{}", self.params.model);
         lite.requests_for(self.type_name(), &model, &self.params.completion_params(), instances)
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        (Some(self.params.model.clone()), Some("ollama".into()))
     }
 }

@@ -58,6 +58,16 @@ impl InferenceEngine for MockInferenceEngine {
     fn local_predictions(&self, instances: &[Instance]) -> Option<Vec<Value>> {
         Some(instances.iter().map(|_| Value::from(self.default_inference_value.as_str())).collect())
     }
+    fn local_log_probs(&self, instances: &[Instance]) -> Option<Vec<Value>> {
+        let value = self
+            .default_inference_value_logprob
+            .clone()
+            .unwrap_or_else(|| crate::json!([{"logprob": -1, "text": "[[10]]", "top_tokens": [{"logprob": -1, "text": "[[10]]"}]}]));
+        Some(instances.iter().map(|_| value.clone()).collect())
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        (Some(self.model_name.clone()), Some(self.label.clone().unwrap_or_else(|| "mock_inference_engine".into())))
+    }
 }
 
 /// Unitxt's `GenericInferenceEngine` (`generic_inference_engine`): the engine named by the
@@ -115,6 +125,18 @@ impl InferenceEngine for GenericInferenceEngine {
                 "`generic_inference_engine` has no engine: set UNITXT_INFERENCE_ENGINE (e.g. engines.openai.gpt_4o) or give `default`",
             )),
         }
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        match &self.engine {
+            Some(e) => e.inner.log_prob_requests(instances),
+            None => self.requests(instances),
+        }
+    }
+    fn local_log_probs(&self, instances: &[Instance]) -> Option<Vec<Value>> {
+        self.engine.as_ref().and_then(|e| e.inner.local_log_probs(instances))
+    }
+    fn output_model_and_label(&self, answer: &Value) -> (Option<String>, Option<String>) {
+        self.engine.as_ref().map(|e| e.inner.output_model_and_label(answer)).unwrap_or((None, None))
     }
     fn local_predictions(&self, instances: &[Instance]) -> Option<Vec<Value>> {
         self.engine.as_ref().and_then(|e| e.inner.local_predictions(instances))

@@ -112,18 +112,59 @@ pub trait InferenceEngine: Send + Sync {
     fn local_predictions(&self, _instances: &[Instance]) -> Option<Vec<Value>> {
         None
     }
+
+    /// Where the requests of `infer_log_probs` go and their bodies (Unitxt's
+    /// `LogProbInferenceEngine._infer_log_probs`). Errors: the engine is not a log-probability
+    /// engine in Unitxt ([`ErrorKind::Unsupported`](crate::error::ErrorKind::Unsupported)),
+    /// and those of [`requests`](Self::requests).
+    fn log_prob_requests(&self, _instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        Err(Error::new(
+            crate::error::ErrorKind::Unsupported,
+            format!("`{}` ({}) does not support log probabilities: Unitxt's {} is not a LogProbInferenceEngine", self.type_name(), self.class_name(), self.class_name()),
+        ))
+    }
+
+    /// The log-probability predictions computed here without a model (Unitxt's
+    /// `MockInferenceEngine._infer_log_probs`); `None` for an engine that sends requests.
+    fn local_log_probs(&self, _instances: &[Instance]) -> Option<Vec<Value>> {
+        None
+    }
+
+    /// The model name and the label (`inference_type`) that Unitxt's `get_return_object`
+    /// writes into a `TextGenerationInferenceOutput`, given the model's `answer` (LiteLLM
+    /// reports the answer's `model`). `(None, None)` by default.
+    fn output_model_and_label(&self, _answer: &Value) -> (Option<String>, Option<String>) {
+        (None, None)
+    }
 }
 
 impl crate::artifact::ArtifactKind for dyn InferenceEngine {
     const KIND: &'static str = "inference engine";
 }
 
-/// The predictions of [`infer`].
+/// What [`infer_with`] asks the engine for (the flags of Unitxt's `infer`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InferOptions {
+    /// Log probabilities of the generated tokens instead of text (Unitxt's
+    /// `infer_log_probs`): each prediction is a list of `{"text", "logprob", "top_tokens":
+    /// [{"text", "logprob"}, ...]}`, one per generated token.
+    pub log_probs: bool,
+    /// Also return, per instance, Unitxt's `TextGenerationInferenceOutput` (see
+    /// [`text_generation_output`]).
+    pub meta_data: bool,
+}
+
+/// The predictions of [`infer`] / [`infer_with`].
 #[derive(Debug, Clone, Default)]
 pub struct Inferred {
     /// One slot per instance: the prediction (a string, or `null` when the model answered
-    /// with no content), or `None` when its request failed.
+    /// with no content; with [`InferOptions::log_probs`] the list of token dicts), or `None`
+    /// when its request failed.
     pub predictions: Vec<Option<Value>>,
+    /// With [`InferOptions::meta_data`]: one slot per instance, its
+    /// `TextGenerationInferenceOutput` as an object (`None` when its request failed); empty
+    /// otherwise.
+    pub meta_data: Vec<Option<Value>>,
     /// The instances whose request failed.
     pub failed: Vec<FailedRequest>,
 }
@@ -134,31 +175,141 @@ pub struct Inferred {
 /// `{"name": "...", "arguments": ...}` text. Errors: those of [`InferenceEngine::requests`]
 /// and of the client; an answer without `choices[0].message` is a failed instance.
 pub fn infer(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: &[Instance]) -> Result<Inferred> {
+    infer_with(engine, client, instances, InferOptions::default())
+}
+
+/// [`infer`] with Unitxt's flags: `log_probs` (Unitxt's `infer_log_probs`, read from
+/// `choices[0].logprobs.content` as Unitxt's OpenAI engine reads it) and `meta_data`
+/// (`return_meta_data`). Errors: those of [`infer`]; an engine without log probabilities
+/// when they are asked for ([`InferenceEngine::log_prob_requests`]).
+pub fn infer_with(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: &[Instance], opts: InferOptions) -> Result<Inferred> {
     verify_data_classification(engine, instances)?;
-    if let Some(p) = engine.local_predictions(instances) {
-        return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), failed: Vec::new() });
+    let local = if opts.log_probs { engine.local_log_probs(instances) } else { engine.local_predictions(instances) };
+    if let Some(p) = local {
+        let meta_data = if opts.meta_data {
+            let (model, label) = engine.output_model_and_label(&Value::Null);
+            p.iter()
+                .zip(instances)
+                .map(|(p, inst)| {
+                    let source_len = match inst.get("source") {
+                        Some(Value::String(s)) => s.chars().count(),
+                        Some(Value::Array(l)) => l.len(),
+                        _ => 0,
+                    };
+                    let generated = if p.is_string() { p.clone() } else { Value::Null };
+                    let len = match p {
+                        Value::String(s) => s.chars().count(),
+                        Value::Array(l) => l.len(),
+                        _ => 0,
+                    };
+                    Some(crate::json!({
+                        "prediction": p.clone(), "generated_text": generated, "input_tokens": source_len, "output_tokens": len,
+                        "stop_reason": "", "seed": 111, "input_text": inst.get("source").cloned().unwrap_or(Value::Null),
+                        "model_name": model.clone(), "inference_type": label.clone(),
+                    }))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), meta_data, failed: Vec::new() });
     }
-    let (endpoint, bodies) = engine.requests(instances)?;
+    let (endpoint, bodies) = if opts.log_probs { engine.log_prob_requests(instances)? } else { engine.requests(instances)? };
     let got = client.complete(&endpoint, &bodies)?;
     if got.answers.len() != bodies.len() {
         return Err(Error::invalid(format!("the model client returned {} answers for {} requests", got.answers.len(), bodies.len())));
     }
     let mut failed = got.failed;
     let mut predictions = Vec::with_capacity(bodies.len());
+    let mut meta_data = Vec::new();
     for (i, (answer, body)) in got.answers.iter().zip(&bodies).enumerate() {
         let with_tools = body.get("tools").is_some_and(|t| !t.is_null());
-        match answer.as_ref().map(|a| prediction_of(a, with_tools)) {
-            Some(Ok(p)) => predictions.push(Some(p)),
-            Some(Err(detail)) => {
+        let read = if opts.log_probs { log_probs_of } else if with_tools { tool_prediction_of } else { text_prediction_of };
+        match answer.as_ref().map(|a| (a, read(a))) {
+            Some((a, Ok(p))) => {
+                if opts.meta_data {
+                    let (model, label) = engine.output_model_and_label(a);
+                    meta_data.push(Some(text_generation_output(p.clone(), a, model.as_deref(), label.as_deref())));
+                }
+                predictions.push(Some(p));
+            }
+            Some((_, Err(detail))) => {
                 failed.push(FailedRequest { index: i, detail });
                 predictions.push(None);
+                if opts.meta_data {
+                    meta_data.push(None);
+                }
             }
-            None => predictions.push(None),
+            None => {
+                predictions.push(None);
+                if opts.meta_data {
+                    meta_data.push(None);
+                }
+            }
         }
     }
     failed.sort_by_key(|f| f.index);
     failed.dedup_by_key(|f| f.index);
-    Ok(Inferred { predictions, failed })
+    Ok(Inferred { predictions, meta_data, failed })
+}
+
+/// Unitxt's `TextGenerationInferenceOutput` of one answer, as an object with its nine fields
+/// in Unitxt's order: `prediction`, `generated_text` (`choices[0].message.content`),
+/// `input_tokens` / `output_tokens` (`usage.prompt_tokens` / `usage.completion_tokens`, `null`
+/// when the answer has no `usage`), `stop_reason`, `seed`, `input_text` (`null`, as Unitxt's
+/// API engines leave them), `model_name` and `inference_type` (the engine's label).
+pub fn text_generation_output(prediction: Value, answer: &Value, model_name: Option<&str>, inference_type: Option<&str>) -> Value {
+    let usage = |k: &str| answer.get("usage").and_then(|u| u.get(k)).cloned().unwrap_or(Value::Null);
+    let content = answer.get("choices").and_then(|c| c.get(0)).and_then(|c| c.get("message")).and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
+    crate::json!({
+        "prediction": prediction,
+        "generated_text": content,
+        "input_tokens": usage("prompt_tokens"),
+        "output_tokens": usage("completion_tokens"),
+        "stop_reason": Value::Null,
+        "seed": Value::Null,
+        "input_text": Value::Null,
+        "model_name": model_name.map(Value::from).unwrap_or(Value::Null),
+        "inference_type": inference_type.map(Value::from).unwrap_or(Value::Null),
+    })
+}
+
+fn text_prediction_of(answer: &Value) -> std::result::Result<Value, String> {
+    prediction_of(answer, false)
+}
+
+fn tool_prediction_of(answer: &Value) -> std::result::Result<Value, String> {
+    prediction_of(answer, true)
+}
+
+/// The log probabilities in a chat-completion answer, as Unitxt's OpenAI engine reads them
+/// (`_get_logprobs`): for each entry of `choices[0].logprobs.content`, `{"text": token,
+/// "logprob": logprob, "top_tokens": [{"text", "logprob"} of its top_logprobs]}`. Errors: the
+/// answer has no such list (the server ignored `logprobs`).
+pub fn log_probs_of(answer: &Value) -> std::result::Result<Value, String> {
+    let content = answer
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .and_then(|c| c.get("logprobs"))
+        .and_then(|l| l.get("content"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| "the answer has no choices[0].logprobs.content (did the server ignore `logprobs`?)".to_string())?;
+    let entry = |t: &Value| -> std::result::Result<(Value, Value), String> {
+        let text = t.get("token").cloned().ok_or("a log-probability entry has no `token`")?;
+        let logprob = t.get("logprob").cloned().ok_or("a log-probability entry has no `logprob`")?;
+        Ok((text, logprob))
+    };
+    let mut out = Vec::with_capacity(content.len());
+    for token in content {
+        let (text, logprob) = entry(token)?;
+        let mut top = Vec::new();
+        for t in token.get("top_logprobs").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+            let (text, logprob) = entry(t)?;
+            top.push(crate::json!({"text": text, "logprob": logprob}));
+        }
+        out.push(crate::json!({"text": text, "logprob": logprob, "top_tokens": top}));
+    }
+    Ok(Value::Array(out))
 }
 
 /// Refuses instances the engine may not be sent (Unitxt's `Artifact.verify_instance`): the

@@ -205,6 +205,29 @@ impl OpenAiInferenceEngine {
         let params = self.params.set(self.config.parameters.as_ref());
         instances.iter().map(|i| openai_body(model, &params, i)).collect()
     }
+
+    /// The bodies of `infer_log_probs` (Unitxt's `_get_logprobs`): `messages`, `model` (the
+    /// engine's `model_name`, also for RITS) and the parameters; never `tools`.
+    fn log_prob_bodies(&self, instances: &[Instance]) -> Result<Vec<Value>> {
+        let params = self.params.set(self.config.parameters.as_ref());
+        instances
+            .iter()
+            .map(|i| {
+                let mut body = Map::new();
+                body.insert("model".into(), Value::from(self.config.model_name.as_str()));
+                body.insert("messages".into(), to_messages(i)?);
+                for (k, v) in &params {
+                    body.insert((*k).into(), v.clone());
+                }
+                Ok(Value::Object(body))
+            })
+            .collect()
+    }
+
+    /// `model_name` and `label`, as Unitxt's `get_return_object` reports them.
+    pub(crate) fn model_and_label(&self) -> (Option<String>, Option<String>) {
+        (Some(self.config.model_name.clone()), Some(self.config.label.clone()))
+    }
 }
 
 impl InferenceEngine for OpenAiInferenceEngine {
@@ -220,6 +243,13 @@ impl InferenceEngine for OpenAiInferenceEngine {
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let endpoint = self.endpoint(self.type_name(), self.config.base_url.clone(), Vec::new())?;
         Ok((endpoint, self.bodies(&self.config.model_name, instances)?))
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        let endpoint = self.endpoint(self.type_name(), self.config.base_url.clone(), Vec::new())?;
+        Ok((endpoint, self.log_prob_bodies(instances)?))
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        self.model_and_label()
     }
 }
 
@@ -244,6 +274,13 @@ impl InferenceEngine for VllmRemoteInferenceEngine {
     fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
         let endpoint = self.inner.endpoint(self.type_name(), self.inner.config.base_url.clone(), Vec::new())?;
         Ok((endpoint, self.inner.bodies(&self.inner.config.model_name, instances)?))
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        let endpoint = self.inner.endpoint(self.type_name(), self.inner.config.base_url.clone(), Vec::new())?;
+        Ok((endpoint, self.inner.log_prob_bodies(instances)?))
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        self.inner.model_and_label()
     }
 }
 
@@ -341,6 +378,13 @@ impl InferenceEngine for RitsInferenceEngine {
         let key = self.inner.api_key(self.type_name())?;
         let endpoint = self.inner.endpoint(self.type_name(), Some(base), vec![("RITS_API_KEY".into(), key)])?;
         Ok((endpoint, self.inner.bodies(&self.client_model_name(), instances)?))
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        let (endpoint, _) = self.requests(&[])?;
+        Ok((endpoint, self.inner.log_prob_bodies(instances)?))
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        self.inner.model_and_label()
     }
 }
 
