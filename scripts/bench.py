@@ -43,6 +43,8 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
   written into the work folder); the growth from 10k to 1M is reported.
 - startup: the wall time of `prepare` resolving a recipe in the full installed catalog and
   writing its first instance (`max_test_instances=1`), best of 5.
+- infer (not in the default cases): scripts/bench_infer.py, inference against a local server
+  that answers after 200 ms (see its docstring).
 
 Both tools read through a local Arrow cache of the decoded data: Unitxt through the `datasets`
 library's (under ~/.cache/huggingface/datasets, filled by earlier runs), unitxt-rs through its own
@@ -613,6 +615,15 @@ def main():
     hub = env["HF_HUB_CACHE"] = os.path.abspath(hub)
     catalogs = [os.path.join(ROOT, "tests", "catalog"), os.path.join(ROOT, "scripts", "bench_catalog")]
     env["UNITXT_CATALOGS"] = ":".join([c for c in env.get("UNITXT_CATALOGS", "").split(":") if c] + catalogs)
+
+    if "infer" in cases and not baseline:
+        # The inference benchmark (scripts/bench_infer.py): its own server and table.
+        import bench_infer
+
+        bench_infer.main((["--quick"] if a.quick else []) + (["--write-md"] if a.write_md else []), binary=a.bin, py=py)
+        cases.discard("infer")
+        if not cases:
+            return
 
     if a.pgo:
         subprocess.run(["bash", os.path.join(ROOT, "scripts", "pgo.sh")], check=True)

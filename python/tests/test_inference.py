@@ -30,6 +30,7 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.bodies.append(body)
         last = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+        words = ("echo: " + last).split()[:3]
         answer = {
             "id": "chatcmpl-1",
             "object": "chat.completion",
@@ -38,8 +39,20 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [
                 {"message": {"role": "assistant", "content": "echo: " + last}, "finish_reason": "stop", "index": 0}
             ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            "usage": {"prompt_tokens": len(last), "completion_tokens": 3, "total_tokens": len(last) + 3},
         }
+        if body.get("logprobs"):
+            # Deterministic log probabilities: the first three words, each with two alternatives.
+            answer["choices"][0]["logprobs"] = {
+                "content": [
+                    {
+                        "token": w,
+                        "logprob": -0.25 * (i + 1),
+                        "top_logprobs": [{"token": w, "logprob": -0.25 * (i + 1)}, {"token": w.upper(), "logprob": -3.5}],
+                    }
+                    for i, w in enumerate(words)
+                ]
+            }
         data = json.dumps(answer).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -75,6 +88,12 @@ def _canonical(bodies):
     return sorted(json.dumps(b, sort_keys=True, ensure_ascii=False) for b in bodies)
 
 
+@pytest.fixture(autouse=True)
+def _answer_cache(tmp_path, monkeypatch):
+    """Each test gets its own answer cache directory (engines cache by default, as Unitxt's)."""
+    monkeypatch.setenv("UNITXT_INFERENCE_ENGINE_CACHE_PATH", str(tmp_path / "answers"))
+
+
 @pytest.fixture(scope="module")
 def ds():
     return unitxt_rs.load_dataset(RECIPE, split="test")
@@ -93,7 +112,7 @@ def test_engine_infer(server, ds):
 
 
 def test_api_infer(server, ds):
-    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port))
+    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False)
     raw = engine.infer(ds)
     server.bodies.clear()
     predictions = unitxt_rs.api.infer(ds, engine=engine)
@@ -118,7 +137,7 @@ def test_request_bodies_match_unitxt(server, ds, tmp_path):
     saved = settings.inference_engine_cache_path
     settings.inference_engine_cache_path = str(tmp_path)
 
-    unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port)).infer(ds)
+    unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False).infer(ds)
     ours = list(server.bodies)
     server.bodies.clear()
     try:
@@ -133,3 +152,55 @@ def test_request_bodies_match_unitxt(server, ds, tmp_path):
     assert len(server.bodies) == 4
     assert _canonical(ours) == _canonical(server.bodies)
     assert sorted(theirs) == sorted("echo: " + _last_user(b) for b in ours)
+
+
+def test_answers_are_cached_as_unitxt_caches_them(server, ds, tmp_path):
+    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port))
+    first = engine.infer(ds)
+    assert len(server.bodies) == 4
+    assert (tmp_path / "answers" / "unitxt_rs_answers.sqlite").is_file()
+    server.bodies.clear()
+    assert engine.infer(ds) == first
+    assert server.bodies == [], "a rerun sends nothing"
+    # The key is not part of the cache key, and never stored.
+    again = unitxt_rs.inference.OpenAiInferenceEngine(**{**_args(server.server_port), "credentials": {"api_key": "other-secret"}})
+    assert again.infer(ds) == first and server.bodies == []
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "answers").iterdir())
+    assert b"other-secret" not in stored
+    unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False).infer(ds)
+    assert len(server.bodies) == 4, "use_cache=False sends every request"
+
+
+def _unitxt_engine(port, tmp_path):
+    """Unitxt's own OpenAiInferenceEngine on the server, with a fresh disk cache."""
+    pytest.importorskip("openai")
+    from unitxt.inference import OpenAiInferenceEngine
+    from unitxt.settings_utils import get_settings
+
+    settings = get_settings()
+    saved = settings.inference_engine_cache_path
+    settings.inference_engine_cache_path = str(tmp_path / "unitxt-cache")
+    try:
+        return OpenAiInferenceEngine(**_args(port), use_cache=False)
+    finally:
+        settings.inference_engine_cache_path = saved
+
+
+@pytest.mark.parametrize("log_probs", [False, True])
+def test_log_probs_and_meta_data_match_unitxt(server, ds, tmp_path, log_probs):
+    import dataclasses
+
+    ours_engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False)
+    run = (lambda e: e.infer_log_probs(ds, return_meta_data=True)) if log_probs else (lambda e: e.infer(ds, return_meta_data=True))
+    ours = run(ours_engine)
+    our_bodies = list(server.bodies)
+    server.bodies.clear()
+    theirs = run(_unitxt_engine(server.server_port, tmp_path))
+    assert _canonical(our_bodies) == _canonical(server.bodies)
+    assert [type(o).__name__ for o in ours] == ["TextGenerationInferenceOutput"] * 4
+    assert [dataclasses.asdict(o) for o in ours] == [dataclasses.asdict(t) for t in theirs]
+    if log_probs:
+        assert ours[0].prediction[0]["top_tokens"][1]["logprob"] == -3.5
+        # Without meta data: the predictions alone, as Unitxt's.
+        server.bodies.clear()
+        assert ours_engine.infer_log_probs(ds) == [o.prediction for o in theirs]

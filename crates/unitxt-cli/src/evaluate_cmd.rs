@@ -30,7 +30,7 @@ pub struct EvaluateArgs {
 
 /// Reads JSON Lines of instances, parsing lines in parallel; blank lines are skipped. Errors
 /// name the file and the first bad line.
-fn read_instances(path: &Path) -> Result<Vec<Instance>> {
+pub(crate) fn read_instances(path: &Path) -> Result<Vec<Instance>> {
     use rayon::prelude::*;
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect();

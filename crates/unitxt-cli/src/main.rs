@@ -77,8 +77,17 @@ enum Command {
     /// per instance: `{"index": i, "prediction": ...}`. Instances whose request failed are
     /// left out and named in the error (exit code 4); the others are written.
     Infer {
-        /// Unitxt recipe to prepare.
-        recipe: String,
+        /// Unitxt recipe to prepare (or give --data).
+        recipe: Option<String>,
+        /// Prepared instances (JSON Lines, as `prepare` writes them) instead of a recipe.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Ask for the log probabilities of the generated tokens (Unitxt's `infer_log_probs`).
+        #[arg(long)]
+        log_probs: bool,
+        /// Add each answer's `infer_meta_data` (tokens, model, label) to its line.
+        #[arg(long)]
+        meta_data: bool,
         /// Split to run on.
         #[arg(long, default_value = "test")]
         split: String,
@@ -168,8 +177,10 @@ fn main() -> ExitCode {
         Command::Evaluate { recipe, split, data, predictions, engine, cache, output, catalogs } => {
             evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, engine, cache, output, catalogs })
         }
-        Command::Infer { recipe, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
+        Command::Infer { recipe, data, log_probs, meta_data, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
             recipe,
+            data,
+            options: unitxt::inference::InferOptions { log_probs, meta_data },
             split,
             engine,
             output,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use unitxt::error::{Error, Result};
-use unitxt::inference::{Answers, Endpoint, FailedRequest, ModelClient};
+use unitxt::inference::{Answers, Endpoint, FailedRequest, ModelClient, RequestCounts};
 use unitxt::Value;
 
 use crate::{run, RunConfig, RunError};
@@ -39,7 +39,15 @@ impl ModelClient for RunClient {
             Err(e @ RunError::Cache { .. }) => return Err(Error::io(e.to_string())),
             Err(e) => return Err(Error::invalid(e.to_string())),
         };
+        let counts = RequestCounts {
+            sent: report.sent,
+            retries: report.retries,
+            cached: report.cached as u64,
+            prompt_tokens: report.usage.prompt_tokens,
+            completion_tokens: report.usage.completion_tokens,
+        };
         Ok(Answers {
+            counts,
             answers: report.answers.into_iter().map(|a| a.map(Value::from)).collect(),
             failed: report.failures.iter().map(|f| FailedRequest { index: f.index, detail: f.to_string() }).collect(),
         })

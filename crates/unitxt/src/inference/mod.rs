@@ -68,6 +68,21 @@ pub struct FailedRequest {
     pub detail: String,
 }
 
+/// What a run cost, as the [`ModelClient`] counts it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestCounts {
+    /// HTTP requests sent, retries included.
+    pub sent: u64,
+    /// Attempts beyond the first.
+    pub retries: u64,
+    /// Bodies answered from the client's cache, without sending anything.
+    pub cached: u64,
+    /// Sum of the answers' `usage.prompt_tokens` (answers received in this run).
+    pub prompt_tokens: u64,
+    /// Sum of the answers' `usage.completion_tokens` (answers received in this run).
+    pub completion_tokens: u64,
+}
+
 /// What a [`ModelClient`] got back for a list of request bodies.
 #[derive(Debug, Clone, Default)]
 pub struct Answers {
@@ -76,6 +91,8 @@ pub struct Answers {
     pub answers: Vec<Option<Value>>,
     /// The requests that failed, each once.
     pub failed: Vec<FailedRequest>,
+    /// Requests and tokens of the run.
+    pub counts: RequestCounts,
 }
 
 /// Sends chat-completion request bodies to an endpoint. The engine defines it; the caller
@@ -167,6 +184,8 @@ pub struct Inferred {
     pub meta_data: Vec<Option<Value>>,
     /// The instances whose request failed.
     pub failed: Vec<FailedRequest>,
+    /// Requests and tokens of the run (zero for an engine that answers here).
+    pub counts: RequestCounts,
 }
 
 /// Runs `engine` on `instances` through `client` (Unitxt's `InferenceEngine.infer`, without its
@@ -212,7 +231,7 @@ pub fn infer_with(engine: &dyn InferenceEngine, client: &dyn ModelClient, instan
         } else {
             Vec::new()
         };
-        return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), meta_data, failed: Vec::new() });
+        return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), meta_data, failed: Vec::new(), counts: RequestCounts::default() });
     }
     let (endpoint, bodies) = if opts.log_probs { engine.log_prob_requests(instances)? } else { engine.requests(instances)? };
     let got = client.complete(&endpoint, &bodies)?;
@@ -250,7 +269,7 @@ pub fn infer_with(engine: &dyn InferenceEngine, client: &dyn ModelClient, instan
     }
     failed.sort_by_key(|f| f.index);
     failed.dedup_by_key(|f| f.index);
-    Ok(Inferred { predictions, meta_data, failed })
+    Ok(Inferred { predictions, meta_data, failed, counts: got.counts })
 }
 
 /// Unitxt's `TextGenerationInferenceOutput` of one answer, as an object with its nine fields
