@@ -72,6 +72,11 @@ fi
 if ! "$VENV/bin/python" -c "import openai, sys; sys.exit(openai.__version__ != '3.63.0')" >>"$LOG" 2>&1; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "openai==3.63.0"
 fi
+# litellm, pinned: python/tests/test_inference.py compares the requests of Unitxt's
+# LiteLLMInferenceEngine and CrossProviderInferenceEngine (which call through litellm) with ours.
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('litellm') != '1.110.2')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "litellm==1.110.2"
+fi
 
 devnull_guard
 cargo build --quiet -p unitxt-cli

@@ -204,3 +204,35 @@ def test_log_probs_and_meta_data_match_unitxt(server, ds, tmp_path, log_probs):
         # Without meta data: the predictions alone, as Unitxt's.
         server.bodies.clear()
         assert ours_engine.infer_log_probs(ds) == [o.prediction for o in theirs]
+
+
+def _unitxt_class(name, tmp_path):
+    """Unitxt's engine class `name`, with its disk cache in `tmp_path`; skipped without the
+    packages it calls through."""
+    pytest.importorskip("openai")
+    pytest.importorskip("litellm")
+    import unitxt.inference
+
+    return getattr(unitxt.inference, name)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("LiteLLMInferenceEngine", {"model": "openai/m", "max_tokens": 20, "temperature": 0.5, "seed": 7}),
+        ("CrossProviderInferenceEngine", {"model": "gpt-4o-mini", "provider": "open-ai", "max_tokens": 20, "top_p": 0.9}),
+    ],
+)
+def test_litellm_and_cross_provider_requests_match_unitxt(server, ds, tmp_path, monkeypatch, name, args):
+    import dataclasses
+
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    url = f"http://127.0.0.1:{server.server_port}/v1"
+    args = {**args, "credentials": {"api_key": "k", "api_base": url}, "use_cache": False}
+    ours = getattr(unitxt_rs.inference, name)(**args).infer(ds, return_meta_data=True)
+    our_bodies = list(server.bodies)
+    server.bodies.clear()
+    theirs = _unitxt_class(name, tmp_path)(**args).infer(ds, return_meta_data=True)
+    assert len(server.bodies) == 4
+    assert _canonical(our_bodies) == _canonical(server.bodies)
+    assert [dataclasses.asdict(o) for o in ours] == [dataclasses.asdict(t) for t in theirs]

@@ -188,3 +188,45 @@ fn data_classification_policy_is_enforced() {
         "data_classification_policy": ["public", "proprietary"]}));
     assert!(infer(&*open, &client, &[secret]).is_ok());
 }
+
+/// Answers with a fixed chat completion that carries log probabilities and usage.
+struct WithLogProbs;
+
+impl ModelClient for WithLogProbs {
+    fn complete(&self, _: &Endpoint, bodies: &[Value]) -> Result<Answers> {
+        let answer = crate::json!({
+            "model": "served-name",
+            "choices": [{"message": {"role": "assistant", "content": "yes"}, "logprobs": {"content": [
+                {"token": "yes", "logprob": -0.1, "top_logprobs": [{"token": "yes", "logprob": -0.1}, {"token": "no", "logprob": -2.5}]}
+            ]}}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 1},
+        });
+        Ok(Answers { answers: bodies.iter().map(|_| Some(answer.clone())).collect(), ..Default::default() })
+    }
+}
+
+/// `infer_log_probs` reads `choices[0].logprobs.content` as Unitxt's OpenAI engine does, its
+/// bodies have no `tools`, and the meta data are Unitxt's `TextGenerationInferenceOutput`
+/// fields with the engine's model and label; LiteLLM reports the answer's model.
+#[test]
+fn log_probs_and_meta_data() {
+    let e = engine(crate::json!({"__type__": "open_ai_inference_engine", "model_name": "gpt-x", "base_url": "http://127.0.0.1:1/v1", "credentials": {"api_key": "k"}}));
+    let instances = vec![instance(Value::from("Is it?"), "{}")];
+    let (_, bodies) = e.log_prob_requests(&instances).unwrap();
+    assert_eq!(crate::py::json::dumps(&bodies[0], Default::default()), r#"{"model": "gpt-x", "messages": [{"role": "user", "content": "Is it?"}], "top_logprobs": 20, "logprobs": true}"#);
+    let out = infer_with(&*e, &WithLogProbs, &instances, InferOptions { log_probs: true, meta_data: true }).unwrap();
+    assert_eq!(
+        out.predictions[0].as_ref().unwrap(),
+        &crate::json!([{"text": "yes", "logprob": -0.1, "top_tokens": [{"text": "yes", "logprob": -0.1}, {"text": "no", "logprob": -2.5}]}])
+    );
+    assert_eq!(
+        crate::py::json::dumps(out.meta_data[0].as_ref().unwrap(), Default::default()),
+        r#"{"prediction": [{"text": "yes", "logprob": -0.1, "top_tokens": [{"text": "yes", "logprob": -0.1}, {"text": "no", "logprob": -2.5}]}], "generated_text": "yes", "input_tokens": 12, "output_tokens": 1, "stop_reason": null, "seed": null, "input_text": null, "model_name": "gpt-x", "inference_type": "openai"}"#
+    );
+    let lite = engine(crate::json!({"__type__": "lite_llm_inference_engine", "model": "openai/m", "credentials": {"api_key": "k", "api_base": "http://127.0.0.1:1/v1"}}));
+    let out = infer_with(&*lite, &WithLogProbs, &instances, InferOptions { log_probs: false, meta_data: true }).unwrap();
+    assert_eq!(out.meta_data[0].as_ref().unwrap().get("model_name"), Some(&Value::from("served-name")));
+    assert_eq!(out.meta_data[0].as_ref().unwrap().get("inference_type"), Some(&Value::from("litellm")));
+    let err = infer_with(&*lite, &WithLogProbs, &instances, InferOptions { log_probs: true, meta_data: false }).unwrap_err();
+    assert_eq!(err.kind, crate::error::ErrorKind::Unsupported, "{err}");
+}
