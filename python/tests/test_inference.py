@@ -18,17 +18,19 @@ RECIPE = "card=cards.sst2,template=templates.classification.multi_class.instruct
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """Answers ``POST /v1/chat/completions`` with ``echo: <last user message>``; records the
-    request bodies on the server."""
+    """Answers ``POST /v1/chat/completions`` (and an Azure deployment's path) with ``echo: <last
+    user message>``, with log probabilities when asked; records the request bodies, paths and
+    key headers on the server."""
 
     def do_POST(self):  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        if self.path != "/v1/chat/completions":
+        if self.path.split("?")[0] not in ("/v1/chat/completions", "/openai/deployments/dep/chat/completions/"):
             self.send_response(404)
             self.end_headers()
             return
         with self.server.lock:
             self.server.bodies.append(body)
+            self.server.requests.append((self.path, self.headers.get("api-key"), self.headers.get("Authorization")))
         last = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
         words = ("echo: " + last).split()[:3]
         answer = {
@@ -68,6 +70,7 @@ class _Handler(BaseHTTPRequestHandler):
 def server():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     srv.bodies = []
+    srv.requests = []
     srv.lock = threading.Lock()
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -235,4 +238,22 @@ def test_litellm_and_cross_provider_requests_match_unitxt(server, ds, tmp_path, 
     theirs = _unitxt_class(name, tmp_path)(**args).infer(ds, return_meta_data=True)
     assert len(server.bodies) == 4
     assert _canonical(our_bodies) == _canonical(server.bodies)
+    assert [dataclasses.asdict(o) for o in ours] == [dataclasses.asdict(t) for t in theirs]
+
+
+def test_azure_requests_match_unitxt(server, ds, tmp_path):
+    import dataclasses
+
+    pytest.importorskip("openai")
+    from unitxt.inference import AzureOpenAIInferenceEngine
+
+    creds = {"api_key": "azure-key", "azure_openai_host": f"http://127.0.0.1:{server.server_port}", "api_version": "2024-02-01"}
+    args = dict(model_name="dep", credentials=creds, use_cache=False, max_tokens=7)
+    ours = unitxt_rs.inference.AzureOpenAIInferenceEngine(**args).infer(ds, return_meta_data=True)
+    our_bodies, our_requests = list(server.bodies), list(server.requests)
+    server.bodies.clear()
+    server.requests.clear()
+    theirs = AzureOpenAIInferenceEngine(**args).infer(ds, return_meta_data=True)
+    assert _canonical(our_bodies) == _canonical(server.bodies)
+    assert set(our_requests) == set(server.requests) == {("/openai/deployments/dep/chat/completions/?api-version=2024-02-01", "azure-key", None)}
     assert [dataclasses.asdict(o) for o in ours] == [dataclasses.asdict(t) for t in theirs]

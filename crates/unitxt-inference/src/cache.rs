@@ -12,13 +12,13 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The cache key of `body` sent to `base_url`: the SHA-256 (hex) of the endpoint (without a
-/// trailing `/`) and the body with object keys sorted, so key order does not matter. The model
+/// The cache key of `body` POSTed to `url`: the SHA-256 (hex) of the URL (without a trailing
+/// `/`) and the body with object keys sorted, so key order does not matter. The model
 /// is part of the body. The API key and the run settings (retries, concurrency, timeouts) are
 /// not part of it: they do not change the answer.
-pub fn cache_key(base_url: &str, body: &Value) -> String {
+pub fn cache_key(url: &str, body: &Value) -> String {
     let mut text = String::new();
-    text.push_str(base_url.trim_end_matches('/'));
+    text.push_str(url.trim_end_matches('/'));
     text.push('\n');
     write_canonical(body, &mut text);
     let digest = Sha256::digest(text.as_bytes());

@@ -23,6 +23,7 @@ pub struct RunClient {
 impl ModelClient for RunClient {
     fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
         let mut config = RunConfig::new(endpoint.base_url.clone());
+        config.completions_path = endpoint.completions_path.clone();
         config.api_key = endpoint.api_key.clone();
         config.headers = endpoint.headers.clone();
         config.num_parallel_requests = endpoint.num_parallel_requests.max(1);

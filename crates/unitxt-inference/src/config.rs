@@ -14,9 +14,12 @@ use std::time::Duration;
 #[derive(Clone)]
 pub struct RunConfig {
     /// Base URL of the API, e.g. `http://127.0.0.1:8000/v1` or `https://api.openai.com/v1`.
-    /// Requests are POSTed to `<base_url>/chat/completions` (a trailing `/` is ignored).
-    /// Together with the request body it identifies an answer in the cache.
+    /// Requests are POSTed to `<base_url><completions_path>` (a trailing `/` of the base is
+    /// ignored). Together with the request body, that URL identifies an answer in the cache.
     pub base_url: String,
+    /// The path of chat completions under `base_url`: `/chat/completions` (the default);
+    /// Azure's deployments take `/chat/completions/?api-version=...`.
+    pub completions_path: String,
     /// Sent as `Authorization: Bearer <key>` when set. Never written to the cache, errors,
     /// logs or `Debug` output, and not part of the cache key.
     pub api_key: Option<String>,
@@ -52,6 +55,7 @@ impl RunConfig {
     pub fn new(base_url: impl Into<String>) -> Self {
         RunConfig {
             base_url: base_url.into(),
+            completions_path: "/chat/completions".into(),
             api_key: None,
             headers: Vec::new(),
             num_parallel_requests: 10,
@@ -65,9 +69,9 @@ impl RunConfig {
         }
     }
 
-    /// The URL requests are POSTed to: `<base_url>/chat/completions`.
+    /// The URL requests are POSTed to: `<base_url><completions_path>`.
     pub fn completions_url(&self) -> String {
-        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+        format!("{}{}", self.base_url.trim_end_matches('/'), self.completions_path)
     }
 
     /// Replaces every occurrence of the API key and of the header values in `text` by
@@ -87,6 +91,7 @@ impl fmt::Debug for RunConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunConfig")
             .field("base_url", &self.base_url)
+            .field("completions_path", &self.completions_path)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("headers", &self.headers.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>())
             .field("num_parallel_requests", &self.num_parallel_requests)

@@ -137,7 +137,7 @@ struct Job<'a> {
 }
 
 /// Sends every request body in `requests` as a chat completion (`POST
-/// <base_url>/chat/completions`) and returns every answer, in input order.
+/// <base_url><completions_path>`) and returns every answer, in input order.
 ///
 /// - Answers already in the cache are returned without sending anything (`report.cached`).
 /// - The rest go out on up to `num_parallel_requests` worker threads, rate limited to
@@ -166,10 +166,11 @@ pub fn run(
         None => None,
     };
 
+    let url = config.completions_url();
     let mut jobs: Vec<Job> = Vec::new();
     let mut job_of_key: HashMap<String, usize> = HashMap::new();
     for (index, body) in requests.iter().enumerate() {
-        let key = cache_key(&config.base_url, body);
+        let key = cache_key(&url, body);
         if let Some(&job) = job_of_key.get(&key) {
             jobs[job].indices.push(index);
         } else {

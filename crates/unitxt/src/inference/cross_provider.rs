@@ -376,6 +376,7 @@ impl LiteLlmInferenceEngine {
         };
         let endpoint = Endpoint {
             base_url,
+            completions_path: super::CHAT_COMPLETIONS.into(),
             api_key,
             headers: p.headers(),
             num_parallel_requests: (self.max_requests_per_second.round() as usize).max(1),

@@ -30,8 +30,11 @@ use crate::value::{Instance, Value};
 #[derive(Clone, PartialEq)]
 pub struct Endpoint {
     /// Base URL, up to and including the version (`https://api.openai.com/v1`); requests go
-    /// to `{base_url}/chat/completions`.
+    /// to `{base_url}{completions_path}`.
     pub base_url: String,
+    /// The path of chat completions under `base_url` ([`CHAT_COMPLETIONS`] but for Azure's
+    /// deployments, `/chat/completions/?api-version=...`).
+    pub completions_path: String,
     /// The key sent as `Authorization: Bearer <key>`; `None` sends none. Never printed.
     pub api_key: Option<String>,
     /// Extra HTTP headers Unitxt's engine sends (`default_headers`; RITS sends its key in
@@ -50,6 +53,7 @@ impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Endpoint")
             .field("base_url", &self.base_url)
+            .field("completions_path", &self.completions_path)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("headers", &self.headers.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>())
             .field("num_parallel_requests", &self.num_parallel_requests)
@@ -58,6 +62,9 @@ impl fmt::Debug for Endpoint {
             .finish()
     }
 }
+
+/// The path of chat completions of an OpenAI-compatible API.
+pub const CHAT_COMPLETIONS: &str = "/chat/completions";
 
 /// One request that got no answer.
 #[derive(Debug, Clone, PartialEq)]

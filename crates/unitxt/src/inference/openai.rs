@@ -192,6 +192,7 @@ impl OpenAiInferenceEngine {
         all.extend(headers);
         Ok(Endpoint {
             base_url,
+            completions_path: super::CHAT_COMPLETIONS.into(),
             api_key: Some(api_key),
             headers: all,
             num_parallel_requests: self.config.num_parallel_requests.max(1),
@@ -284,13 +285,44 @@ impl InferenceEngine for VllmRemoteInferenceEngine {
     }
 }
 
-/// Unitxt's `AzureOpenAIInferenceEngine` (`azure_open_ai_inference_engine`). It builds;
-/// calling it is an error: Azure's deployments take the key in an `api-key` header and an
-/// `api-version` query, which the OpenAI-compatible client here does not send.
+/// Unitxt's `AzureOpenAIInferenceEngine` (`azure_open_ai_inference_engine`): the OpenAI
+/// engine on an Azure OpenAI deployment, called as Unitxt's client calls it: `POST
+/// {host}/openai/deployments/{model_name}/chat/completions/?api-version={version}` with the key
+/// in an `api-key` header. The key is `credentials.api_key` or `{LABEL}_API_KEY`, the host
+/// `credentials.azure_openai_host` or `{LABEL}_HOST`, the version `credentials.api_version` or
+/// `OPENAI_API_VERSION`.
 #[derive(Debug, Clone)]
 pub struct AzureOpenAiInferenceEngine {
     /// The OpenAI engine (`label` defaults to `azure_openai`).
     pub inner: OpenAiInferenceEngine,
+}
+
+impl AzureOpenAiInferenceEngine {
+    /// The deployment's endpoint. Errors: no key, host or API version (naming the variables).
+    fn azure_endpoint(&self) -> Result<Endpoint> {
+        let t = self.type_name();
+        let label = self.inner.config.label.to_uppercase();
+        let creds = &self.inner.config.credentials;
+        let key = self.inner.api_key(t)?;
+        let host = creds.get("azure_openai_host").cloned().or_else(|| env(&format!("{label}_HOST")));
+        let version = creds.get("api_version").cloned().or_else(|| env("OPENAI_API_VERSION"));
+        let (Some(host), Some(version)) = (host, version) else {
+            return Err(Error::invalid(format!(
+                "`{t}` needs the deployment's host and API version: set {label}_HOST and OPENAI_API_VERSION, or `credentials.azure_openai_host` and `credentials.api_version`"
+            )));
+        };
+        let mut headers: Vec<(String, String)> = self.inner.config.default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        headers.push(("api-key".into(), key));
+        Ok(Endpoint {
+            base_url: format!("{}/openai/deployments/{}", host.trim_end_matches('/'), self.inner.config.model_name),
+            completions_path: format!("/chat/completions/?api-version={version}"),
+            api_key: None,
+            headers,
+            num_parallel_requests: self.inner.config.num_parallel_requests.max(1),
+            max_requests_per_second: None,
+            max_retries: None,
+        })
+    }
 }
 
 impl InferenceEngine for AzureOpenAiInferenceEngine {
@@ -303,14 +335,14 @@ impl InferenceEngine for AzureOpenAiInferenceEngine {
     fn data_classification_policy(&self) -> Option<Vec<String>> {
         super::policy(&self.inner.config.data_classification_policy, Some(&["public"]))
     }
-    fn requests(&self, _: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
-        Err(cannot_call(
-            self.type_name(),
-            format!(
-                "Azure OpenAI deployment `{}` takes its key in an `api-key` header and an `api-version` query; serve the model behind an OpenAI-compatible endpoint and use `open_ai_inference_engine` with `base_url`",
-                self.inner.config.model_name
-            ),
-        ))
+    fn requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        Ok((self.azure_endpoint()?, self.inner.bodies(&self.inner.config.model_name, instances)?))
+    }
+    fn log_prob_requests(&self, instances: &[Instance]) -> Result<(Endpoint, Vec<Value>)> {
+        Ok((self.azure_endpoint()?, self.inner.log_prob_bodies(instances)?))
+    }
+    fn output_model_and_label(&self, _: &Value) -> (Option<String>, Option<String>) {
+        self.inner.model_and_label()
     }
 }
 

@@ -108,11 +108,24 @@ fn uncallable_engines_say_what_they_need() {
         crate::json!({"__type__": "cross_provider_inference_engine", "model": "llama-3-3-70b-instruct", "provider": "watsonx"}),
         crate::json!({"__type__": "wml_inference_engine_generation", "model_name": "x", "max_new_tokens": 5}),
         crate::json!({"__type__": "hf_pipeline_based_inference_engine", "model_name": "google/flan-t5-small"}),
-        crate::json!({"__type__": "azure_open_ai_inference_engine", "model_name": "gpt-4o"}),
     ] {
         let err = engine(json.clone()).requests(&[instance(Value::from("hi"), "{}")]).err().unwrap();
         assert_eq!(err.unavailable().map(|u| u.need), Some(crate::error::Need::Model), "{json}: {err}");
     }
+}
+
+/// Azure: the deployment's URL with the API version, the key in `api-key` (no bearer).
+#[test]
+fn azure_endpoint() {
+    let e = engine(crate::json!({"__type__": "azure_open_ai_inference_engine", "model_name": "dep",
+        "credentials": {"api_key": "k", "azure_openai_host": "https://h.example/", "api_version": "2024-02-01"}}));
+    let (ep, bodies) = e.requests(&[instance(Value::from("hi"), "{}")]).unwrap();
+    assert_eq!(format!("{}{}", ep.base_url, ep.completions_path), "https://h.example/openai/deployments/dep/chat/completions/?api-version=2024-02-01");
+    assert_eq!((ep.api_key.as_deref(), ep.headers.clone()), (None, vec![("api-key".to_string(), "k".to_string())]));
+    assert_eq!(bodies[0].get("model").and_then(Value::as_str), Some("dep"));
+    let no_host = engine(crate::json!({"__type__": "azure_open_ai_inference_engine", "model_name": "dep", "credentials": {"api_key": "k"}}));
+    let err = no_host.requests(&[instance(Value::from("hi"), "{}")]).unwrap_err();
+    assert!(err.to_string().contains("AZURE_OPENAI_HOST"), "{err}");
 }
 
 /// RITS: the endpoint derived from the model, the key also in the `RITS_API_KEY` header.
