@@ -28,6 +28,25 @@ pub struct EvaluateArgs {
     pub catalogs: Vec<PathBuf>,
 }
 
+/// The instances of a JSON Lines file, read and parsed one line at a time as they are taken
+/// (blank lines skipped), for `infer`. Errors: the file cannot be opened; then, as items, a
+/// line that cannot be read or is not a JSON object (naming the file and line).
+pub(crate) fn instance_lines(path: &Path) -> Result<unitxt::stream::Stream> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
+    let name = path.display().to_string();
+    let lines = std::io::BufReader::new(file).lines().enumerate();
+    Ok(Box::new(lines.filter_map(move |(i, line)| match line {
+        Err(e) => Some(Err(Error::io(format!("reading {name} line {}: {e}", i + 1)))),
+        Ok(l) if l.trim().is_empty() => None,
+        Ok(l) => Some(match serde_json::from_str::<Value>(&l) {
+            Ok(Value::Object(o)) => Ok(o),
+            Ok(_) => Err(Error::invalid(format!("{name} line {}: not a JSON object", i + 1))),
+            Err(e) => Err(Error::invalid(format!("{name} line {}: {e}", i + 1))),
+        }),
+    })))
+}
+
 /// Reads JSON Lines of instances, parsing lines in parallel; blank lines are skipped. Errors
 /// name the file and the first bad line.
 pub(crate) fn read_instances(path: &Path) -> Result<Vec<Instance>> {
@@ -69,7 +88,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
             let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
             if !inferred.failed.is_empty() {
-                return Err(crate::infer_cmd::failed_error(&inferred, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));
+                return Err(crate::infer_cmd::failed_error(&inferred.failed, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));
             }
             inferred.predictions.into_iter().map(|p| p.unwrap_or(Value::Null)).collect()
         }

@@ -291,6 +291,41 @@ fn failed_instances_are_named_and_the_rest_written() {
     assert_eq!(server.take().len(), 5, "a 400 is not retried");
 }
 
+/// `infer --data` streams prepared instances from a file: its lines are those of `infer RECIPE`
+/// on the same instances, in order, the requests the same; with `--meta-data` each line also
+/// has Unitxt's `infer_meta_data` fields; the counts go to stderr.
+#[test]
+fn infer_from_prepared_data_streams_in_order() {
+    let recipe = "card=cards.sst2,template=templates.classification.multi_class.instruction,max_test_instances=60";
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-infer-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("test.jsonl");
+    let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).output().unwrap();
+    assert!(o.status.success(), "prepare: {}", String::from_utf8_lossy(&o.stderr));
+    let server = Server::start();
+    let engine = json!({"__type__": "open_ai_inference_engine", "model_name": "m", "num_parallel_requests": 7,
+        "base_url": format!("http://127.0.0.1:{}/v1", server.port), "credentials": {"api_key": "k"}});
+    let o = cli().args(["infer", recipe, "--split", "test", "--engine", &engine.to_string()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_recipe = String::from_utf8(o.stdout).unwrap();
+    let recipe_bodies = sorted_canonical(&server.take());
+    let o = cli().args(["infer", "--data"]).arg(&data).args(["--meta-data", "--engine", &engine.to_string()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("60 instances: 60 requests sent (0 retries), 0 answers from the cache"), "{stderr}");
+    assert_eq!(sorted_canonical(&server.take()), recipe_bodies);
+    let lines: Vec<Value> = String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let expected: Vec<Value> = from_recipe.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 60);
+    for (k, (line, want)) in lines.iter().zip(&expected).enumerate() {
+        assert_eq!(line["index"], json!(k));
+        assert_eq!(line["prediction"], want["prediction"]);
+        assert_eq!(line["infer_meta_data"]["generated_text"], want["prediction"]);
+        assert_eq!((&line["infer_meta_data"]["model_name"], &line["infer_meta_data"]["inference_type"]), (&json!("m"), &json!("openai")));
+    }
+}
+
 /// `evaluate --engine` scores the engine's predictions as `evaluate --predictions` scores the
 /// same predictions from a file.
 #[test]

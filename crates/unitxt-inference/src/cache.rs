@@ -78,6 +78,14 @@ impl Cache {
         Ok(Cache { conn })
     }
 
+    /// Opens an existing cache file read-only (a worker's connection; WAL lets it read while
+    /// the run's writer commits).
+    pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Cache> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        Ok(Cache { conn })
+    }
+
     /// The cached answer under `key`, if any (a row that no longer parses counts as missing).
     pub(crate) fn get(&self, key: &str) -> rusqlite::Result<Option<Value>> {
         let text: Option<String> = self
@@ -88,13 +96,14 @@ impl Cache {
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
-    /// Stores `answer` to `request` under `key`, committed before returning.
-    pub(crate) fn put(&self, key: &str, request: &Value, answer: &Value) -> rusqlite::Result<()> {
+    /// Stores `answer` to the request whose JSON text is `request` under `key`, committed
+    /// before returning.
+    pub(crate) fn put(&self, key: &str, request: &str, answer: &Value) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO answers (key, request, answer) VALUES (?1, ?2, ?3)",
             )?
-            .execute(params![key, request.to_string(), answer.to_string()])?;
+            .execute(params![key, request, answer.to_string()])?;
         Ok(())
     }
 }

@@ -7,7 +7,7 @@ use unitxt::error::{Error, Result};
 use unitxt::inference::{Answers, Endpoint, FailedRequest, ModelClient, RequestCounts};
 use unitxt::Value;
 
-use crate::{run, RunConfig, RunError};
+use crate::{run, run_stream, Outcome, RunConfig, RunError};
 
 /// A [`ModelClient`] that sends the engine's request bodies with [`crate::run`] (retries,
 /// rate limit, answer cache). The endpoint's API key goes only into the request headers: no
@@ -20,8 +20,9 @@ pub struct RunClient {
     pub progress: bool,
 }
 
-impl ModelClient for RunClient {
-    fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
+impl RunClient {
+    /// The run configuration of `endpoint` with this client's cache and progress bar.
+    fn config(&self, endpoint: &Endpoint) -> RunConfig {
         let mut config = RunConfig::new(endpoint.base_url.clone());
         config.completions_path = endpoint.completions_path.clone();
         config.api_key = endpoint.api_key.clone();
@@ -33,12 +34,26 @@ impl ModelClient for RunClient {
         }
         config.cache_path = self.cache.clone();
         config.show_progress = self.progress;
+        config
+    }
+}
+
+/// The engine's error for a run that could not go on (a cache that cannot be used, a bad
+/// configuration); never shows the key.
+fn run_error(e: RunError) -> Error {
+    match e {
+        e @ RunError::Cache { .. } => Error::io(e.to_string()),
+        e => Error::invalid(e.to_string()),
+    }
+}
+
+impl ModelClient for RunClient {
+    fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers> {
         let requests: Vec<serde_json::Value> = bodies.iter().map(|b| serde_json::Value::from(b.clone())).collect();
-        let report = match run(&config, &requests, |_, _| {}) {
+        let report = match run(&self.config(endpoint), &requests, |_, _| {}) {
             Ok(report) => report,
             Err(RunError::RequestsFailed(report)) => *report,
-            Err(e @ RunError::Cache { .. }) => return Err(Error::io(e.to_string())),
-            Err(e) => return Err(Error::invalid(e.to_string())),
+            Err(e) => return Err(run_error(e)),
         };
         let counts = RequestCounts {
             sent: report.sent,
@@ -51,6 +66,27 @@ impl ModelClient for RunClient {
             counts,
             answers: report.answers.into_iter().map(|a| a.map(Value::from)).collect(),
             failed: report.failures.iter().map(|f| FailedRequest { index: f.index, detail: f.to_string() }).collect(),
+        })
+    }
+
+    fn complete_each(
+        &self,
+        endpoint: &Endpoint,
+        bodies: &mut (dyn Iterator<Item = Value> + Send),
+        on_answer: &mut dyn FnMut(usize, std::result::Result<&Value, &FailedRequest>),
+    ) -> Result<RequestCounts> {
+        let requests = bodies.map(serde_json::Value::from);
+        let stats = run_stream(&self.config(endpoint), requests, |i, outcome| match outcome {
+            Outcome::Answered(a) | Outcome::Cached(a) => on_answer(i, Ok(&Value::from(a.clone()))),
+            Outcome::Failed(f) => on_answer(i, Err(&FailedRequest { index: i, detail: f.to_string() })),
+        })
+        .map_err(run_error)?;
+        Ok(RequestCounts {
+            sent: stats.sent,
+            retries: stats.retries,
+            cached: stats.cached as u64,
+            prompt_tokens: stats.usage.prompt_tokens,
+            completion_tokens: stats.usage.completion_tokens,
         })
     }
 }

@@ -41,4 +41,4 @@ pub use cache::cache_key;
 pub use client::RunClient;
 pub use config::RunConfig;
 pub use request::FailureKind;
-pub use run::{run, Failure, RunError, RunReport, Usage};
+pub use run::{run, run_stream, Failure, Outcome, RunError, RunReport, RunStats, Usage};

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
@@ -26,7 +26,7 @@ pub struct Usage {
 }
 
 impl Usage {
-    fn add(&mut self, answer: &Value) {
+    pub(crate) fn add(&mut self, answer: &Value) {
         let count = |name: &str| {
             answer
                 .pointer(&format!("/usage/{name}"))
@@ -128,25 +128,42 @@ fn failed_message(report: &RunReport) -> String {
     text
 }
 
-/// One distinct request body to send, and the input positions that carry it.
-struct Job<'a> {
-    key: String,
-    body: &'a Value,
-    text: String,
-    indices: Vec<usize>,
+/// Totals of a [`run_stream`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Requests taken from the input.
+    pub requests: usize,
+    /// Requests answered from the cache, without sending anything.
+    pub cached: usize,
+    /// Requests that failed for good (each was passed to the callback as a [`Failure`]).
+    pub failed: usize,
+    /// HTTP requests sent, retries included.
+    pub sent: u64,
+    /// Attempts beyond the first.
+    pub retries: u64,
+    /// Tokens of the answers received from the endpoint (cached answers are not counted).
+    pub usage: Usage,
+}
+
+/// What became of one request of a [`run_stream`].
+#[derive(Clone, Copy, Debug)]
+pub enum Outcome<'a> {
+    /// The endpoint answered (the answer is in the cache, when there is one).
+    Answered(&'a Value),
+    /// The cache had the answer; nothing was sent.
+    Cached(&'a Value),
+    /// The request failed for good.
+    Failed(&'a Failure),
 }
 
 /// Sends every request body in `requests` as a chat completion (`POST
 /// <base_url><completions_path>`) and returns every answer, in input order.
 ///
+/// - Identical bodies are sent once; their answer goes to each of their positions.
 /// - Answers already in the cache are returned without sending anything (`report.cached`).
-/// - The rest go out on up to `num_parallel_requests` worker threads, rate limited to
-///   `max_requests_per_second`, each retried with exponential backoff and jitter on 429, 5xx
-///   (and 408/409), timeouts, broken connections and malformed 200 answers, up to
-///   `max_retries` times; a `Retry-After` (seconds) on 429/503 lengthens the delay. Other 4xx
-///   fail the request at once.
-/// - Each answer is committed to the cache the moment it arrives, then handed to
-///   `on_answer(input_index, &answer)` (called on the calling thread, cached answers first).
+/// - The rest go out as [`run_stream`] sends them: up to `num_parallel_requests` at once, rate
+///   limited, retried with backoff, each answer committed to the cache as it arrives and then
+///   handed to `on_answer(input_index, &answer)` (on the calling thread).
 ///
 /// Errors: [`RunError::RequestsFailed`] when some requests failed for good (the report inside
 /// holds all the answers that arrived); [`RunError::Cache`] when the cache cannot be opened or
@@ -156,131 +173,209 @@ pub fn run(
     requests: &[Value],
     mut on_answer: impl FnMut(usize, &Value),
 ) -> Result<RunReport, RunError> {
+    // The distinct bodies, each with the input positions that carry it.
+    let url = config.completions_url();
+    let mut distinct: Vec<&Value> = Vec::new();
+    let mut positions: Vec<Vec<usize>> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, body) in requests.iter().enumerate() {
+        match seen.entry(cache_key(&url, body)) {
+            std::collections::hash_map::Entry::Occupied(d) => positions[*d.get()].push(index),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(distinct.len());
+                distinct.push(body);
+                positions.push(vec![index]);
+            }
+        }
+    }
+    drop(seen);
+    let mut report = RunReport {
+        answers: vec![None; requests.len()],
+        ..RunReport::default()
+    };
+    let stats = run_stream(config, distinct.into_iter().cloned(), |d, outcome| {
+        let (answer, cached) = match outcome {
+            Outcome::Answered(a) => (a, false),
+            Outcome::Cached(a) => (a, true),
+            Outcome::Failed(failure) => {
+                for &index in &positions[d] {
+                    report.failures.push(Failure { index, ..failure.clone() });
+                }
+                return;
+            }
+        };
+        for &index in &positions[d] {
+            on_answer(index, answer);
+            report.answers[index] = Some(answer.clone());
+        }
+        if cached {
+            report.cached += positions[d].len();
+        }
+    })?;
+    report.sent = stats.sent;
+    report.retries = stats.retries;
+    report.usage = stats.usage;
+    report.failures.sort_by_key(|f| f.index);
+    if report.failures.is_empty() {
+        Ok(report)
+    } else {
+        Err(RunError::RequestsFailed(Box::new(report)))
+    }
+}
+
+/// What a worker hands back to the calling thread.
+enum Done {
+    /// Request `index` was in the cache.
+    Hit(usize, Value),
+    /// Request `index` (cache key `key`, body `text`) was sent: its answer, or its last
+    /// attempt's error and the attempts made.
+    Sent {
+        index: usize,
+        key: String,
+        text: String,
+        result: Result<Value, (AttemptError, u32)>,
+    },
+    /// A worker could not read the cache.
+    CacheError(rusqlite::Error),
+}
+
+/// Sends each request body `requests` yields, as it yields them, and hands each outcome to
+/// `on_outcome(input_index, outcome)` on the calling thread, without keeping the answers: a
+/// run's memory does not grow with the number of requests (at most about twice
+/// `num_parallel_requests` bodies are taken and not yet handed on). Each request is first looked up in
+/// the cache; the others go out on up to `num_parallel_requests` worker threads (which pull
+/// the next body from `requests` when they are free), rate limited to
+/// `max_requests_per_second`, each retried with exponential backoff and jitter on 429, 5xx
+/// (and 408/409), timeouts, broken connections and malformed 200 answers, up to
+/// `max_retries` times; a `Retry-After` (seconds) on 429/503 lengthens the delay. Other 4xx
+/// fail the request at once. Each answer is committed to the cache before its outcome is
+/// handed on. Identical bodies are not merged (a repeat is answered from the cache when its
+/// first answer is already there).
+///
+/// Errors: [`RunError::Cache`] when the cache cannot be opened, read or written (the run
+/// stops taking new requests; outcomes so far were handed on); [`RunError::Config`] for an
+/// unusable configuration. Requests that fail for good are not an error here: they are
+/// outcomes, counted in [`RunStats::failed`].
+pub fn run_stream<I>(
+    config: &RunConfig,
+    requests: I,
+    mut on_outcome: impl FnMut(usize, Outcome<'_>),
+) -> Result<RunStats, RunError>
+where
+    I: Iterator<Item = Value> + Send,
+{
     validate(config)?;
     let cache_error = |path: &PathBuf, source| RunError::Cache {
         path: path.clone(),
         source,
     };
+    // The writer; workers open their own read connections.
     let cache = match &config.cache_path {
         Some(path) => Some(Cache::open(path).map_err(|e| cache_error(path, e))?),
         None => None,
     };
-
     let url = config.completions_url();
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut job_of_key: HashMap<String, usize> = HashMap::new();
-    for (index, body) in requests.iter().enumerate() {
-        let key = cache_key(&url, body);
-        if let Some(&job) = job_of_key.get(&key) {
-            jobs[job].indices.push(index);
-        } else {
-            job_of_key.insert(key.clone(), jobs.len());
-            jobs.push(Job {
-                key,
-                body,
-                text: body.to_string(),
-                indices: vec![index],
-            });
-        }
-    }
-
-    let mut report = RunReport {
-        answers: vec![None; requests.len()],
-        ..RunReport::default()
+    let total = match requests.size_hint() {
+        (low, Some(high)) if low == high => Some(low as u64),
+        _ => None,
     };
-    let mut pending = Vec::new();
-    for job in jobs {
-        let hit = match (&cache, &config.cache_path) {
-            (Some(cache), Some(path)) => cache.get(&job.key).map_err(|e| cache_error(path, e))?,
-            _ => None,
-        };
-        match hit {
-            Some(answer) => {
-                for &index in &job.indices {
-                    on_answer(index, &answer);
-                    report.answers[index] = Some(answer.clone());
-                    report.cached += 1;
-                }
-            }
-            None => pending.push(job),
-        }
-    }
-
-    let progress = progress_bar(config, requests.len() as u64, report.cached as u64);
+    let source = Mutex::new(requests.enumerate());
+    let progress = progress_bar(config, total);
     let sender = Sender::new(config);
-    let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let mut write_error = None;
+    let mut stats = RunStats::default();
+    let mut error = None;
     std::thread::scope(|scope| {
-        let (results, received) = mpsc::channel::<(usize, Result<Value, (AttemptError, u32)>)>();
-        for _ in 0..config.num_parallel_requests.min(pending.len()) {
+        let workers = total.map_or(config.num_parallel_requests, |t| config.num_parallel_requests.min(t.max(1) as usize));
+        // Bounded: a worker waits while the calling thread is behind, so that no more than
+        // about twice the workers' bodies are ever taken and not yet handed on.
+        let (results, received) = mpsc::sync_channel::<Done>(workers);
+        for _ in 0..workers {
             let results = results.clone();
-            let (pending, sender, next, stop, progress) =
-                (&pending, &sender, &next, &stop, &progress);
+            let (source, sender, stop, progress, url) = (&source, &sender, &stop, &progress, &url);
             scope.spawn(move || {
+                let mut reader: Option<Cache> = None;
                 while !stop.load(Ordering::Relaxed) {
-                    let job = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(Job { text, .. }) = pending.get(job) else {
-                        break;
-                    };
-                    let result = sender.send(text, || {
-                        progress.set_message(format!(
-                            "retries: {}",
-                            sender.retries.load(Ordering::Relaxed)
-                        ));
+                    let next = source.lock().map(|mut s| s.next()).unwrap_or(None);
+                    let Some((index, body)) = next else { break };
+                    let key = cache_key(url, &body);
+                    if let Some(path) = &config.cache_path {
+                        if reader.is_none() {
+                            match Cache::open_reader(path) {
+                                Ok(c) => reader = Some(c),
+                                Err(e) => {
+                                    let _ = results.send(Done::CacheError(e));
+                                    break;
+                                }
+                            }
+                        }
+                        match reader.as_ref().map(|r| r.get(&key)) {
+                            Some(Ok(Some(answer))) => {
+                                if results.send(Done::Hit(index, answer)).is_err() {
+                                    break;
+                                }
+                                continue;
+                            }
+                            Some(Err(e)) => {
+                                let _ = results.send(Done::CacheError(e));
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                    let text = body.to_string();
+                    drop(body);
+                    let result = sender.send(&text, || {
+                        progress.set_message(format!("retries: {}", sender.retries.load(Ordering::Relaxed)));
                     });
-                    if results.send((job, result)).is_err() {
+                    if results.send(Done::Sent { index, key, text, result }).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(results);
-        for (job, result) in received {
-            let job = &pending[job];
-            match result {
-                Ok(answer) => {
-                    if write_error.is_none() {
-                        if let (Some(cache), Some(path)) = (&cache, &config.cache_path) {
-                            if let Err(e) = cache.put(&job.key, job.body, &answer) {
-                                write_error = Some(cache_error(path, e));
-                                stop.store(true, Ordering::Relaxed);
-                            }
+        for done in received {
+            stats.requests += 1;
+            match done {
+                Done::Hit(index, answer) => {
+                    stats.cached += 1;
+                    on_outcome(index, Outcome::Cached(&answer));
+                }
+                Done::Sent { index, key, text, result: Ok(answer) } => {
+                    if let (Some(cache), Some(path), None) = (&cache, &config.cache_path, &error) {
+                        if let Err(e) = cache.put(&key, &text, &answer) {
+                            error = Some(cache_error(path, e));
+                            stop.store(true, Ordering::Relaxed);
                         }
                     }
-                    report.usage.add(&answer);
-                    for &index in &job.indices {
-                        on_answer(index, &answer);
-                        report.answers[index] = Some(answer.clone());
-                    }
+                    stats.usage.add(&answer);
+                    on_outcome(index, Outcome::Answered(&answer));
                 }
-                Err((error, attempts)) => {
-                    for &index in &job.indices {
-                        report.failures.push(Failure {
-                            index,
-                            kind: error.kind,
-                            status: error.status,
-                            attempts,
-                            detail: error.detail.clone(),
-                        });
+                Done::Sent { index, result: Err((e, attempts)), .. } => {
+                    stats.failed += 1;
+                    let failure = Failure { index, kind: e.kind, status: e.status, attempts, detail: e.detail };
+                    on_outcome(index, Outcome::Failed(&failure));
+                }
+                Done::CacheError(e) => {
+                    stats.requests -= 1;
+                    if error.is_none() {
+                        if let Some(path) = &config.cache_path {
+                            error = Some(cache_error(path, e));
+                        }
                     }
+                    stop.store(true, Ordering::Relaxed);
                 }
             }
-            progress.inc(job.indices.len() as u64);
+            progress.inc(1);
         }
     });
     progress.finish_and_clear();
-
-    report.sent = sender.sent.load(Ordering::Relaxed);
-    report.retries = sender.retries.load(Ordering::Relaxed);
-    report.failures.sort_by_key(|f| f.index);
-    if let Some(error) = write_error {
-        return Err(error);
-    }
-    if report.failures.is_empty() {
-        Ok(report)
-    } else {
-        Err(RunError::RequestsFailed(Box::new(report)))
+    stats.sent = sender.sent.load(Ordering::Relaxed);
+    stats.retries = sender.retries.load(Ordering::Relaxed);
+    match error {
+        Some(e) => Err(e),
+        None => Ok(stats),
     }
 }
 
@@ -301,21 +396,19 @@ fn validate(config: &RunConfig) -> Result<(), RunError> {
     Ok(())
 }
 
-/// done/total, rate, ETA and retries, on stderr; hidden when disabled or not a terminal.
-fn progress_bar(config: &RunConfig, total: u64, done: u64) -> ProgressBar {
+/// done/total (or done, when the total is unknown), rate, ETA and retries, on stderr; hidden
+/// when disabled or not a terminal.
+fn progress_bar(config: &RunConfig, total: Option<u64>) -> ProgressBar {
     let target = if config.show_progress && std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(total), target);
-    if let Ok(style) =
-        ProgressStyle::with_template("{wide_bar} {pos}/{len} {per_sec} ETA {eta} {msg}")
-    {
+    let bar = ProgressBar::with_draw_target(total, target);
+    let template = if total.is_some() { "{wide_bar} {pos}/{len} {per_sec} ETA {eta} {msg}" } else { "{spinner} {pos} {per_sec} {msg}" };
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
-    bar.set_position(done);
-    bar.reset_eta(); // the rate and ETA count what is sent, not the cached answers
     bar.set_message("retries: 0");
     bar
 }

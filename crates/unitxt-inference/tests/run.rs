@@ -363,3 +363,46 @@ fn api_key_never_leaks() {
     }
     assert!(files >= 1);
 }
+
+/// `run_stream` pulls a body only when a worker is free (never more than twice the workers
+/// ahead of the outcomes handed on), hands every outcome on once, and answers a rerun from the cache.
+#[test]
+fn run_stream_pulls_as_workers_free_and_keeps_nothing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(Duration::from_millis(20), plain());
+    let mut config = config(&server);
+    config.cache_path = Some(dir.path().join("cache.sqlite"));
+    let n = 40;
+    let pulled = Arc::new(AtomicUsize::new(0));
+    let bodies = {
+        let pulled = pulled.clone();
+        requests(n).into_iter().inspect(move |_| {
+            pulled.fetch_add(1, Ordering::SeqCst);
+        })
+    };
+    let (mut handed, mut ahead) = (vec![0; n], 0);
+    let stats = unitxt_inference::run_stream(&config, bodies, |i, outcome| {
+        let done: usize = handed.iter().sum();
+        ahead = ahead.max(pulled.load(Ordering::SeqCst) - done);
+        match outcome {
+            unitxt_inference::Outcome::Answered(a) => assert_eq!(content(a), format!("echo: {}", prompt(i))),
+            other => panic!("request {i}: {other:?}"),
+        }
+        handed[i] += 1;
+    })
+    .unwrap();
+    assert_eq!(handed, vec![1; n]);
+    // In flight, plus answers waiting for the calling thread (a bounded queue).
+    assert!(ahead <= 2 * config.num_parallel_requests + 1, "{ahead} bodies pulled ahead of their outcomes");
+    assert_eq!((stats.requests, stats.sent, stats.cached, stats.failed), (n, n as u64, 0, 0));
+    assert_eq!(server.log.total(), n);
+    let mut cached = 0;
+    let again = unitxt_inference::run_stream(&config, requests(n).into_iter(), |_, outcome| {
+        assert!(matches!(outcome, unitxt_inference::Outcome::Cached(_)));
+        cached += 1;
+    })
+    .unwrap();
+    assert_eq!((cached, again.cached, again.sent), (n, n, 0));
+    assert_eq!(server.log.total(), n, "a rerun sends nothing");
+}

@@ -110,6 +110,32 @@ pub trait ModelClient: Send + Sync {
     /// some requests fail. Errors: only what prevents the run as a whole (a bad endpoint, a
     /// cache that cannot be opened).
     fn complete(&self, endpoint: &Endpoint, bodies: &[Value]) -> Result<Answers>;
+
+    /// Sends each body `bodies` yields, as it yields them (it is pulled from the client's
+    /// worker threads), and hands each outcome to `on_answer(index, answer or failure)` as it
+    /// arrives, in any order, keeping nothing. Returns the run's counts. Errors: as
+    /// [`complete`](Self::complete). The default collects the bodies and calls `complete`.
+    fn complete_each(
+        &self,
+        endpoint: &Endpoint,
+        bodies: &mut (dyn Iterator<Item = Value> + Send),
+        on_answer: &mut dyn FnMut(usize, std::result::Result<&Value, &FailedRequest>),
+    ) -> Result<RequestCounts> {
+        let bodies: Vec<Value> = bodies.collect();
+        let got = self.complete(endpoint, &bodies)?;
+        if got.answers.len() != bodies.len() {
+            return Err(Error::invalid(format!("the model client returned {} answers for {} requests", got.answers.len(), bodies.len())));
+        }
+        for (i, answer) in got.answers.iter().enumerate() {
+            if let Some(a) = answer {
+                on_answer(i, Ok(a));
+            }
+        }
+        for f in &got.failed {
+            on_answer(f.index, Err(f));
+        }
+        Ok(got.counts)
+    }
 }
 
 /// A built inference engine artifact (the family trait of the `*_inference_engine` types).
@@ -206,77 +232,153 @@ pub fn infer(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: 
 
 /// [`infer`] with Unitxt's flags: `log_probs` (Unitxt's `infer_log_probs`, read from
 /// `choices[0].logprobs.content` as Unitxt's OpenAI engine reads it) and `meta_data`
-/// (`return_meta_data`). Errors: those of [`infer`]; an engine without log probabilities
-/// when they are asked for ([`InferenceEngine::log_prob_requests`]).
+/// (`return_meta_data`). Every instance is checked against the engine's data classification
+/// policy before anything is sent. Errors: those of [`infer_each`].
 pub fn infer_with(engine: &dyn InferenceEngine, client: &dyn ModelClient, instances: &[Instance], opts: InferOptions) -> Result<Inferred> {
     verify_data_classification(engine, instances)?;
-    let local = if opts.log_probs { engine.local_log_probs(instances) } else { engine.local_predictions(instances) };
-    if let Some(p) = local {
-        let meta_data = if opts.meta_data {
-            let (model, label) = engine.output_model_and_label(&Value::Null);
-            p.iter()
-                .zip(instances)
-                .map(|(p, inst)| {
-                    let source_len = match inst.get("source") {
-                        Some(Value::String(s)) => s.chars().count(),
-                        Some(Value::Array(l)) => l.len(),
-                        _ => 0,
-                    };
-                    let generated = if p.is_string() { p.clone() } else { Value::Null };
-                    let len = match p {
-                        Value::String(s) => s.chars().count(),
-                        Value::Array(l) => l.len(),
-                        _ => 0,
-                    };
-                    Some(crate::json!({
-                        "prediction": p.clone(), "generated_text": generated, "input_tokens": source_len, "output_tokens": len,
-                        "stop_reason": "", "seed": 111, "input_text": inst.get("source").cloned().unwrap_or(Value::Null),
-                        "model_name": model.clone(), "inference_type": label.clone(),
-                    }))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        return Ok(Inferred { predictions: p.into_iter().map(Some).collect(), meta_data, failed: Vec::new(), counts: RequestCounts::default() });
-    }
-    let (endpoint, bodies) = if opts.log_probs { engine.log_prob_requests(instances)? } else { engine.requests(instances)? };
-    let got = client.complete(&endpoint, &bodies)?;
-    if got.answers.len() != bodies.len() {
-        return Err(Error::invalid(format!("the model client returned {} answers for {} requests", got.answers.len(), bodies.len())));
-    }
-    let mut failed = got.failed;
-    let mut predictions = Vec::with_capacity(bodies.len());
-    let mut meta_data = Vec::new();
-    for (i, (answer, body)) in got.answers.iter().zip(&bodies).enumerate() {
-        let with_tools = body.get("tools").is_some_and(|t| !t.is_null());
-        let read = if opts.log_probs { log_probs_of } else if with_tools { tool_prediction_of } else { text_prediction_of };
-        match answer.as_ref().map(|a| (a, read(a))) {
-            Some((a, Ok(p))) => {
-                if opts.meta_data {
-                    let (model, label) = engine.output_model_and_label(a);
-                    meta_data.push(Some(text_generation_output(p.clone(), a, model.as_deref(), label.as_deref())));
-                }
-                predictions.push(Some(p));
-            }
-            Some((_, Err(detail))) => {
-                failed.push(FailedRequest { index: i, detail });
-                predictions.push(None);
-                if opts.meta_data {
-                    meta_data.push(None);
-                }
-            }
-            None => {
-                predictions.push(None);
-                if opts.meta_data {
-                    meta_data.push(None);
-                }
+    let n = instances.len();
+    let mut out = Inferred { predictions: vec![None; n], meta_data: if opts.meta_data { vec![None; n] } else { Vec::new() }, ..Inferred::default() };
+    out.counts = infer_each(engine, client, instances.iter().cloned().map(Ok), opts, &mut |i, result| match result {
+        Ok(p) => {
+            out.predictions[i] = Some(p.prediction);
+            if let Some(m) = p.meta_data {
+                out.meta_data[i] = Some(m);
             }
         }
+        Err(f) => out.failed.push(f),
+    })?;
+    out.failed.sort_by_key(|f| f.index);
+    out.failed.dedup_by_key(|f| f.index);
+    Ok(out)
+}
+
+/// One instance's result of [`infer_each`].
+#[derive(Debug, Clone)]
+pub struct Predicted {
+    /// The prediction (see [`Inferred::predictions`]).
+    pub prediction: Value,
+    /// With [`InferOptions::meta_data`], its `TextGenerationInferenceOutput` object.
+    pub meta_data: Option<Value>,
+}
+
+/// Runs `engine` on the instances `instances` yields, as it yields them, and hands each
+/// instance's result to `on_result(index, result)` as its answer arrives (in any order), keeping
+/// nothing: memory does not grow with the number of instances (Unitxt's `infer` /
+/// `infer_log_probs`, streamed). Each instance is checked against the engine's data
+/// classification policy when it is taken, and its body built as
+/// [`InferenceEngine::requests`] builds it.
+///
+/// Errors: the first instance that cannot be read, is refused by the policy or has no request
+/// (the run stops taking instances; results so far were handed on); the engine cannot be
+/// called; the client's errors. A request that failed, or an answer without a prediction, is
+/// not an error: it is handed on as a [`FailedRequest`].
+pub fn infer_each<I>(
+    engine: &dyn InferenceEngine,
+    client: &dyn ModelClient,
+    instances: I,
+    opts: InferOptions,
+    on_result: &mut dyn FnMut(usize, std::result::Result<Predicted, FailedRequest>),
+) -> Result<RequestCounts>
+where
+    I: Iterator<Item = Result<Instance>> + Send,
+{
+    let policy = classification_policy(engine)?;
+    let body_of = |i: usize, instance: &Instance| -> Result<(Endpoint, Value, bool)> {
+        check_classification(engine, policy.as_deref(), i, instance)?;
+        let one = std::slice::from_ref(instance);
+        let (endpoint, mut bodies) = if opts.log_probs { engine.log_prob_requests(one)? } else { engine.requests(one)? };
+        let body = bodies.pop().ok_or_else(|| Error::invalid(format!("`{}` made no request for instance {i}", engine.type_name())))?;
+        let with_tools = body.get("tools").is_some_and(|t| !t.is_null());
+        Ok((endpoint, body, with_tools))
+    };
+    let mut instances = instances.enumerate();
+    let Some((_, first)) = instances.next() else { return Ok(RequestCounts::default()) };
+    let first = first?;
+    let local = |instance: &Instance| if opts.log_probs { engine.local_log_probs(std::slice::from_ref(instance)) } else { engine.local_predictions(std::slice::from_ref(instance)) };
+    if local(&first).is_some() {
+        // An engine that answers here (Unitxt's `MockInferenceEngine`).
+        for (i, instance) in std::iter::once((0, Ok(first))).chain(instances) {
+            let instance = instance?;
+            check_classification(engine, policy.as_deref(), i, &instance)?;
+            let prediction = local(&instance).and_then(|mut p| p.pop()).unwrap_or(Value::Null);
+            let meta_data = opts.meta_data.then(|| local_output(engine, &prediction, &instance));
+            on_result(i, Ok(Predicted { prediction, meta_data }));
+        }
+        return Ok(RequestCounts::default());
     }
-    failed.sort_by_key(|f| f.index);
-    failed.dedup_by_key(|f| f.index);
-    Ok(Inferred { predictions, meta_data, failed, counts: got.counts })
+    let (endpoint, first_body, first_tools) = body_of(0, &first)?;
+    drop(first);
+    // Instances whose request carries tools (their prediction is the tool call), while in flight.
+    let with_tools = std::sync::Mutex::new(std::collections::HashSet::new());
+    if first_tools {
+        with_tools.lock().map_err(|_| Error::invalid("poisoned"))?.insert(0);
+    }
+    let stopped: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+    let rest = instances.map_while(|(i, instance)| {
+        let built = instance.and_then(|inst| body_of(i, &inst));
+        match built {
+            Ok((_, body, tools)) => {
+                if tools {
+                    if let Ok(mut w) = with_tools.lock() {
+                        w.insert(i);
+                    }
+                }
+                Some(body)
+            }
+            Err(e) => {
+                if let Ok(mut s) = stopped.lock() {
+                    s.get_or_insert(e);
+                }
+                None
+            }
+        }
+    });
+    let mut bodies = std::iter::once(first_body).chain(rest);
+    let counts = client.complete_each(&endpoint, &mut bodies, &mut |i, answer| {
+        let tools = with_tools.lock().map(|mut w| w.remove(&i)).unwrap_or(false);
+        let answer = match answer {
+            Ok(a) => a,
+            Err(f) => return on_result(i, Err(f.clone())),
+        };
+        let read = if opts.log_probs { log_probs_of } else if tools { tool_prediction_of } else { text_prediction_of };
+        match read(answer) {
+            Ok(prediction) => {
+                let meta_data = opts.meta_data.then(|| {
+                    let (model, label) = engine.output_model_and_label(answer);
+                    text_generation_output(prediction.clone(), answer, model.as_deref(), label.as_deref())
+                });
+                on_result(i, Ok(Predicted { prediction, meta_data }))
+            }
+            Err(detail) => on_result(i, Err(FailedRequest { index: i, detail })),
+        }
+    })?;
+    drop(bodies);
+    match stopped.into_inner().ok().flatten() {
+        Some(e) => Err(e),
+        None => Ok(counts),
+    }
+}
+
+/// The `TextGenerationInferenceOutput` of an engine that answers here (what Unitxt's
+/// `MockInferenceEngine.get_return_object` would make: the source's length as input tokens).
+fn local_output(engine: &dyn InferenceEngine, prediction: &Value, instance: &Instance) -> Value {
+    let (model, label) = engine.output_model_and_label(&Value::Null);
+    let len = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.chars().count(),
+        Some(Value::Array(l)) => l.len(),
+        _ => 0,
+    };
+    crate::json!({
+        "prediction": prediction.clone(),
+        "generated_text": if prediction.is_string() { prediction.clone() } else { Value::Null },
+        "input_tokens": len(instance.get("source")),
+        "output_tokens": len(Some(prediction)),
+        "stop_reason": "",
+        "seed": 111,
+        "input_text": instance.get("source").cloned().unwrap_or(Value::Null),
+        "model_name": model,
+        "inference_type": label,
+    })
 }
 
 /// Unitxt's `TextGenerationInferenceOutput` of one answer, as an object with its nine fields
@@ -345,6 +447,13 @@ pub fn log_probs_of(answer: &Value) -> std::result::Result<Value, String> {
 /// instance. An instance without a policy passes (Unitxt warns). Errors: the variable is not a
 /// JSON object of lists of strings.
 pub fn verify_data_classification(engine: &dyn InferenceEngine, instances: &[Instance]) -> Result<()> {
+    let policy = classification_policy(engine)?;
+    instances.iter().enumerate().try_for_each(|(i, instance)| check_classification(engine, policy.as_deref(), i, instance))
+}
+
+/// The data classifications `engine` may be sent (see [`verify_data_classification`]);
+/// `None`: any.
+fn classification_policy(engine: &dyn InferenceEngine) -> Result<Option<Vec<String>>> {
     let name = engine.class_name();
     let from_env = match env("UNITXT_DATA_CLASSIFICATION_POLICY") {
         None => None,
@@ -359,22 +468,21 @@ pub fn verify_data_classification(engine: &dyn InferenceEngine, instances: &[Ins
             }
         }
     };
-    let Some(policy) = from_env.filter(|p| !p.is_empty()).or_else(|| engine.data_classification_policy()).filter(|p| !p.is_empty()) else {
+    Ok(from_env.filter(|p| !p.is_empty()).or_else(|| engine.data_classification_policy()).filter(|p| !p.is_empty()))
+}
+
+/// Refuses instance `i` when `policy` shares no entry with its `data_classification_policy`.
+fn check_classification(engine: &dyn InferenceEngine, policy: Option<&[String]>, i: usize, instance: &Instance) -> Result<()> {
+    let Some(policy) = policy else { return Ok(()) };
+    let Some(Value::Array(classes)) = instance.get("data_classification_policy") else { return Ok(()) };
+    if classes.is_empty() || classes.iter().any(|c| c.as_str().is_some_and(|c| policy.iter().any(|p| p == c))) {
         return Ok(());
-    };
-    for (i, instance) in instances.iter().enumerate() {
-        let Some(Value::Array(classes)) = instance.get("data_classification_policy") else { continue };
-        if classes.is_empty() {
-            continue;
-        }
-        if !classes.iter().any(|c| c.as_str().is_some_and(|c| policy.iter().any(|p| p == c))) {
-            let have: Vec<&str> = classes.iter().filter_map(Value::as_str).collect();
-            return Err(Error::invalid(format!(
-                "instance {i} has data classification policy {have:?}, but `{name}` may only be sent data classified {policy:?}; change the engine's `data_classification_policy` or set UNITXT_DATA_CLASSIFICATION_POLICY"
-            )));
-        }
     }
-    Ok(())
+    let have: Vec<&str> = classes.iter().filter_map(Value::as_str).collect();
+    Err(Error::invalid(format!(
+        "instance {i} has data classification policy {have:?}, but `{}` may only be sent data classified {policy:?}; change the engine's `data_classification_policy` or set UNITXT_DATA_CLASSIFICATION_POLICY",
+        engine.class_name()
+    )))
 }
 
 /// An engine's policy: its `data_classification_policy` field when set, else `default`
