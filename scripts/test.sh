@@ -74,8 +74,9 @@ if ! "$VENV/bin/python" -c "import openai, sys; sys.exit(openai.__version__ != '
 fi
 # litellm, pinned: python/tests/test_inference.py compares the requests of Unitxt's
 # LiteLLMInferenceEngine and CrossProviderInferenceEngine (which call through litellm) with ours.
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('litellm') != '1.110.2')" >>"$LOG" 2>&1; then
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "litellm==1.110.2"
+# (Unitxt's LiteLLM engine also requires tenacity.)
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('litellm') != '1.110.2' or m.version('tenacity') != '9.2.1')" >>"$LOG" 2>&1; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "litellm==1.110.2" "tenacity==9.2.1"
 fi
 
 devnull_guard
