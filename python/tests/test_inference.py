@@ -114,6 +114,17 @@ def test_engine_infer(server, ds):
         assert p.startswith("echo: ") and p[len("echo: "):] in row["source"]
 
 
+def test_engine_is_callable_and_returns_a_list_with_metadata(server, ds):
+    engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False)
+    predictions = engine(ds)
+    assert isinstance(predictions, unitxt_rs.inference.ListWithMetadata) and isinstance(predictions, list)
+    assert predictions == engine.infer(ds)
+    assert predictions.metadata["inference_engine_type"] == "OpenAiInferenceEngine"
+    assert predictions.metadata["init_dict"]["model_name"] == "m"
+    assert predictions.metadata["init_dict"]["credentials"] == {"api_key": "[redacted]"}
+    assert len(server.bodies) == 8
+
+
 def test_api_infer(server, ds):
     engine = unitxt_rs.inference.OpenAiInferenceEngine(**_args(server.server_port), use_cache=False)
     raw = engine.infer(ds)

@@ -184,6 +184,31 @@ class TextGenerationInferenceOutput:
     inference_type: Optional[str] = None
 
 
+def _redacted(args: Dict[str, Any]) -> Dict[str, Any]:
+    """An engine's arguments with the secrets of its ``credentials`` (keys, tokens, passwords)
+    replaced by ``[redacted]``: unlike Unitxt's, ``init_dict`` never holds an API key."""
+    out = dict(args)
+    creds = out.get("credentials")
+    if isinstance(creds, dict):
+        secret = ("key", "token", "password", "secret")
+        out["credentials"] = {k: "[redacted]" if any(w in k.lower() for w in secret) else v for k, v in creds.items()}
+    return out
+
+
+class ListWithMetadata(list):
+    """A list with a ``metadata`` dict (Unitxt's ``unitxt.inference.ListWithMetadata``), as
+    ``infer`` returns its predictions: ``metadata`` holds ``init_dict`` (the engine's
+    arguments, credentials redacted), ``inference_engine_type`` (its class name) and
+    ``creation_time``."""
+
+    def __init__(self, *args: Any, metadata: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.metadata = metadata if metadata is not None else {}
+
+    def __repr__(self) -> str:
+        return f"ListWithMetadata(data={super().__repr__()}, metadata={self.metadata})"
+
+
 class InferenceEngineMixin:
     """What the inference engine classes (``unitxt_rs.inference``) add to :class:`Artifact`:
     :meth:`infer` and :meth:`infer_log_probs`, as Unitxt's ``InferenceEngine``."""
@@ -208,9 +233,23 @@ class InferenceEngineMixin:
             UnsupportedError: an engine the Rust engine cannot run.
             UnitxtIOError: instances that got no prediction (each named with its failure).
         """
+        from datetime import datetime
+
         from .api import _infer_raw
 
-        return _infer_raw(self, dataset, return_meta_data=return_meta_data)
+        result = _infer_raw(self, dataset, return_meta_data=return_meta_data)
+        return ListWithMetadata(
+            result,
+            metadata={
+                "init_dict": _redacted(self._args),
+                "inference_engine_type": type(self).__name__,
+                "creation_time": datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+            },
+        )
+
+    def __call__(self, dataset: Any, return_meta_data: bool = False) -> List[Any]:
+        """:meth:`infer` (Unitxt's ``InferenceEngine.__call__``)."""
+        return self.infer(dataset, return_meta_data=return_meta_data)
 
     def infer_log_probs(self, dataset: Any, return_meta_data: bool = False) -> List[Any]:
         """Runs this engine for the log probabilities of its generated tokens (Unitxt's
@@ -338,3 +377,4 @@ def _install_modules() -> None:
                 setattr(mod, cls.__name__, cls)
         if m == "inference":
             mod.TextGenerationInferenceOutput = TextGenerationInferenceOutput
+            mod.ListWithMetadata = ListWithMetadata

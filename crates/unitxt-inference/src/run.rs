@@ -235,7 +235,7 @@ enum Done {
         text: String,
         result: Result<Value, (AttemptError, u32)>,
     },
-    /// A worker could not read the cache.
+    /// The cache could not be read.
     CacheError(rusqlite::Error),
 }
 
@@ -269,7 +269,7 @@ where
         path: path.clone(),
         source,
     };
-    // The writer; workers open their own read connections.
+    // The writer, on the calling thread.
     let cache = match &config.cache_path {
         Some(path) => Some(Cache::open(path).map_err(|e| cache_error(path, e))?),
         None => None,
@@ -279,7 +279,13 @@ where
         (low, Some(high)) if low == high => Some(low as u64),
         _ => None,
     };
-    let source = Mutex::new(requests.enumerate());
+    // The input and the cache's reader, taken together: a worker looks its request up while it
+    // holds the input (one reader connection for the run), and parses a hit after letting go.
+    let reader = match &config.cache_path {
+        Some(path) => Some(Cache::open_reader(path).map_err(|e| cache_error(path, e))?),
+        None => None,
+    };
+    let source = Mutex::new((requests.enumerate(), reader));
     let progress = progress_bar(config, total);
     let sender = Sender::new(config);
     let stop = AtomicBool::new(false);
@@ -294,41 +300,30 @@ where
             let results = results.clone();
             let (source, sender, stop, progress, url) = (&source, &sender, &stop, &progress, &url);
             scope.spawn(move || {
-                let mut reader: Option<Cache> = None;
                 while !stop.load(Ordering::Relaxed) {
-                    let next = source.lock().map(|mut s| s.next()).unwrap_or(None);
-                    let Some((index, body)) = next else { break };
-                    let key = cache_key(url, &body);
-                    if let Some(path) = &config.cache_path {
-                        if reader.is_none() {
-                            match Cache::open_reader(path) {
-                                Ok(c) => reader = Some(c),
-                                Err(e) => {
-                                    let _ = results.send(Done::CacheError(e));
-                                    break;
-                                }
-                            }
+                    let next = match source.lock() {
+                        Ok(mut guard) => {
+                            let (input, reader) = &mut *guard;
+                            input.next().map(|(index, body)| {
+                                let key = cache_key(url, &body);
+                                let hit = reader.as_ref().map(|r| r.get_text(&key)).transpose();
+                                (index, body, key, hit)
+                            })
                         }
-                        match reader.as_ref().map(|r| r.get(&key)) {
-                            Some(Ok(Some(answer))) => {
-                                if results.send(Done::Hit(index, answer)).is_err() {
-                                    break;
-                                }
-                                continue;
-                            }
-                            Some(Err(e)) => {
-                                let _ = results.send(Done::CacheError(e));
-                                break;
-                            }
-                            _ => {}
-                        }
-                    }
-                    let text = body.to_string();
-                    drop(body);
-                    let result = sender.send(&text, || {
-                        progress.set_message(format!("retries: {}", sender.retries.load(Ordering::Relaxed)));
-                    });
-                    if results.send(Done::Sent { index, key, text, result }).is_err() {
+                        Err(_) => None,
+                    };
+                    let Some((index, body, key, hit)) = next else { break };
+                    let done = match hit {
+                        Err(e) => Done::CacheError(e),
+                        Ok(Some(Some(text))) => match serde_json::from_str::<Value>(&text) {
+                            Ok(answer) => Done::Hit(index, answer),
+                            // A row that no longer parses counts as missing.
+                            Err(_) => send(sender, progress, index, key, body),
+                        },
+                        Ok(_) => send(sender, progress, index, key, body),
+                    };
+                    let fatal = matches!(done, Done::CacheError(_));
+                    if results.send(done).is_err() || fatal {
                         break;
                     }
                 }
@@ -377,6 +372,16 @@ where
         Some(e) => Err(e),
         None => Ok(stats),
     }
+}
+
+/// Sends request `index` (cache key `key`) and makes its [`Done`].
+fn send(sender: &Sender<'_>, progress: &ProgressBar, index: usize, key: String, body: Value) -> Done {
+    let text = body.to_string();
+    drop(body);
+    let result = sender.send(&text, || {
+        progress.set_message(format!("retries: {}", sender.retries.load(Ordering::Relaxed)));
+    });
+    Done::Sent { index, key, text, result }
 }
 
 fn validate(config: &RunConfig) -> Result<(), RunError> {
