@@ -21,8 +21,14 @@ pub fn cache_key(url: &str, body: &Value) -> String {
     text.push_str(url.trim_end_matches('/'));
     text.push('\n');
     write_canonical(body, &mut text);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut key = String::with_capacity(64);
+    for b in digest {
+        key.push(HEX[usize::from(b >> 4)] as char);
+        key.push(HEX[usize::from(b & 15)] as char);
+    }
+    key
 }
 
 fn write_canonical(value: &Value, out: &mut String) {
@@ -87,6 +93,8 @@ impl Cache {
     pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Cache> {
         let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Lookups read the file through a memory map, not a read call per page.
+        conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
         Ok(Cache { conn })
     }
 

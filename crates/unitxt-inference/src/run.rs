@@ -223,10 +223,13 @@ pub fn run(
     }
 }
 
+/// Most cache hits a worker takes in one go (one message to the calling thread).
+const HIT_BATCH: usize = 64;
+
 /// What a worker hands back to the calling thread.
 enum Done {
-    /// Request `index` was in the cache.
-    Hit(usize, Value),
+    /// Requests that were in the cache, with their answers.
+    Hits(Vec<(usize, Value)>),
     /// Request `index` (cache key `key`, body `text`) was sent: its answer, or its last
     /// attempt's error and the attempts made.
     Sent {
@@ -301,30 +304,57 @@ where
             let (source, sender, stop, progress, url) = (&source, &sender, &stop, &progress, &url);
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    let next = match source.lock() {
-                        Ok(mut guard) => {
-                            let (input, reader) = &mut *guard;
-                            input.next().map(|(index, body)| {
-                                let key = cache_key(url, &body);
-                                let hit = reader.as_ref().map(|r| r.get_text(&key)).transpose();
-                                (index, body, key, hit)
-                            })
+                    // Take requests while they are in the cache (up to HIT_BATCH of them), and the
+                    // first that is not: hits go to the calling thread as one message.
+                    let mut hits: Vec<(usize, String, String, Value)> = Vec::new();
+                    let mut miss = None;
+                    let mut read_error = None;
+                    if let Ok(mut guard) = source.lock() {
+                        let (input, reader) = &mut *guard;
+                        while hits.len() < HIT_BATCH {
+                            let Some((index, body)) = input.next() else { break };
+                            let key = cache_key(url, &body);
+                            match reader.as_ref().map(|r| r.get_text(&key)).transpose() {
+                                Ok(Some(Some(text))) => hits.push((index, text, key, body)),
+                                Ok(_) => {
+                                    miss = Some((index, key, body));
+                                    break;
+                                }
+                                Err(e) => {
+                                    read_error = Some(e);
+                                    break;
+                                }
+                            }
                         }
-                        Err(_) => None,
-                    };
-                    let Some((index, body, key, hit)) = next else { break };
-                    let done = match hit {
-                        Err(e) => Done::CacheError(e),
-                        Ok(Some(Some(text))) => match serde_json::from_str::<Value>(&text) {
-                            Ok(answer) => Done::Hit(index, answer),
-                            // A row that no longer parses counts as missing.
-                            Err(_) => send(sender, progress, index, key, body),
-                        },
-                        Ok(_) => send(sender, progress, index, key, body),
-                    };
-                    let fatal = matches!(done, Done::CacheError(_));
-                    if results.send(done).is_err() || fatal {
+                    }
+                    if hits.is_empty() && miss.is_none() && read_error.is_none() {
                         break;
+                    }
+                    let mut parsed = Vec::with_capacity(hits.len());
+                    let mut resend = Vec::new();
+                    for (index, text, key, body) in hits {
+                        match serde_json::from_str::<Value>(&text) {
+                            Ok(answer) => parsed.push((index, answer)),
+                            // A row that no longer parses counts as missing.
+                            Err(_) => resend.push((index, key, body)),
+                        }
+                    }
+                    if !parsed.is_empty() && results.send(Done::Hits(parsed)).is_err() {
+                        break;
+                    }
+                    for (index, key, body) in resend {
+                        if results.send(send(sender, progress, index, key, body)).is_err() {
+                            break;
+                        }
+                    }
+                    if let Some(e) = read_error {
+                        let _ = results.send(Done::CacheError(e));
+                        break;
+                    }
+                    if let Some((index, key, body)) = miss {
+                        if results.send(send(sender, progress, index, key, body)).is_err() {
+                            break;
+                        }
                     }
                 }
             });
@@ -333,9 +363,13 @@ where
         for done in received {
             stats.requests += 1;
             match done {
-                Done::Hit(index, answer) => {
-                    stats.cached += 1;
-                    on_outcome(index, Outcome::Cached(&answer));
+                Done::Hits(hits) => {
+                    stats.requests += hits.len() - 1;
+                    stats.cached += hits.len();
+                    for (index, answer) in &hits {
+                        on_outcome(*index, Outcome::Cached(answer));
+                    }
+                    progress.inc(hits.len() as u64 - 1);
                 }
                 Done::Sent { index, key, text, result: Ok(answer) } => {
                     if let (Some(cache), Some(path), None) = (&cache, &config.cache_path, &error) {
