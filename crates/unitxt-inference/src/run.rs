@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -294,71 +294,13 @@ where
     let stop = AtomicBool::new(false);
     let mut stats = RunStats::default();
     let mut error = None;
+    let workers = total.map_or(config.num_parallel_requests, |t| config.num_parallel_requests.min(t.max(1) as usize));
+    // Bounded: a worker waits while the calling thread is behind, so that no more than about
+    // twice the workers' bodies are ever taken and not yet handed on.
+    let (results, received) = mpsc::sync_channel::<Done>(workers);
+    let pool = Pool { source: &source, sender: &sender, stop: &stop, progress: &progress, url: &url, spawned: AtomicUsize::new(0), workers };
     std::thread::scope(|scope| {
-        let workers = total.map_or(config.num_parallel_requests, |t| config.num_parallel_requests.min(t.max(1) as usize));
-        // Bounded: a worker waits while the calling thread is behind, so that no more than
-        // about twice the workers' bodies are ever taken and not yet handed on.
-        let (results, received) = mpsc::sync_channel::<Done>(workers);
-        for _ in 0..workers {
-            let results = results.clone();
-            let (source, sender, stop, progress, url) = (&source, &sender, &stop, &progress, &url);
-            scope.spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    // Take requests while they are in the cache (up to HIT_BATCH of them), and the
-                    // first that is not: hits go to the calling thread as one message.
-                    let mut hits: Vec<(usize, String, String, Value)> = Vec::new();
-                    let mut miss = None;
-                    let mut read_error = None;
-                    if let Ok(mut guard) = source.lock() {
-                        let (input, reader) = &mut *guard;
-                        while hits.len() < HIT_BATCH {
-                            let Some((index, body)) = input.next() else { break };
-                            let key = cache_key(url, &body);
-                            match reader.as_ref().map(|r| r.get_text(&key)).transpose() {
-                                Ok(Some(Some(text))) => hits.push((index, text, key, body)),
-                                Ok(_) => {
-                                    miss = Some((index, key, body));
-                                    break;
-                                }
-                                Err(e) => {
-                                    read_error = Some(e);
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    if hits.is_empty() && miss.is_none() && read_error.is_none() {
-                        break;
-                    }
-                    let mut parsed = Vec::with_capacity(hits.len());
-                    let mut resend = Vec::new();
-                    for (index, text, key, body) in hits {
-                        match serde_json::from_str::<Value>(&text) {
-                            Ok(answer) => parsed.push((index, answer)),
-                            // A row that no longer parses counts as missing.
-                            Err(_) => resend.push((index, key, body)),
-                        }
-                    }
-                    if !parsed.is_empty() && results.send(Done::Hits(parsed)).is_err() {
-                        break;
-                    }
-                    for (index, key, body) in resend {
-                        if results.send(send(sender, progress, index, key, body)).is_err() {
-                            break;
-                        }
-                    }
-                    if let Some(e) = read_error {
-                        let _ = results.send(Done::CacheError(e));
-                        break;
-                    }
-                    if let Some((index, key, body)) = miss {
-                        if results.send(send(sender, progress, index, key, body)).is_err() {
-                            break;
-                        }
-                    }
-                }
-            });
-        }
+        pool.spawn(scope, results.clone());
         drop(results);
         for done in received {
             stats.requests += 1;
@@ -416,6 +358,97 @@ fn send(sender: &Sender<'_>, progress: &ProgressBar, index: usize, key: String, 
         progress.set_message(format!("retries: {}", sender.retries.load(Ordering::Relaxed)));
     });
     Done::Sent { index, key, text, result }
+}
+
+/// The workers' shared state. Workers are started as they are needed: the first at once, and
+/// each worker that is about to send a request starts one more, up to `workers`; a run answered
+/// from the cache keeps one worker and never starts the others.
+struct Pool<'a, I> {
+    source: &'a Mutex<(std::iter::Enumerate<I>, Option<Cache>)>,
+    sender: &'a Sender<'a>,
+    stop: &'a AtomicBool,
+    progress: &'a ProgressBar,
+    url: &'a str,
+    spawned: AtomicUsize,
+    workers: usize,
+}
+
+impl<'a, I: Iterator<Item = Value> + Send> Pool<'a, I> {
+    /// Starts one more worker, unless all are running.
+    fn spawn<'scope>(&'scope self, scope: &'scope std::thread::Scope<'scope, '_>, results: mpsc::SyncSender<Done>)
+    where
+        'a: 'scope,
+    {
+        if self.spawned.fetch_add(1, Ordering::SeqCst) >= self.workers {
+            self.spawned.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        scope.spawn(move || self.work(scope, results));
+    }
+
+    /// A worker: takes requests until the input is exhausted or the run stops.
+    fn work<'scope>(&'scope self, scope: &'scope std::thread::Scope<'scope, '_>, results: mpsc::SyncSender<Done>)
+    where
+        'a: 'scope,
+    {
+        let (source, sender, stop, progress, url) = (self.source, self.sender, self.stop, self.progress, self.url);
+        while !stop.load(Ordering::Relaxed) {
+            // Take requests while they are in the cache (up to HIT_BATCH of them), and the
+            // first that is not: hits go to the calling thread as one message.
+            let mut hits: Vec<(usize, String, String, Value)> = Vec::new();
+            let mut miss = None;
+            let mut read_error = None;
+            if let Ok(mut guard) = source.lock() {
+                let (input, reader) = &mut *guard;
+                while hits.len() < HIT_BATCH {
+                    let Some((index, body)) = input.next() else { break };
+                    let key = cache_key(url, &body);
+                    match reader.as_ref().map(|r| r.get_text(&key)).transpose() {
+                        Ok(Some(Some(text))) => hits.push((index, text, key, body)),
+                        Ok(_) => {
+                            miss = Some((index, key, body));
+                            break;
+                        }
+                        Err(e) => {
+                            read_error = Some(e);
+                            break;
+                        }
+                    }
+                }
+            }
+            if hits.is_empty() && miss.is_none() && read_error.is_none() {
+                break;
+            }
+            let mut parsed = Vec::with_capacity(hits.len());
+            let mut resend = Vec::new();
+            for (index, text, key, body) in hits {
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(answer) => parsed.push((index, answer)),
+                    // A row that no longer parses counts as missing.
+                    Err(_) => resend.push((index, key, body)),
+                }
+            }
+            if !parsed.is_empty() && results.send(Done::Hits(parsed)).is_err() {
+                break;
+            }
+            for (index, key, body) in resend {
+                if results.send(send(sender, progress, index, key, body)).is_err() {
+                    break;
+                }
+            }
+            if let Some(e) = read_error {
+                let _ = results.send(Done::CacheError(e));
+                break;
+            }
+            if let Some((index, key, body)) = miss {
+                // A request goes out: let another worker take the next one meanwhile.
+                self.spawn(scope, results.clone());
+                if results.send(send(sender, progress, index, key, body)).is_err() {
+                    break;
+                }
+            }
+        }
+    }
 }
 
 fn validate(config: &RunConfig) -> Result<(), RunError> {
