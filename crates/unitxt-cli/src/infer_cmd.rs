@@ -90,9 +90,11 @@ pub fn run(args: InferArgs) -> Result<()> {
 /// Writes `text` to `path` (atomically) or stdout.
 fn write_out(path: Option<&Path>, text: &str) -> Result<()> {
     match path {
-        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::io(e.to_string())),
-        Some(p) if p == Path::new("-") => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::io(e.to_string())),
-        Some(p) if crate::output::is_special_file(p) => std::fs::write(p, text).map_err(|e| Error::io(format!("writing {}: {e}", p.display()))),
+        None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(Error::from),
+        Some(p) if p == Path::new("-") => std::io::stdout().lock().write_all(text.as_bytes()).map_err(Error::from),
+        Some(p) if crate::output::is_special_file(p) => {
+            std::fs::write(p, text).map_err(|e| Error::io(format!("writing {}: {e}", p.display())).with_source(e))
+        }
         Some(p) => crate::outfile::write_atomic(p, text.as_bytes()),
     }
 }
