@@ -320,6 +320,24 @@ def test_groups_scores_summary_equals_unitxts(unitxt):
     close(plain(r_ours), plain(r_theirs))
 
 
+def test_nan_scores_are_nan_as_unitxts(unitxt):
+    """A confidence interval Unitxt cannot compute (constant resamples) is float('nan') in the
+    global, group and instance scores alike, as in Unitxt's results (not None)."""
+    data = [{"text": t, "attribute_name": "score", "attribute_value": v, "min_value": 0.0, "max_value": 5.0}
+            for t, v in [("x", 1.0), ("y", 2.0), ("z", 3.0), ("w", 4.0)]]
+    kw = dict(task="tasks.regression.single_text", test_set=data, split="test", metrics=["metrics.spearman"],
+              template="templates.regression.single_text.simple", group_by=["attribute_name"])
+    preds = ["1", "2", "1", "1"]
+    r_ours = unitxt_rs.evaluate(preds, unitxt_rs.create_dataset(**kw))
+    r_theirs = unitxt.evaluate(preds, unitxt.create_dataset(**kw))
+    group = r_ours.groups_scores["attribute_name"]["score"]
+    assert isinstance(group["score_ci_low"], float) and math.isnan(group["score_ci_low"])
+    assert math.isnan(r_ours.global_scores["score_ci_high"])
+    close(dict(r_ours.groups_scores), dict(r_theirs.groups_scores))
+    close(dict(r_ours.global_scores), dict(r_theirs.global_scores))
+    close(plain(r_ours.instance_scores), plain(r_theirs.instance_scores))
+
+
 @pytest.mark.parametrize("fmt", ["formats.empty", "formats.chat_api"])
 def test_produce_and_post_process_equal_unitxts(unitxt, fmt):
     recipe = f"card=cards.sst2,template=templates.classification.multi_class.instruction,format={fmt}"

@@ -294,7 +294,9 @@ fn evaluate(
         out.insert("summary".into(), Value::String(unitxt::evaluate::summary(&res.global).into()));
         let processed = res.processed.iter().map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
         out.insert("processed".into(), Value::Array(processed.collect()));
-        Ok(Value::Object(out).to_string())
+        // Python's JSON, so that NaN scores arrive as `float('nan')` and `None` as `None`.
+        let opts = unitxt::py::json::DumpOptions { ensure_ascii: false, sort_keys: false, indent: None };
+        Ok(unitxt::py::json::dumps(&Value::Object(out), opts))
     });
     res.map_err(|e| py_err(py, e))
 }
