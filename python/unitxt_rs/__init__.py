@@ -727,11 +727,12 @@ def evaluate(
     return results
 
 
-def get_logger(name: str = "unitxt_rs"):
-    """A ``logging.Logger`` (Unitxt's ``get_logger``)."""
-    import logging
+def get_logger(name: Optional[str] = None):
+    """The package's logger, or logger ``name`` (Unitxt's ``get_logger``; see
+    :mod:`unitxt_rs.logging_utils`: it writes to stdout)."""
+    from .logging_utils import get_logger as get
 
-    return logging.getLogger(name)
+    return get(name)
 
 
 # ---- Unitxt's API beyond load_dataset / evaluate ----------------------------------------------

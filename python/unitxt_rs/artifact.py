@@ -21,7 +21,6 @@ import difflib
 import json
 import sys
 import types as _types
-import typing
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _native
@@ -36,14 +35,17 @@ COMMON_FIELDS = ("__description__", "__tags__", "__title__", "__deprecated_msg__
 
 
 def _type_string(t: Any) -> str:
-    """A Python type as Unitxt writes it in JSON (``str``, ``List[str]``, ``Dict[str, Any]``)."""
-    if isinstance(t, type) and not getattr(t, "__args__", None):
-        return t.__name__
-    return str(t).replace("typing.", "")
+    """A Python type as Unitxt writes it in JSON (``str``, ``List[str]``, ``Dict[str, Any]``, a
+    ``NewType`` or ``TypedDict`` by its name; see :func:`unitxt_rs.type_utils.strtype`)."""
+    from .type_utils import strtype
+
+    return strtype(t)
 
 
 def _is_type(v: Any) -> bool:
-    return isinstance(v, type) or typing.get_origin(v) is not None or v is typing.Any
+    from .type_utils import is_type
+
+    return is_type(v)
 
 
 def _jsonable(v: Any) -> Any:
@@ -140,6 +142,21 @@ class Artifact:
     def to_json(self) -> str:
         """:meth:`to_dict` as the JSON text Unitxt writes in catalog files (4-space indent)."""
         return json.dumps(self.to_dict(), indent=4, ensure_ascii=False)
+
+    def to_yaml(self) -> str:
+        """:meth:`to_dict` as YAML (PyYAML's ``yaml.dump``: keys sorted, block style), as
+        Unitxt's ``to_yaml``. Read it back with ``Artifact.from_dict(yaml.safe_load(text))``."""
+        import yaml
+
+        return yaml.dump(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any], overwrite_args: Optional[Dict[str, Any]] = None) -> "Artifact":
+        """The artifact object of catalog JSON ``d`` (Unitxt's ``Artifact.from_dict``), with
+        ``overwrite_args`` set over its arguments. See :func:`from_dict`."""
+        if overwrite_args:
+            d = {**d, **overwrite_args}
+        return from_dict(d)
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Artifact) and self.to_dict() == other.to_dict()

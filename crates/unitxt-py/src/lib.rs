@@ -405,6 +405,14 @@ fn get_seed() -> u64 {
     unitxt::py::random::global_seed()
 }
 
+/// Registers named task field type `name` as standing for the type string `definition`
+/// (`unitxt_rs.type_utils.register_type`; see `unitxt::task::register_type`). Errors: a
+/// malformed definition (`InvalidInputError`).
+#[pyfunction]
+fn register_type(py: Python<'_>, name: String, definition: String) -> PyResult<()> {
+    unitxt::task::register_type(&name, &definition).map_err(|e| py_err(py, e))
+}
+
 /// The Unitxt version whose behaviour and catalog this build follows.
 #[pyfunction]
 fn unitxt_version() -> &'static str {
@@ -425,6 +433,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_seed, m)?)?;
     m.add_function(wrap_pyfunction!(post_process, m)?)?;
     m.add_function(wrap_pyfunction!(known_types, m)?)?;
+    m.add_function(wrap_pyfunction!(register_type, m)?)?;
     ray::register(m)?;
     callbacks::install();
     Ok(())
