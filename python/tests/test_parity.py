@@ -320,6 +320,35 @@ def test_groups_scores_summary_equals_unitxts(unitxt):
     close(plain(r_ours), plain(r_theirs))
 
 
+@pytest.mark.parametrize("fmt", [None, "formats.empty"])
+def test_in_memory_pil_images_equal_unitxts(unitxt, fmt):
+    """A card built in Python whose data holds PIL images (RGB without a format, RGBA, one
+    read from PNG bytes): the rows, image bytes included, are Unitxt's."""
+    import io
+
+    from PIL import Image
+    from unitxt.card import TaskCard as UCard
+    from unitxt.loaders import LoadFromDictionary as ULoad
+
+    from unitxt_rs.card import TaskCard
+    from unitxt_rs.loaders import LoadFromDictionary
+
+    buf = io.BytesIO()
+    Image.new("L", (3, 5), 90).save(buf, format="PNG")
+
+    def data():
+        imgs = [Image.new("RGB", (6, 4), (200, 30, 40)), Image.new("RGBA", (2, 2), (0, 0, 255, 128)), Image.open(io.BytesIO(buf.getvalue()))]
+        return {"test": [{"context": {"image": im, "format": f}, "context_type": "image", "question": f"Color {i}?", "answers": ["red"]}
+                         for i, (im, f) in enumerate(zip(imgs, ["PNG", "PNG", "JPEG"]))]}
+
+    kw = dict(template="templates.qa.with_context.simple", split="test", **({"format": fmt} if fmt else {}))
+    ours = unitxt_rs.load_dataset(card=TaskCard(loader=LoadFromDictionary(data=data()), task="tasks.qa.with_context"), **kw)
+    theirs = unitxt.load_dataset(card=UCard(loader=ULoad(data=data()), task="tasks.qa.with_context"), **kw)
+    assert len(rows(ours)) == 3
+    assert rows(ours)[0]["media"]["images"][0]["bytes"].startswith(b"\x89PNG")
+    assert rows(ours) == rows(theirs)
+
+
 def test_nan_scores_are_nan_as_unitxts(unitxt):
     """A confidence interval Unitxt cannot compute (constant resamples) is float('nan') in the
     global, group and instance scores alike, as in Unitxt's results (not None)."""
