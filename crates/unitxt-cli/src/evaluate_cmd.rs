@@ -98,16 +98,16 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     let res = evaluate(&instances, &predictions, &opts)?;
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
     match args.output.as_deref() {
-        Some(p) if p == Path::new("-") => println!("{json}"),
+        Some(p) if p == Path::new("-") => outln!("{json}")?,
         Some(p) if crate::output::is_special_file(p) => {
-            std::fs::write(p, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
-            println!("{}", summary(&res.global));
+            std::fs::write(p, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", p.display())).with_source(e))?;
+            outln!("{}", summary(&res.global))?;
         }
         Some(p) => {
             crate::outfile::write_atomic(p, (json + "\n").as_bytes())?;
-            println!("{}", summary(&res.global));
+            outln!("{}", summary(&res.global))?;
         }
-        None => println!("{}", summary(&res.global)),
+        None => outln!("{}", summary(&res.global))?,
     }
     Ok(())
 }

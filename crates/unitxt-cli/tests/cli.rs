@@ -670,3 +670,58 @@ fn a_terminated_run_removes_its_temporary_file() {
     assert_eq!(status.code(), Some(130));
     assert_eq!(names_in(&dir), ["catalog"]);
 }
+
+/// Runs `unitxt-rs args` with its stdout a pipe whose reading end is already closed, as under
+/// `unitxt-rs ... | head` once `head` has exited: every write fails with a broken pipe.
+fn run_into_closed_pipe(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"));
+    cmd.args(args)
+        .current_dir(root())
+        .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+        .env_remove("UNITXT_CATALOGS")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run unitxt-rs")
+}
+
+/// Every command that writes to stdout ends quietly (status 0, nothing on stderr) when the
+/// reader of its output has gone; a real error is still reported the same way.
+#[test]
+fn a_closed_stdout_pipe_ends_every_command_quietly() {
+    let (dir, cat) = eval_fixture();
+    std::fs::write(dir.join("preds.json"), r#"["Rome", "Lyon", "Nairobi"]"#).unwrap();
+    let (data, preds, cat) =
+        (dir.join("data.jsonl"), dir.join("preds.json"), cat.to_str().unwrap().to_string());
+    let d = dir.to_str().unwrap();
+    let runs: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+        (vec!["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test"], vec![]),
+        (vec!["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test", "--output", "-"], vec![]),
+        (vec!["catalog", "show", "cards.example.capitals", "--catalog", "examples/catalog"], vec![]),
+        (vec!["catalog", "where"], vec![]),
+        (vec!["catalog", "check", "--catalog", "examples/catalog", "templates.example"], vec![]),
+        (vec!["catalog", "check", "--json", "--catalog", "examples/catalog", "templates.example"], vec![]),
+        (vec!["cache", "info"], vec![("UNITXT_RS_ARROW_CACHE", d)]),
+        (
+            vec!["evaluate", "--data", data.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "--catalog", &cat],
+            vec![],
+        ),
+        (
+            vec!["evaluate", "--data", data.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "--catalog", &cat, "-o", "-"],
+            vec![],
+        ),
+    ];
+    for (args, envs) in &runs {
+        let o = run_into_closed_pipe(args, envs);
+        assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()), "{args:?}");
+    }
+    // Not a pipe error: still reported, with its exit code.
+    let o = run_into_closed_pipe(&["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "nope"], &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("split \"nope\" does not exist"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

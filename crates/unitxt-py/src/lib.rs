@@ -294,7 +294,9 @@ fn evaluate(
         out.insert("summary".into(), Value::String(unitxt::evaluate::summary(&res.global).into()));
         let processed = res.processed.iter().map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
         out.insert("processed".into(), Value::Array(processed.collect()));
-        Ok(Value::Object(out).to_string())
+        // Python's JSON, so that NaN scores arrive as `float('nan')` and `None` as `None`.
+        let opts = unitxt::py::json::DumpOptions { ensure_ascii: false, sort_keys: false, indent: None };
+        Ok(unitxt::py::json::dumps(&Value::Object(out), opts))
     });
     res.map_err(|e| py_err(py, e))
 }
@@ -412,6 +414,14 @@ fn get_seed() -> u64 {
     unitxt::py::random::global_seed()
 }
 
+/// Registers named task field type `name` as standing for the type string `definition`
+/// (`unitxt_rs.type_utils.register_type`; see `unitxt::task::register_type`). Errors: a
+/// malformed definition (`InvalidInputError`).
+#[pyfunction]
+fn register_type(py: Python<'_>, name: String, definition: String) -> PyResult<()> {
+    unitxt::task::register_type(&name, &definition).map_err(|e| py_err(py, e))
+}
+
 /// The Unitxt version whose behaviour and catalog this build follows.
 #[pyfunction]
 fn unitxt_version() -> &'static str {
@@ -432,6 +442,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_seed, m)?)?;
     m.add_function(wrap_pyfunction!(post_process, m)?)?;
     m.add_function(wrap_pyfunction!(known_types, m)?)?;
+    m.add_function(wrap_pyfunction!(register_type, m)?)?;
     ray::register(m)?;
     callbacks::install();
     Ok(())

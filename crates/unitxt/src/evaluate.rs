@@ -47,17 +47,22 @@ pub enum ScoreValue {
     None,
     /// A list of numbers (`prediction_length`'s instance score `[n]`).
     List(Vec<f64>),
+    /// Any other value a user's Python metric returned for an instance (a list of strings, a
+    /// dict), kept as it came.
+    Json(Value),
 }
 
 impl ScoreValue {
-    /// As JSON: NaN and infinities (not representable) become `null`.
+    /// As a JSON-like value. NaN and infinities stay floats (Python's `float('nan')`): `serde_json`
+    /// writes them as `null`, Python's JSON (`py::json::dumps`) as `NaN`; `None` is `null`.
     pub fn to_json(&self) -> Value {
         match self {
-            ScoreValue::Float(x) => crate::metrics::score_value(*x),
+            ScoreValue::Float(x) => Value::Number(crate::value::Number::float(*x)),
             ScoreValue::Int(i) => Value::from(*i),
             ScoreValue::Text(s) => Value::String(s.as_str().into()),
             ScoreValue::None => Value::Null,
-            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| crate::metrics::score_value(*x)).collect()),
+            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| Value::Number(crate::value::Number::float(*x))).collect()),
+            ScoreValue::Json(v) => v.clone(),
         }
     }
 
@@ -86,9 +91,9 @@ pub struct EvaluationResults {
     pub global: ScoreMap,
     /// `score["instance"]` of every instance, in input order.
     pub instances: Vec<ScoreMap>,
-    /// `subsets_scores` (JSON, NaN as `null`) when instances have a `subset`.
+    /// `subsets_scores` (JSON-like, NaN kept as a float) when instances have a `subset`.
     pub subsets: Option<Value>,
-    /// `groups_scores` (JSON, NaN as `null`) when instances have `groups`.
+    /// `groups_scores` (JSON-like, NaN kept as a float) when instances have `groups`.
     pub groups: Option<Value>,
     /// Each instance's prediction and references after the target prefix was cut and the
     /// postprocessors ran (Unitxt's `processed_prediction`, `processed_references`).
@@ -96,7 +101,8 @@ pub struct EvaluationResults {
 }
 
 impl EvaluationResults {
-    /// `{"global": .., "instances": [..], "subsets": .., "groups": ..}` (NaN as `null`).
+    /// `{"global": .., "instances": [..], "subsets": .., "groups": ..}` (see
+    /// [`ScoreValue::to_json`]: NaN stays a float, written `null` by `serde_json`).
     pub fn to_json(&self) -> Value {
         let mut o = Instance::new();
         o.insert("global".into(), score_map_json(&self.global));
@@ -380,7 +386,7 @@ fn recursive_mean(v: &Value) -> Option<Value> {
             out.insert(k.clone(), s);
         }
     }
-    out.insert("score".into(), crate::metrics::score_value(crate::metrics::nan_mean(scores)));
+    out.insert("score".into(), Value::Number(crate::value::Number::float(crate::metrics::nan_mean(scores))));
     out.insert("score_name".into(), Value::String("subsets_mean".into()));
     if !counts.is_empty() {
         out.insert("num_of_instances".into(), Value::from(counts.iter().sum::<i64>()));
@@ -710,6 +716,20 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             for (st, r) in states.iter_mut().zip(&records) {
                 let s = m.instance_scores(r)?;
                 let mut new = instance_row(&s, &main)?;
+                let others = m.instance_others(r);
+                if !others.is_empty() {
+                    // Unitxt's row: what the metric returned, then `score` and `score_name`.
+                    let tail: Vec<(String, ScoreValue)> =
+                        ["score", "score_name"].iter().filter_map(|k| new.shift_remove_entry(*k)).collect();
+                    for (k, v) in others {
+                        let v = match v {
+                            Value::String(t) => ScoreValue::Text(t.to_string()),
+                            other => ScoreValue::Json(other),
+                        };
+                        new.insert(k, v);
+                    }
+                    new.extend(tail);
+                }
                 for &name in m.list_instance_scores() {
                     let key = if name == main { vec![name, "score"] } else { vec![name] };
                     for k in key {

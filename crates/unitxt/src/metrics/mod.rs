@@ -81,6 +81,12 @@ pub trait Metric: Send + Sync {
     fn reduces_by_max(&self) -> bool {
         false
     }
+    /// An instance metric's instance scores that are not numbers (the text, lists or dicts a
+    /// user's Python metric returned beside its scores), by name, in the order given; Unitxt
+    /// keeps them in the instance's scores. Empty by default.
+    fn instance_others(&self, _record: &Value) -> Vec<(String, Value)> {
+        Vec::new()
+    }
     /// Names of instance scores that Unitxt stores as a one-element list (`[x]`) rather than a
     /// number (`prediction_length`). Empty by default.
     fn list_instance_scores(&self) -> &[&str] {

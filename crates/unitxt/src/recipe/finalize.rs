@@ -519,7 +519,8 @@ pub fn finalize<'p>(
 
 /// A `metrics` or `postprocessors` list with its inline artifacts (objects with `__type__`)
 /// written as their JSON text (4-space indent, non-ASCII kept), as Unitxt's `Finalize` writes
-/// them (`Artifact.to_json`); names stay as they are. A list without objects is kept as is.
+/// them (`Artifact.to_json`; a user's Python component as its class, see
+/// [`crate::artifact::unitxt_form`]); names stay as they are. A list without objects is kept as is.
 fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
     let has_object = matches!(&*list, Value::Array(a) if a.iter().any(|x| matches!(x, Value::Object(_))));
     if !has_object {
@@ -530,7 +531,7 @@ fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
         Value::Array(a) => Shared::Own(Value::Array(
             a.into_iter()
                 .map(|x| match x {
-                    Value::Object(_) => Value::String(dumps(&x, opts).into()),
+                    Value::Object(_) => Value::String(dumps(&crate::artifact::unitxt_form(&x), opts).into()),
                     other => other,
                 })
                 .collect(),

@@ -309,7 +309,7 @@ fn build_object(v: &Value, cx: &BuildContext<'_>) -> Result<Artifact> {
         Some(built) => built,
         None => match NEEDS.iter().find(|(n, _, _)| *n == t) {
             Some((_, need, why)) => Err(Error::needs(*need, format!("`{t}` needs {why}, which unitxt-rs does not have here"))),
-            None => Err(Error::unknown_type(t, KNOWN_TYPES.iter().copied())),
+            None => callback::resolve(v).unwrap_or_else(|| Err(Error::unknown_type(t, KNOWN_TYPES.iter().copied()))),
         },
     }
 }
