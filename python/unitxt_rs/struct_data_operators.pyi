@@ -54,6 +54,13 @@ class InsertEmptyTableRows(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., augmented_type: Any = ..., times: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class JsonStrToDict(Artifact):
+    """Unitxt's `JsonStrToDict` (catalog `__type__`: `json_str_to_dict`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class ListToKeyValPairs(Artifact):
     """Unitxt's `ListToKeyValPairs` (catalog `__type__`: `list_to_key_val_pairs`)."""
 

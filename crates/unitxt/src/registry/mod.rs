@@ -14,6 +14,7 @@
 //! build what they contain through it; none of them names this module.
 
 pub mod callback;
+mod check;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -86,34 +87,17 @@ pub fn fetch(catalog: &Arc<Catalog>, query: &str) -> Result<Artifact> {
 }
 
 /// Builds every artifact of `catalog` whose name starts with `prefix` (`""`: all of them) as
-/// [`fetch`] builds it (nested names resolved, no data loaded), and returns the names in
-/// order, each with its [`Outcome`]. A metric that builds only as a stand-in that cannot
-/// compute ([`crate::metrics::Metric::unavailable`]) and an artifact whose error says what it
-/// needs ([`Error::unavailable`]) are [`Outcome::Needs`], never [`Outcome::Works`]. A panic
-/// while building (a bug) is reported as that artifact's failure. For `unitxt-rs catalog
-/// check`: how much of a catalog this engine reads and runs.
+/// [`fetch`] builds it (nested names resolved, no data loaded), then every part nested in it
+/// that building leaves as JSON (a template's postprocessors, a task's metrics, any inline
+/// `{"__type__": ...}` object, any catalog name it holds), and
+/// returns the names in order, each with its [`Outcome`]: the worst of its own and its parts'.
+/// A metric that builds only as a stand-in that cannot compute
+/// ([`crate::metrics::Metric::unavailable`]) and an artifact whose error says what it needs
+/// ([`Error::unavailable`]) are [`Outcome::Needs`], never [`Outcome::Works`]. A panic while
+/// building (a bug) is reported as that artifact's failure. For `unitxt-rs catalog check`:
+/// how much of a catalog this engine reads and runs.
 pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Outcome)> {
-    catalog
-        .all_names()
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .map(|name| {
-            let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
-            let outcome = match built {
-                Ok(Ok(Artifact::Metric(m))) => match m.unavailable() {
-                    None => Outcome::Works,
-                    Some(u) => Outcome::Needs(u),
-                },
-                Ok(Ok(_)) => Outcome::Works,
-                Ok(Err(e)) => match e.unavailable() {
-                    Some(u) => Outcome::Needs(u.clone()),
-                    None => Outcome::Fails(e.to_string().lines().next().unwrap_or_default().to_string()),
-                },
-                Err(_) => Outcome::Fails("building it panicked (a bug in unitxt-rs)".to_string()),
-            };
-            (name, outcome)
-        })
-        .collect()
+    check::check_all(catalog, prefix)
 }
 
 /// The [`crate::artifact::BuildFn`] of [`context`]: [`resolve_value`], type-erased.
@@ -657,6 +641,7 @@ artifact_types! {
         "get_sql" => field_op(pr::text::GetSql);
         "get_string_after" => field_op(pr::text::GetStringAfter);
         "list_to_empty_entities_tuples" => field_op(pr::text::ListToEmptyEntitiesTuples);
+        "json_str_to_dict" => field_op(pr::json::JsonStrToDict);
         "load_json" => field_op(pr::json::LoadJson);
         "lower_case_till_punc" => field_op(pr::text::LowerCaseTillPunc);
         "match_closest_option" => field_op(pr::closest::MatchClosestOption);
