@@ -597,12 +597,37 @@ artifact_types! {
         "shuffle_field_values" => field_op(op::fields::ShuffleFieldValues);
         "to_dialog" => field_op(op::dialog::ToDialog);
         "truncate_table_rows" => in_place_field_op(aug::table::TruncateTableRows);
+        // public classes the catalog does not use (issue 53)
+        "truncate_table_cells" => instance_op(op::tables::TruncateTableCells);
+        "serialize_table_row_as_list" => instance_op(op::tables::SerializeTableRowAsList);
+        "convert_table_col_names_to_sequential" => field_op(op::tables::ConvertTableColNamesToSequential);
+        "divide_all_fields_by" => instance_op(op::fields::DivideAllFieldsBy);
+        "flatten_instances" => instance_op(op::fields::FlattenInstances);
+        "intersect" => custom([StreamScope, FieldSpec, op::fields::Intersect], |t, v, cx| {
+            let spec: FieldSpec = from_value(t, v)?;
+            if spec.process_every_value {
+                return Err(Error::invalid("'process_every_value=True' is not supported in Intersect operator"));
+            }
+            crate::operators::field_operator(t, v, || from_value::<op::fields::Intersect>(t, v)).map(operator_art(v))
+        });
+        "intersect_corresponding_fields" => instance_op(op::fields::IntersectCorrespondingFields);
+        "collate_instances" => custom([StreamScope, op::streams::CollateInstances], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            let o = from_value::<op::streams::CollateInstances>(t, v)?.checked()?;
+            Ok(Artifact::Operator(Art::new(Arc::new(StreamOp { name: t.to_string(), scope, op: Arc::new(o) }) as Arc<dyn Operator>, v.clone())))
+        });
+        "collate_instances_by_field" => stream_op(op::streams::CollateInstancesByField);
+        "split_by_nested_group" => operator(op::streams::SplitByNestedGroup);
+        "extract_most_common_field_values" => custom([op::streams::ExtractFieldValues], |t, v, cx| {
+            let o = from_value::<op::streams::ExtractFieldValues>(t, v)?.checked()?;
+            Ok(Artifact::Operator(Art::new(Arc::new(o) as Arc<dyn Operator>, v.clone())))
+        });
 
         // stream operators
         "add_incremental_id" => stream_op(op::streams::AddIncrementalId);
         "deduplicate" => stream_op(op::streams::Deduplicate);
         "delete_splits" => operator(op::streams::DeleteSplits);
-        "deterministic_balancer" => stream_op(op::streams::DeterministicBalancer);
+        "deterministic_balancer" | "balance" => stream_op(op::streams::DeterministicBalancer);
         "duplicate_instances" => stream_op(op::streams::DuplicateInstances);
         "duplicate_split" => operator(op::streams::DuplicateSplit);
         "filter_by_condition" => stream_op(op::streams::FilterByCondition);
@@ -615,7 +640,7 @@ artifact_types! {
         "shuffle" => operator(op::streams::Shuffle);
         "stream_refiner" => stream_op(op::streams::StreamRefiner);
         "duplicate_by_list" | "explode" => stream_op(op::collections::DuplicateByList);
-        "duplicate_by_sub_lists" => stream_op(op::collections::DuplicateBySubLists);
+        "duplicate_by_sub_lists" | "explode_sub_lists" => stream_op(op::collections::DuplicateBySubLists);
         "extract_field_values" => operator(op::streams::ExtractFieldValues);
 
         // ---- splitters and samplers (splitters/) ----
@@ -630,6 +655,7 @@ artifact_types! {
 
         // ---- processors (processors/) ----
         "convert_to_boolean" => field_op(pr::text::ConvertToBoolean);
+        "add_prefix" => field_op(pr::text::AddPrefix);
         "extract_arena_hard_numerical_judgment" => field_op(pr::judgments::ExtractArenaHardNumericalJudgment);
         "extract_harm_rating_judgement" => field_op(pr::judgments::ExtractHarmRatingJudgement);
         "extract_mt_bench_label_judgment" => field_op(pr::judgments::ExtractMtBenchLabelJudgment);
@@ -654,7 +680,7 @@ artifact_types! {
         "substring" => field_op(pr::text::Substring);
         "take_first_non_empty_line" => field_op(pr::text::TakeLine);
         "take_first_word" => field_op(pr::text::TakeFirstWord);
-        "to_string" => field_op(pr::text::ToString);
+        "to_string" | "bytes_to_string" => field_op(pr::text::ToString);
         "to_string_stripped" => field_op(pr::text::ToStringStripped);
         "tool_call_post_processor" => field_op(pr::json::ToolCallPostProcessor);
 
