@@ -5,7 +5,7 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 from unitxt_rs._callbacks import FieldOperator as FieldOperator, InstanceOperator as InstanceOperator
 
-__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Balance', 'BytesToString', 'Cast', 'CastFields', 'CollateInstances', 'CollateInstancesByField', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DivideAllFieldsBy', 'DuplicateInstances', 'ExecuteExpression', 'ExtractFieldValues', 'ExtractMostCommonFieldValues', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'FlattenInstances', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'Intersect', 'IntersectCorrespondingFields', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'SplitByNestedGroup', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
+__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Balance', 'BytesToString', 'Cast', 'CastFields', 'CollateInstances', 'CollateInstancesByField', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DivideAllFieldsBy', 'DuplicateInstances', 'EncodeLabels', 'ExecuteExpression', 'ExtractFieldValues', 'ExtractMostCommonFieldValues', 'FeatureGroupedShuffle', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'FlattenInstances', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'Intersect', 'IntersectCorrespondingFields', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'Perturb', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'SplitByNestedGroup', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
 
 
 class AddConstant(Artifact):
@@ -113,6 +113,13 @@ class DuplicateInstances(Artifact):
     def __init__(self, num_duplications: Any = ..., duplication_index_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class EncodeLabels(Artifact):
+    """Unitxt's `EncodeLabels` (catalog `__type__`: `encode_labels`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class ExecuteExpression(Artifact):
     """Unitxt's `ExecuteExpression` (catalog `__type__`: `execute_expression`)."""
 
@@ -132,6 +139,13 @@ class ExtractMostCommonFieldValues(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., stream_name: Any = ..., overall_top_frequency_percent: Any = ..., min_frequency_percent: Any = ..., to_field: Any = ..., process_every_value: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
+
+
+class FeatureGroupedShuffle(Artifact):
+    """Unitxt's `FeatureGroupedShuffle` (catalog `__type__`: `feature_grouped_shuffle`)."""
+
+    __type__: str
+    def __init__(self, page_size: Any = ..., random_generator: Any = ..., grouping_features: Any = ..., shuffle_within_group: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class Fillna(Artifact):
@@ -265,6 +279,13 @@ class Move(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class Perturb(Artifact):
+    """Unitxt's `Perturb` (catalog `__type__`: `perturb`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., select_from: Any = ..., percentage_to_perturb: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class RecursiveCopy(Artifact):

@@ -1198,3 +1198,91 @@ impl InstanceOperator for IntersectCorrespondingFields {
         Ok(out)
     }
 }
+
+fn one_percent() -> i64 {
+    1
+}
+
+/// `perturb` (Unitxt's `Perturb`): changes about `percentage_to_perturb` percent of the values
+/// slightly, as a stand-in for a model's answer: for each value, a draw of `randint(1, 100)`
+/// decides; a value perturbed is, when it is one of `select_from`, another of them four times in
+/// five, else a float times a factor in [0.5, 1.5), an integer (or boolean) plus or minus one,
+/// a string of two or more characters with one character dropped; anything else stays. The
+/// draws come from one generator seeded as Unitxt seeds it (`CopyWithPerturbation`), shared by
+/// every value in stream order, so the operator runs in stream order. `percentage_to_perturb`
+/// outside 0..=100 is an error when built.
+#[derive(Debug, Deserialize)]
+pub struct Perturb {
+    /// `select_from`: values a value among them may be replaced by (default none).
+    #[serde(default)]
+    pub select_from: Vec<Value>,
+    /// `percentage_to_perturb`: the share of values perturbed, in percent (default 1).
+    #[serde(default = "one_percent")]
+    pub percentage_to_perturb: i64,
+    #[serde(skip, default = "perturb_generator")]
+    rng: std::sync::Mutex<crate::py::random::PyRandom>,
+}
+
+fn perturb_generator() -> std::sync::Mutex<crate::py::random::PyRandom> {
+    std::sync::Mutex::new(crate::py::random::new_random_generator(&Value::from("CopyWithPerturbation")))
+}
+
+impl Perturb {
+    /// Unitxt's check of `percentage_to_perturb`.
+    pub fn checked(self) -> Result<Self> {
+        if !(0..=100).contains(&self.percentage_to_perturb) {
+            return Err(Error::invalid(format!(
+                "'percentage_to_perturb' should be in the range 0..100. Received {}",
+                self.percentage_to_perturb
+            )));
+        }
+        Ok(self)
+    }
+}
+
+impl FieldOperator for Perturb {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let mut rng = self.rng.lock().map_err(|_| Error::invalid("perturb: the generator is poisoned"))?;
+        if rng.randint(1, 100)? > self.percentage_to_perturb {
+            return Ok(value);
+        }
+        if self.select_from.iter().any(|s| py_eq(s, &value)) && rng.random() < 0.8 {
+            let i = rng.choice_index(self.select_from.len());
+            return Ok(self.select_from[i].clone());
+        }
+        Ok(match value {
+            Value::Number(n) if n.is_f64() => {
+                Value::Number(crate::value::Number::float(n.as_f64().unwrap_or(f64::NAN) * (0.5 + rng.random())))
+            }
+            Value::Number(_) | Value::Bool(_) => {
+                let step = if rng.random() < 0.5 { 1 } else { -1 };
+                py_add(&value, &Value::from(step))?
+            }
+            Value::String(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                if chars.len() < 2 {
+                    return Ok(Value::String(s));
+                }
+                let cut = rng.randint(1, chars.len() as i64 - 1)? as usize;
+                Value::from(chars[..cut].iter().chain(&chars[cut + 1..]).collect::<String>())
+            }
+            other => other,
+        })
+    }
+}
+
+/// An [`InstanceOperator`] that must see the instances in stream order (its results depend on
+/// a state shared by all of them, as [`Perturb`]'s generator): `op`, run on the reading thread.
+pub struct InStreamOrder<T>(pub T);
+
+impl<T: InstanceOperator> InstanceOperator for InStreamOrder<T> {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        self.0.process_instance(instance, split)
+    }
+    fn needs_stream_order(&self) -> bool {
+        true
+    }
+    fn fields_read(&self) -> FieldsRead {
+        self.0.fields_read()
+    }
+}

@@ -1921,3 +1921,165 @@ impl Operator for SplitByNestedGroup {
         Ok(MultiStream::from_lists(out))
     }
 }
+
+/// `encode_labels` (Unitxt's `EncodeLabels`): every value met at the paths `fields` (a path
+/// with `*` gives a list of values) becomes its number in order of first appearance (0, 1, ...;
+/// values equal as Python compares dict keys share one), one numbering for all the fields and
+/// all the splits it applies to, taken in order; a list value becomes the list of its items'
+/// numbers. The splits it applies to are read whole, one after the other. Errors: a missing
+/// field, a value Python cannot hash (a dict, a list in a list).
+#[derive(Debug, Clone, Deserialize)]
+pub struct EncodeLabels {
+    /// `fields`: the paths whose values are encoded.
+    pub fields: Vec<String>,
+    /// The splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), set when built.
+    #[serde(skip)]
+    pub scope: StreamScope,
+}
+
+impl EncodeLabels {
+    fn encode(&self, inst: &mut Instance, codes: &mut HashMap<String, i64>) -> Result<()> {
+        for f in &self.fields {
+            let value = dict_get(inst, f)?.into_owned();
+            let was_list = matches!(value, Value::Array(_));
+            let values = match value {
+                Value::Array(a) => a,
+                other => vec![other],
+            };
+            let mut encoded = Vec::with_capacity(values.len());
+            for v in &values {
+                let key = hash_key(v, true).ok_or_else(|| Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(v))))?;
+                let next = codes.len() as i64;
+                encoded.push(Value::from(*codes.entry(key).or_insert(next)));
+            }
+            let n = encoded.len();
+            let new = if was_list { Value::Array(encoded) } else { encoded.into_iter().next().unwrap_or_default() };
+            crate::py::dict_path::dict_set_with(inst, f, new, false, f.contains('*') && was_list && n > 0)?;
+        }
+        Ok(())
+    }
+}
+
+impl Operator for EncodeLabels {
+    fn process(self: Arc<Self>, mut ms: MultiStream) -> Result<MultiStream> {
+        let mut codes: HashMap<String, i64> = HashMap::new();
+        for name in ms.names() {
+            if !self.scope.applies(&name) {
+                continue;
+            }
+            let slot = ms.streams.get_mut(&name).ok_or_else(|| Error::not_found(format!("split {name:?} is missing")))?;
+            let s = std::mem::replace(slot, Box::new(std::iter::empty()));
+            let mut items: Vec<Instance> = s.collect::<Result<_>>()?;
+            for inst in items.iter_mut() {
+                self.encode(inst, &mut codes)?;
+            }
+            *slot = Box::new(items.into_iter().map(Ok));
+        }
+        Ok(ms)
+    }
+}
+
+/// `feature_grouped_shuffle` (Unitxt's `FeatureGroupedShuffle`): shuffles each page of
+/// `page_size` instances by blocks: the instances with the same values of `grouping_features`
+/// stay together, in their order (or shuffled too, with `shuffle_within_group`), and the blocks
+/// are shuffled by the generator [`Shuffle`] uses. Without `grouping_features` every page is
+/// dropped, as Unitxt's does (its `process` then returns without yielding). Errors on a missing
+/// feature or one Python cannot hash.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FeatureGroupedShuffle {
+    /// Which splits it shuffles (`apply_to_streams`, `dont_apply_to_streams`).
+    #[serde(flatten)]
+    pub scope: StreamScope,
+    /// `page_size`: how many instances are shuffled together (default 1000).
+    #[serde(default = "default_page_size")]
+    pub page_size: usize,
+    /// `grouping_features`: the top-level fields whose values make a block.
+    #[serde(default)]
+    pub grouping_features: Option<Vec<String>>,
+    /// `shuffle_within_group`: shuffle each block's instances as well (default false).
+    #[serde(default)]
+    pub shuffle_within_group: bool,
+}
+
+impl FeatureGroupedShuffle {
+    fn shuffle_page(&self, page: Vec<Instance>, rng: &Mutex<PyRandom>) -> Result<Vec<Instance>> {
+        let Some(features) = &self.grouping_features else { return Ok(Vec::new()) };
+        let mut blocks: IndexMap<String, Vec<Instance>> = IndexMap::new();
+        for inst in page {
+            let mut key = Vec::with_capacity(features.len());
+            for f in features {
+                let v = inst.get(f.as_str()).ok_or_else(|| Error::not_found(format!("feature_grouped_shuffle: field {f:?} is missing")))?;
+                key.push(hash_key(v, true).ok_or_else(|| Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(v))))?);
+            }
+            blocks.entry(key.join("\u{1}")).or_default().push(inst);
+        }
+        let mut blocks: Vec<Vec<Instance>> = blocks.into_values().collect();
+        let mut rng = rng.lock().map_err(|_| Error::invalid("shuffle generator is poisoned"))?;
+        rng.shuffle(&mut blocks);
+        if self.shuffle_within_group {
+            for b in blocks.iter_mut() {
+                rng.shuffle(b);
+            }
+        }
+        Ok(blocks.into_iter().flatten().collect())
+    }
+}
+
+/// The pages of a [`FeatureGroupedShuffle`]d stream, made as they are pulled.
+struct GroupedShuffleStream {
+    op: Arc<FeatureGroupedShuffle>,
+    src: Stream,
+    out: VecDeque<Instance>,
+    rng: Arc<Mutex<PyRandom>>,
+    done: bool,
+}
+
+impl Iterator for GroupedShuffleStream {
+    type Item = Result<Instance>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(i) = self.out.pop_front() {
+                return Some(Ok(i));
+            }
+            if self.done {
+                return None;
+            }
+            let mut page = Vec::new();
+            while page.len() < self.op.page_size.max(1) {
+                match self.src.next() {
+                    Some(Ok(i)) => page.push(i),
+                    Some(Err(e)) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    None => {
+                        self.done = true;
+                        break;
+                    }
+                }
+            }
+            if page.is_empty() {
+                return None;
+            }
+            match self.op.shuffle_page(page, &self.rng) {
+                Ok(v) => self.out = v.into(),
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl Operator for FeatureGroupedShuffle {
+    fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
+        let rng = Arc::new(Mutex::new(new_random_generator(&Value::String("shuffle".into()))));
+        Ok(ms.map_streams(|split, s| {
+            if !self.scope.applies(split) {
+                return s;
+            }
+            Box::new(GroupedShuffleStream { op: self.clone(), src: s, out: VecDeque::new(), rng: rng.clone(), done: false })
+        }))
+    }
+}

@@ -47,6 +47,10 @@ pub const NEEDS: &[(&str, Need, &str)] = {
         ("turl_column_type_annotation_loader", Network, "files downloaded from the Hugging Face Hub"),
         ("wikipedia_fetcher", Network, "Wikipedia's API"),
         ("read_file", Network, "to fetch a URL (reading local files named by a catalog is refused: catalogs are untrusted)"),
+        ("download_operator", Network, "to download a file from a URL"),
+        ("extract_zip_file", Network, "a zip file downloaded first (reading local files named by a catalog is refused: catalogs are untrusted)"),
+        ("tokens_split", crate::error::Need::Model, "a Hugging Face tokenizer (transformers), which is not run here"),
+        ("tokens_slice", crate::error::Need::Model, "a Hugging Face tokenizer (transformers), which is not run here"),
     ]
 };
 
@@ -618,6 +622,17 @@ artifact_types! {
         });
         "collate_instances_by_field" => stream_op(op::streams::CollateInstancesByField);
         "split_by_nested_group" => operator(op::streams::SplitByNestedGroup);
+        "encode_labels" => custom([StreamScope, op::streams::EncodeLabels], |t, v, cx| {
+            let mut o = from_value::<op::streams::EncodeLabels>(t, v)?;
+            o.scope = from_value(t, v)?;
+            Ok(Artifact::Operator(Art::new(Arc::new(o) as Arc<dyn Operator>, v.clone())))
+        });
+        "feature_grouped_shuffle" => operator(op::streams::FeatureGroupedShuffle);
+        "perturb" => custom([StreamScope, FieldSpec, op::fields::Perturb], |t, v, cx| {
+            let (scope, spec): (StreamScope, FieldSpec) = (from_value(t, v)?, from_value(t, v)?);
+            let p = from_value::<op::fields::Perturb>(t, v)?.checked()?;
+            Ok(scoped_instance_op(t, v, scope, op::fields::InStreamOrder(crate::operators::FieldOp::new(spec, Arc::new(p))?)))
+        });
         "extract_most_common_field_values" => custom([op::streams::ExtractFieldValues], |t, v, cx| {
             let o = from_value::<op::streams::ExtractFieldValues>(t, v)?.checked()?;
             Ok(Artifact::Operator(Art::new(Arc::new(o) as Arc<dyn Operator>, v.clone())))

@@ -1,5 +1,5 @@
 # Writes public_ops.jsonl: Unitxt 1.26.10's public operator classes that the catalog does not use
-# (issue 53: truncate_table_cells, intersect, collate_instances, ...) run on small streams. Each
+# (issue 53: truncate_table_cells, intersect, collate_instances, perturb, ...) run on small streams. Each
 # line is {"op", "inputs": {split: [instances]}, "ok": {split: [output instances]} | "error":
 # exception class}; every output split is listed, in order. Run from the repository root:
 #   .venv/bin/python crates/unitxt/src/operators/testdata/public_ops_gen.py > crates/unitxt/src/operators/testdata/public_ops.jsonl
@@ -135,6 +135,32 @@ case({"__type__": "extract_most_common_field_values", "field": "l", "stream_name
 # balance (Unitxt's base of deterministic_balancer).
 case({"__type__": "balance", "fields": ["a"]}, {"a": 1, "b": 1}, {"a": 1, "b": 2}, {"a": 2}, {"a": 3}, {"a": 4})
 case({"__type__": "balance", "fields": ["a"], "max_instances": 2}, {"a": 1}, {"a": 1}, {"a": 2}, {"a": 2})
+
+# encode_labels: one numbering over the fields and the splits, lists item by item.
+case({"__type__": "encode_labels", "fields": ["a", "b/*"]},
+     streams={"train": [{"a": "red", "b": ["red", "blue"], "c": "bread"}, {"a": "blue", "b": ["green"], "c": "water"}],
+              "test": [{"a": "green", "b": [], "c": "x"}, {"a": 1, "b": [1.0, True, "1"]}]})
+case({"__type__": "encode_labels", "fields": ["a"], "apply_to_streams": ["test"]},
+     streams={"train": [{"a": "x"}], "test": [{"a": "y"}, {"a": "x"}, {"a": ["y", "z"]}]})
+case({"__type__": "encode_labels", "fields": ["a"]}, {"a": {"k": 1}})
+case({"__type__": "encode_labels", "fields": ["a"]}, {"b": 1})
+
+# feature_grouped_shuffle: blocks of equal features shuffled by page, with the shuffle's seed.
+QS = [{"q": i // 3, "topic": "ab"[i % 2], "i": i} for i in range(20)]
+case({"__type__": "feature_grouped_shuffle", "grouping_features": ["q"]}, *QS)
+case({"__type__": "feature_grouped_shuffle", "grouping_features": ["q", "topic"], "shuffle_within_group": True}, *QS)
+case({"__type__": "feature_grouped_shuffle", "grouping_features": ["q"], "page_size": 7}, *QS)
+case({"__type__": "feature_grouped_shuffle", "grouping_features": ["topic"], "page_size": 5, "shuffle_within_group": True},
+     streams={"train": QS[:9], "test": QS[9:]})
+case({"__type__": "feature_grouped_shuffle"}, *QS[:4])
+case({"__type__": "feature_grouped_shuffle", "grouping_features": ["nope"]}, *QS[:4])
+
+# perturb: one generator for the whole run, values in stream order.
+VALUES = [{"v": v} for v in ["positive", "negative", "neutral", "a", "", "hello world", 3, -1, True, 2.5, 0.0, None, [1, 2]] * 4]
+case({"__type__": "perturb", "field": "v", "percentage_to_perturb": 100, "select_from": ["positive", "negative", "neutral"]}, *VALUES)
+case({"__type__": "perturb", "field": "v", "to_field": "w", "percentage_to_perturb": 50}, *VALUES)
+case({"__type__": "perturb", "field": "v"}, *[dict(x) for x in VALUES * 4])
+case({"__type__": "perturb", "field": "v", "percentage_to_perturb": 101}, *VALUES[:2])
 
 for op, streams in cases:
     line = {"op": op, "inputs": streams}
