@@ -5,7 +5,7 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 from unitxt_rs._callbacks import FieldOperator as FieldOperator, InstanceOperator as InstanceOperator
 
-__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Balance', 'BytesToString', 'Cast', 'CastFields', 'CollateInstances', 'CollateInstancesByField', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DivideAllFieldsBy', 'DuplicateInstances', 'EncodeLabels', 'ExecuteExpression', 'ExtractFieldValues', 'ExtractMostCommonFieldValues', 'FeatureGroupedShuffle', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'FlattenInstances', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'Intersect', 'IntersectCorrespondingFields', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'Perturb', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'SplitByNestedGroup', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
+__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'ApplyOperatorsField', 'ApplyStreamOperatorsField', 'Balance', 'BytesToString', 'Cast', 'CastFields', 'CollateInstances', 'CollateInstancesByField', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DivideAllFieldsBy', 'DuplicateInstances', 'EncodeLabels', 'ExecuteExpression', 'ExtractFieldValues', 'ExtractMostCommonFieldValues', 'FeatureGroupedShuffle', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'FlattenInstances', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'Intersect', 'IntersectCorrespondingFields', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'Perturb', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'SplitByNestedGroup', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
 
 
 class AddConstant(Artifact):
@@ -34,6 +34,20 @@ class Apply(Artifact):
 
     __type__: str
     def __init__(self, *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., function: Any = ..., to_field: Any = ...) -> None: ...
+
+
+class ApplyOperatorsField(Artifact):
+    """Unitxt's `ApplyOperatorsField` (catalog `__type__`: `apply_operators_field`)."""
+
+    __type__: str
+    def __init__(self, operators_field: Any = ..., default_operators: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class ApplyStreamOperatorsField(Artifact):
+    """Unitxt's `ApplyStreamOperatorsField` (catalog `__type__`: `apply_stream_operators_field`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., reversed: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class Balance(Artifact):

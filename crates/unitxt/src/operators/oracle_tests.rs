@@ -89,13 +89,17 @@ fn card_operators_match_unitxt() {
 /// `add_prefix`, `bytes_to_string`, `explode_sub_lists`, `divide_all_fields_by`,
 /// `flatten_instances`, `intersect`, `intersect_corresponding_fields`, `collate_instances`,
 /// `collate_instances_by_field`, `split_by_nested_group`, `extract_most_common_field_values`,
-/// `balance`, `encode_labels`, `feature_grouped_shuffle`, `perturb`), over whole multi-streams (`testdata/public_ops.jsonl`, written by
+/// `balance`, `encode_labels`, `feature_grouped_shuffle`, `perturb`, `apply_operators_field`,
+/// `apply_stream_operators_field`), over whole multi-streams (`testdata/public_ops.jsonl`, written by
 /// `testdata/public_ops_gen.py`; `inputs` and `ok` map each split to its instances, `ok` lists
 /// every output split in order). A case Unitxt refuses, when building or running, must fail here
 /// too.
 #[test]
 fn public_operators_match_unitxt() {
     let text = include_str!("testdata/public_ops.jsonl");
+    // Unitxt's catalog: `apply_operators_field` and `apply_stream_operators_field` apply the
+    // catalog processors their instances name.
+    let catalog = crate::testutil::unitxt_catalog();
     let mut failures = Vec::new();
     let mut n_cases = 0;
     for (n, line) in text.lines().enumerate() {
@@ -103,7 +107,7 @@ fn public_operators_match_unitxt() {
         let case: Value = serde_json::from_str(line).expect("valid test case");
         let op_json = &case["op"];
         let result = (|| {
-            let Artifact::Operator(op) = crate::testutil::build(op_json)? else {
+            let Artifact::Operator(op) = crate::registry::build(op_json, &catalog)? else {
                 return Err(crate::Error::invalid("not an operator"));
             };
             let mut lists = IndexMap::new();
@@ -131,7 +135,7 @@ fn public_operators_match_unitxt() {
             (Err(e), Some(want)) => failures.push(format!("case {n} {op_json}: error {e}, want {want}")),
         }
     }
-    assert!(n_cases >= 106, "only {n_cases} cases");
+    assert!(n_cases >= 115, "only {n_cases} cases");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -622,6 +622,15 @@ artifact_types! {
         });
         "collate_instances_by_field" => stream_op(op::streams::CollateInstancesByField);
         "split_by_nested_group" => operator(op::streams::SplitByNestedGroup);
+        "apply_operators_field" => custom([StreamScope, op::composite::ApplyOperatorsFieldConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<op::composite::ApplyOperatorsFieldConfig>(t, v)?.build(cx)))
+        });
+        "apply_stream_operators_field" => custom([StreamScope, op::composite::ApplyStreamOperatorsFieldConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            let o = from_value::<op::composite::ApplyStreamOperatorsFieldConfig>(t, v)?.build(cx);
+            Ok(Artifact::Operator(Art::new(Arc::new(StreamOp { name: t.to_string(), scope, op: Arc::new(o) }) as Arc<dyn Operator>, v.clone())))
+        });
         "encode_labels" => custom([StreamScope, op::streams::EncodeLabels], |t, v, cx| {
             let mut o = from_value::<op::streams::EncodeLabels>(t, v)?;
             o.scope = from_value(t, v)?;

@@ -162,6 +162,27 @@ case({"__type__": "perturb", "field": "v", "to_field": "w", "percentage_to_pertu
 case({"__type__": "perturb", "field": "v"}, *[dict(x) for x in VALUES * 4])
 case({"__type__": "perturb", "field": "v", "percentage_to_perturb": 101}, *VALUES[:2])
 
+# apply_operators_field / apply_stream_operators_field: catalog processors named by the data.
+PR = [
+    # (a list of names in the field is replaced there by the operators Unitxt builds, which
+    # JSON cannot hold: the field names one operator here, default_operators several)
+    {"prediction": 111, "references": [222, 333], "c": "processors.to_string"},
+    {"prediction": " Yes, it is ", "references": [" NO "], "c": "processors.lower_case"},
+    {"prediction": "A B", "references": ["x"], "c": None},
+    {"prediction": "A B", "references": ["x"]},
+]
+case({"__type__": "apply_operators_field", "operators_field": "c", "default_operators": ["processors.to_string_stripped", "processors.lower_case"]}, *PR)
+case({"__type__": "apply_operators_field", "operators_field": "c"}, *PR[:2])
+case({"__type__": "apply_operators_field", "operators_field": "c"}, *PR)
+case({"__type__": "apply_operators_field", "operators_field": "c"}, {"prediction": "a", "references": ["b"], "c": ["processors.no_such_processor"]})
+SPR = [{"prediction": " Hello World ", "references": [" A "], "ops": ["processors.to_string_stripped", "processors.lower_case"]},
+       {"prediction": "Second", "references": ["B"], "ops": ["processors.first_character"]}]
+case({"__type__": "apply_stream_operators_field", "field": "ops"}, *SPR)
+case({"__type__": "apply_stream_operators_field", "field": "ops", "reversed": True}, *SPR)
+case({"__type__": "apply_stream_operators_field", "field": "ops"}, *[{k: v for k, v in x.items() if k != "ops"} for x in SPR])
+case({"__type__": "apply_stream_operators_field", "field": "ops"}, streams={"test": [], "train": [dict(SPR[0])]})
+case({"__type__": "apply_stream_operators_field", "field": "ops"}, {"prediction": "a", "references": ["b"], "ops": "processors.no_such_processor"})
+
 for op, streams in cases:
     line = {"op": op, "inputs": streams}
     try:
