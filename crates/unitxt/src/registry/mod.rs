@@ -676,6 +676,14 @@ artifact_types! {
         "diverse_labels_sampler" => sampler(sp::samplers::DiverseLabelsSampler);
         "fixed_indices_sampler" => sampler(sp::samplers::FixedIndicesSampler);
         "random_sampler" => sampler(sp::samplers::RandomSampler);
+        "constant_size_sample" => custom([StreamScope, sp::samplers::ConstantSizeSampleConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<sp::samplers::ConstantSizeSampleConfig>(t, v)?.build(cx)?))
+        });
+        "random_size_sample" => custom([StreamScope, sp::samplers::RandomSizeSampleConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<sp::samplers::RandomSizeSampleConfig>(t, v)?.build(cx)?))
+        });
 
         // ---- processors (processors/) ----
         "convert_to_boolean" => field_op(pr::text::ConvertToBoolean);

@@ -183,6 +183,18 @@ case({"__type__": "apply_stream_operators_field", "field": "ops"}, *[{k: v for k
 case({"__type__": "apply_stream_operators_field", "field": "ops"}, streams={"test": [], "train": [dict(SPR[0])]})
 case({"__type__": "apply_stream_operators_field", "field": "ops"}, {"prediction": "a", "references": ["b"], "ops": "processors.no_such_processor"})
 
+# constant_size_sample / random_size_sample: demos drawn from a pool held by each instance.
+POOL = [{"input_fields": {"q": f"q{i}"}, "reference_fields": {"a": f"a{i}"}} for i in range(6)]
+DEMOED = [{"input_fields": {"q": f"q{i}"}, "pool": POOL, "n": i} for i in range(4)]
+case({"__type__": "constant_size_sample", "from_field": "pool", "to_field": "demos", "sample_size": 2, "sampler": {"__type__": "random_sampler"}}, *DEMOED)
+case({"__type__": "constant_size_sample", "from_field": "pool", "to_field": "demos", "sample_size": 3, "sampling_seed": 7, "sampler": {"__type__": "random_sampler"}}, *DEMOED)
+case({"__type__": "constant_size_sample", "from_field": "pool", "to_field": "demos", "sample_size": 2, "sampler": {"__type__": "fixed_indices_sampler", "indices": [0, 4]}}, *DEMOED)
+case({"__type__": "constant_size_sample", "from_field": "pool", "to_field": "demos", "sample_size": 6, "sampler": {"__type__": "random_sampler"}}, *DEMOED)
+case({"__type__": "constant_size_sample", "from_field": "pool", "to_field": "demos", "sample_size": 1, "skip_demoed_instances": True, "sampler": {"__type__": "random_sampler"}},
+     {**DEMOED[0], "demos": []}, DEMOED[1])
+case({"__type__": "random_size_sample", "from_field": "pool", "to_field": "demos", "sample_sizes": [0, 1, 2, 3], "sampler": {"__type__": "random_sampler"}}, *DEMOED)
+case({"__type__": "random_size_sample", "from_field": "pool", "to_field": "demos", "sample_sizes": [], "sampler": {"__type__": "random_sampler"}}, *DEMOED[:1])
+
 for op, streams in cases:
     line = {"op": op, "inputs": streams}
     try:
