@@ -225,6 +225,11 @@ impl<'a> BuildContext<'a> {
     pub fn catalog(&self) -> &'a Arc<Catalog> {
         self.catalog
     }
+    /// The function that builds nested artifacts, for a component that builds artifacts later,
+    /// at run time, in a root context of its own (an LLM judge reading criteria from the data).
+    pub fn build_fn(&self) -> BuildFn {
+        self.build_fn
+    }
     /// Builds the artifact `v` names or describes: a catalog name with optional
     /// `[overwrites]`, a path to a `.json` file, a JSON string, or an object with `__type__`
     /// (Unitxt's `fetch_artifact`).
