@@ -66,6 +66,17 @@ fn answer_text(body: &Value) -> String {
             _ => o.chars().take(o.chars().count().div_ceil(2)).collect(),
         };
     }
+    if last.ends_with("Answer: ") {
+        // A pairwise winner selection: `Choose "X" if Response X is better quality.` lines.
+        let systems: Vec<&str> = last.lines().filter_map(|l| l.strip_prefix("Choose \"")).filter_map(|l| l.split('"').next()).collect();
+        let s = systems[(h % systems.len() as u64) as usize];
+        return match (h / 7) % 4 {
+            0 => format!("Response {s}"),
+            1 => s.to_string(),
+            2 => format!("**Response {s}** is better"),
+            _ => format!("Resp {s}"),
+        };
+    }
     format!("Assessment {}: the response {} the criteria.", h % 997, if h.is_multiple_of(2) { "meets" } else { "partly meets" })
 }
 
@@ -207,6 +218,9 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
         "context_fields": {"The question": "question", "Reference": "answer"}}));
     put("judge_test/by_field.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
         "criteria_field": "judgement", "context_fields": null, "check_positional_bias": false}));
+    put("judge_test/pairwise_judge.json", &json!({"__type__": "llm_judge_pairwise", "inference_engine": "engines.judge_test",
+        "evaluator_name": "Pair", "criteria": {"__type__": "criteria", "name": "Helpfulness", "description": "Which response helps the user more?"},
+        "generate_summaries": true, "context_fields": "question"}));
     let custom_text = custom_criteria().to_string();
     let rows: Vec<Value> = ROWS
         .iter()
@@ -217,6 +231,13 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
         "task": {"__type__": "task", "input_fields": {"question": "str", "judgement": "str"}, "reference_fields": {"answer": "str"},
             "prediction_type": "str", "metrics": [metric]},
         "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]}));
+    // Pairwise: predictions are lists or dicts of the systems' responses.
+    let rows: Vec<Value> = ROWS.iter().map(|(q, a, _)| json!({"question": q, "answer": a})).collect();
+    put("cards/judge_pairs.json", &json!({"__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answer": "str"},
+            "prediction_type": "Any", "metrics": [metric]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}", "postprocessors": []}]}));
 }
 
 /// Float-tolerant equality of two score values.
@@ -245,14 +266,21 @@ fn assert_scores(name: &str, ours: &Value, theirs: &Value) {
 /// Evaluates `metric` on the test card with Unitxt and with unitxt-rs; asserts equal request
 /// multisets and scores; returns (Unitxt's results, number of requests).
 fn compare(metric: &str, tag: &str) -> (Value, usize) {
+    let predictions: Vec<Value> = PREDICTIONS.iter().map(|p| json!(p)).collect();
+    compare_on("cards.judge_qa", &predictions, metric, tag)
+}
+
+/// [`compare`] on the card `card` of the test catalog with `predictions`.
+fn compare_on(card: &str, predictions: &[Value], metric: &str, tag: &str) -> (Value, usize) {
     let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-{tag}", std::process::id()));
     let catalog = dir.join("catalog");
     std::fs::create_dir_all(&catalog).unwrap();
     let server = Server::start();
     write_catalog(&catalog, server.port, metric);
     let preds = dir.join("predictions.json");
-    std::fs::write(&preds, serde_json::to_string(PREDICTIONS).unwrap()).unwrap();
-    let recipe = "card=cards.judge_qa,template_card_index=0";
+    std::fs::write(&preds, serde_json::to_string(predictions).unwrap()).unwrap();
+    let recipe = format!("card={card},template_card_index=0");
+    let recipe = recipe.as_str();
 
     let script = dir.join("judge_oracle_script.py");
     std::fs::write(&script, PYTHON_EVALUATE).unwrap();
@@ -281,7 +309,7 @@ fn compare(metric: &str, tag: &str) -> (Value, usize) {
 
     assert!(!python_bodies.is_empty());
     assert_eq!(sorted_canonical(&rust_bodies), sorted_canonical(&python_bodies), "request bodies differ");
-    let n = PREDICTIONS.len();
+    let n = predictions.len();
     assert_eq!(ours["instances"].as_array().unwrap().len(), n);
     for i in 0..n {
         assert_scores(&format!("instance {i}"), &ours["instances"][i], &theirs["instances"][i]);
@@ -329,4 +357,35 @@ fn criteria_from_a_task_data_field_match_unitxt() {
     assert_eq!(theirs["global"]["score_name"], json!("llm_as_judge"));
     assert!(theirs["instances"][2]["llm_as_judge_criteria"].as_str().unwrap().contains("Answer Quality"));
     assert!(theirs["instances"][0].get("llm_as_judge_positional_bias").is_none());
+}
+
+/// Three systems' responses per instance (as lists: systems `1`, `2`, `3`).
+fn three_systems() -> Vec<Value> {
+    PREDICTIONS.iter().enumerate().map(|(i, p)| json!([p, format!("I am not sure ({i})."), ROWS[i].1])).collect()
+}
+
+/// A catalog pairwise judge with a catalog criteria: every pair of three systems, each also
+/// swapped (positional bias).
+#[test]
+fn catalog_pairwise_judge_matches_unitxt() {
+    let (theirs, requests) = compare_on(
+        "cards.judge_pairs",
+        &three_systems(),
+        "metrics.llm_as_judge.pairwise.openai.gpt_4o[inference_engine=engines.judge_test,criteria=metrics.llm_as_judge.pairwise.criteria.factually_consistent,context_fields=[question]]",
+        "pairwise",
+    );
+    assert_eq!(requests, PREDICTIONS.len() * 3 * 2 * 2);
+    assert_eq!(theirs["global"]["score_name"], json!("1_winrate"));
+    assert!(theirs["global"]["3_winrate"].is_number());
+    assert!(theirs["instances"][0]["2_positional_bias"].is_array());
+}
+
+/// A pairwise judge with named systems (dicts), summaries and an inline criteria.
+#[test]
+fn pairwise_judge_with_named_systems_and_summaries_matches_unitxt() {
+    let predictions: Vec<Value> = three_systems().iter().map(|p| json!({"alpha": p[0], "beta": p[1], "gamma": p[2]})).collect();
+    let (theirs, requests) = compare_on("cards.judge_pairs", &predictions, "judge_test.pairwise_judge", "pairwise-named");
+    assert_eq!(requests, PREDICTIONS.len() * 3 * 5);
+    assert_eq!(theirs["global"]["score_name"], json!("alpha_winrate"));
+    assert!(theirs["instances"][1]["gamma_summaries"].is_array());
 }

@@ -844,36 +844,57 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
 
 /// The scores of a `BulkInstanceMetric` (see [`MetricKind::BulkInstance`] for its records), as
 /// Unitxt's `BulkInstanceMetric.process` writes them: each instance's score dict then `score`
-/// and `score_name`; globally `num_of_instances`, the mean of the main score, `score`,
-/// `score_name` and the main score's interval.
+/// and `score_name`; globally `num_of_instances`, the NaN-omitting mean of each score the
+/// records' `mean` names (default: the main score), `score` and `score_name` (set where the
+/// main score comes), then the main score's interval.
 fn bulk_instance_scores(records: &[Value], resamples: Option<usize>, prefix: &str, level: f64, method: CiMethod, states: &mut [ScoreState]) -> Result<()> {
     let n = records.len();
     let mut main = String::new();
-    let mut values: Vec<f64> = Vec::with_capacity(n);
-    for (i, (st, r)) in states.iter_mut().zip(records).enumerate() {
+    let mut means: Vec<String> = Vec::new();
+    let mut rows: Vec<ScoreMap> = Vec::with_capacity(n);
+    for (i, r) in records.iter().enumerate() {
         let bad = || Error::invalid(format!("instance {i}: a bulk instance metric's record must be {{\"main_score\": .., \"scores\": {{..}}}}"));
         main = r.get("main_score").and_then(Value::as_str).ok_or_else(bad)?.to_string();
+        means = match r.get("mean").and_then(Value::as_array) {
+            Some(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            None => vec![main.clone()],
+        };
         let scores = r.get("scores").and_then(Value::as_object).ok_or_else(bad)?;
         let mut row: ScoreMap = scores.iter().map(|(k, v)| (k.to_string(), json_score(v))).collect();
         let score = row.get(&main).cloned().ok_or_else(|| Error::invalid(format!("instance {i}: the metric gives no score `{main}`")))?;
-        values.push(score.as_f64().unwrap_or(f64::NAN));
         row.insert("score".into(), score);
         row.insert("score_name".into(), ScoreValue::Text(main.clone()));
-        st.instance.extend(add_prefix(row, prefix));
+        rows.push(row);
     }
-    let mean = crate::metrics::nan_mean(values.iter().copied());
+    let column = |name: &str| -> Result<Vec<f64>> {
+        rows.iter()
+            .enumerate()
+            .map(|(i, r)| match r.get(name) {
+                Some(v) => Ok(v.as_f64().unwrap_or(f64::NAN)),
+                None => Err(Error::invalid(format!("instance {i}: the metric gives no score `{name}`"))),
+            })
+            .collect()
+    };
     let mut g = ScoreMap::new();
     g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
-    g.insert(main.clone(), ScoreValue::Float(mean));
-    g.insert("score".into(), ScoreValue::Float(mean));
-    g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+    for field in &means {
+        let mean = crate::metrics::nan_mean(column(field)?);
+        g.insert(field.clone(), ScoreValue::Float(mean));
+        if *field == main {
+            g.insert("score".into(), ScoreValue::Float(mean));
+            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+        }
+    }
     if let Some(nr) = resamples {
-        if let Some((lo, hi)) = unitxt_instance_metric_ci(&values, None, nr, level, method, seed())? {
+        if let Some((lo, hi)) = unitxt_instance_metric_ci(&column(&main)?, None, nr, level, method, seed())? {
             g.insert(format!("{main}_ci_low"), ScoreValue::Float(lo));
             g.insert(format!("{main}_ci_high"), ScoreValue::Float(hi));
             g.insert("score_ci_low".into(), ScoreValue::Float(lo));
             g.insert("score_ci_high".into(), ScoreValue::Float(hi));
         }
+    }
+    for (st, row) in states.iter_mut().zip(rows) {
+        st.instance.extend(add_prefix(row, prefix));
     }
     let g = add_prefix(g, prefix);
     for st in states.iter_mut() {

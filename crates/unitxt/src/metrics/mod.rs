@@ -178,10 +178,11 @@ pub enum MetricKind {
     /// `GlobalMetric`: intervals for `ci_scores` (default: the main score) re-reduce each
     /// resample, NaN resample values replaced; instance scores from one-instance reductions.
     Global,
-    /// `BulkInstanceMetric` (the LLM judges): each record is `{"main_score": name, "scores":
-    /// {...}}`, the instance's whole score dict (any JSON values, in Unitxt's order) and the main
-    /// score's name decided on the batch; the global score is the NaN-omitting mean of the main
-    /// score, with an interval as for `InstanceMetric`.
+    /// `BulkInstanceMetric` (the LLM judges): each record is `{"main_score": name, "mean":
+    /// [names], "scores": {...}}`: the main score's name decided on the batch, the scores whose
+    /// NaN-omitting means are the global scores (absent: the main score), and the instance's
+    /// whole score dict (any JSON values, in Unitxt's order); the main score gets an interval
+    /// as for `InstanceMetric`.
     BulkInstance,
 }
 

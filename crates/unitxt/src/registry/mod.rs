@@ -833,7 +833,6 @@ artifact_types! {
         | "llama_index_correctness"
         | "llama_index_faithfulness"
         | "llm_as_judge"
-        | "llm_judge_pairwise"
         | "meteor_fast"
         | "perplexity"
         | "regard_metric"
@@ -886,6 +885,9 @@ artifact_types! {
         "rerank_recall" => custom([mt::ranking::RerankRecall] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::ranking::RerankRecall::build(t, v)?)));
         "llm_judge_direct" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
             Ok(metric_art(v, mt::llm_judge::direct::LlmJudgeDirect::build(from_value(t, v)?, cx)?))
+        });
+        "llm_judge_pairwise" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::pairwise::LlmJudgePairwise::build(from_value(t, v)?, cx)?))
         });
         "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))

@@ -5,7 +5,7 @@
 //! With `check_positional_bias` (the default) every instance is also judged with the options in
 //! reverse order; with `generate_summaries` each assessment is also summarized.
 
-use super::{artifact_json, message, shown, JudgeBase, JudgeConfig};
+use super::{artifact_json, message, put, shown, text_or_null, JudgeBase, JudgeConfig};
 use crate::artifact::{Art, BuildContext};
 use crate::error::{Error, Result};
 use crate::inference::ModelClient;
@@ -73,24 +73,6 @@ fn answer_prompt(description: &str, options: &str) -> String {
     format!(
         "Now based on the assessment, choose a criteria option. Only include the chosen option in the response. If the assessment already contains a selected option, choose that option. Don't contradict the assessment's selected option.\n\n###Evaluation criteria:\n{description}\n{options}\n\nThe selected criteria option is: "
     )
-}
-
-/// An answer as a JSON value (`null` when the model gave no content).
-fn text_or_null(t: &Option<String>) -> Value {
-    t.as_deref().map(Value::from).unwrap_or(Value::Null)
-}
-
-/// Inserts `v` unless it is `null` or an empty list or object (Unitxt's `clean_results`).
-fn put(m: &mut Map, k: &str, v: Value) {
-    let empty = match &v {
-        Value::Null => true,
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    };
-    if !empty {
-        m.insert(k.into(), v);
-    }
 }
 
 impl LlmJudgeDirect {

@@ -11,9 +11,11 @@
 //!
 //! - this file: what the judge families share (`LLMJudge`: the common fields, the engine's
 //!   label and id, criteria from the task data, contexts, one inference stage);
-//! - `direct.rs`: `llm_judge_direct` (`LLMJudgeDirect`).
+//! - `direct.rs`: `llm_judge_direct` (`LLMJudgeDirect`);
+//! - `pairwise.rs`: `llm_judge_pairwise` (`LLMJudgePairwise`).
 
 pub mod direct;
+pub mod pairwise;
 
 use std::sync::Arc;
 
@@ -361,6 +363,25 @@ pub fn artifact_json(raw: &Value) -> String {
 /// A chat message `{"role": role, "content": content}`.
 pub fn message(role: &str, content: &str) -> Value {
     crate::json!({"role": role, "content": content})
+}
+
+/// An answer as a JSON value (`null` when the model gave no content).
+pub fn text_or_null(t: &Option<String>) -> Value {
+    t.as_deref().map(Value::from).unwrap_or(Value::Null)
+}
+
+/// Inserts `v` into a score dict unless it is `null` or an empty list or object (Unitxt's
+/// `clean_results`).
+pub fn put(m: &mut crate::value::Map, k: &str, v: Value) {
+    let empty = match &v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    if !empty {
+        m.insert(k.into(), v);
+    }
 }
 
 /// Python's `str(x)` of a prediction shown in a prompt (strings unchanged).

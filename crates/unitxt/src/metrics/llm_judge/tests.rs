@@ -21,13 +21,17 @@ fn judge(json: &str) -> crate::artifact::Art<dyn crate::metrics::Metric> {
     }
 }
 
-/// Every `llm_judge_direct` of the catalog builds (engine and all), and `catalog check` counts
-/// it as needing a model.
+/// Every direct and pairwise judge of the catalog's `metrics.llm_as_judge` builds (engine and
+/// all), and `catalog check` counts it as needing a model.
 #[test]
-fn catalog_direct_judges_build() {
+fn catalog_direct_and_pairwise_judges_build() {
     let cat = catalog();
-    let names: Vec<String> = cat.all_names().into_iter().filter(|n| n.starts_with("metrics.llm_as_judge.direct.") && !n.contains(".criteria.")).collect();
-    assert_eq!(names.len(), 59, "{names:?}");
+    let judges = |family: &str| -> Vec<String> {
+        cat.all_names().into_iter().filter(|n| n.starts_with(&format!("metrics.llm_as_judge.{family}.")) && !n.contains(".criteria.")).collect()
+    };
+    assert_eq!(judges("direct").len(), 59);
+    assert_eq!(judges("pairwise").len(), 59);
+    let names: Vec<String> = [judges("direct"), judges("pairwise")].concat();
     for n in &names {
         match crate::registry::fetch(&cat, n) {
             Ok(Artifact::Metric(m)) => assert_eq!(m.unavailable().map(|u| u.need), Some(Need::Model), "{n}"),
@@ -83,6 +87,12 @@ fn engine_ids_and_labels() {
 fn criteria_json_puts_the_type_first() {
     let raw = crate::json!({"name": "n", "__type__": "criteria", "description": "é"});
     assert_eq!(super::artifact_json(&raw), "{\n    \"__type__\": \"criteria\",\n    \"name\": \"n\",\n    \"description\": \"é\"\n}");
+}
+
+/// Unitxt's `rank_indexes`: ties share the better rank.
+#[test]
+fn ranks_like_unitxt() {
+    assert_eq!(super::pairwise::rank_indexes(&[0.5, 1.0, 0.5, 0.0]), vec![1, 0, 1, 3]);
 }
 
 /// A direct judge refuses a criteria without options, naming the field.
