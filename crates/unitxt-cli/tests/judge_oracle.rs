@@ -88,6 +88,11 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::failing("")
+    }
+    /// A server that answers HTTP 400 to the requests whose body contains `fail` (when not
+    /// empty).
+    fn failing(fail: &'static str) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -95,7 +100,7 @@ impl Server {
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let log = log.clone();
-                std::thread::spawn(move || handle(stream, &log));
+                std::thread::spawn(move || handle(stream, &log, fail));
             }
         });
         Server { port, bodies }
@@ -105,7 +110,7 @@ impl Server {
     }
 }
 
-fn handle(stream: TcpStream, log: &Mutex<Vec<String>>) {
+fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -127,7 +132,10 @@ fn handle(stream: TcpStream, log: &Mutex<Vec<String>>) {
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).unwrap();
     let text = String::from_utf8(body).unwrap();
-    let (status, out) = if path.ends_with("/chat/completions") {
+    let (status, out) = if !fail.is_empty() && text.contains(fail) {
+        log.lock().unwrap().push(text);
+        ("400 Bad Request", r#"{"error": {"message": "refused by the test server"}}"#.to_string())
+    } else if path.ends_with("/chat/completions") {
         let parsed: Value = serde_json::from_str(&text).unwrap();
         log.lock().unwrap().push(text);
         let answer = json!({
@@ -210,7 +218,7 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
         std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
     };
     put("engines/judge_test.json", &json!({"__type__": "open_ai_inference_engine", "model_name": "judge-model",
-        "base_url": format!("http://127.0.0.1:{port}/v1"), "credentials": {"api_key": "x"},
+        "base_url": format!("http://127.0.0.1:{port}/v1"), "credentials": {"api_key": "sk-judge-secret"},
         "temperature": 0, "max_tokens": 1024, "seed": 42, "use_cache": false}));
     put("judge_test/custom_criteria.json", &custom_criteria());
     put("judge_test/custom_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
@@ -388,4 +396,61 @@ fn pairwise_judge_with_named_systems_and_summaries_matches_unitxt() {
     assert_eq!(requests, PREDICTIONS.len() * 3 * 5);
     assert_eq!(theirs["global"]["score_name"], json!("alpha_winrate"));
     assert!(theirs["instances"][1]["gamma_summaries"].is_array());
+}
+
+/// Runs `unitxt-rs evaluate` with `metric` on the question card against `server`; returns the
+/// process output and the scores written (empty when none).
+fn evaluate_rs(server: &Server, metric: &str, tag: &str, extra: &[&str]) -> (std::process::Output, String) {
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-run-{}-{tag}", std::process::id()));
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    write_catalog(&catalog, server.port, metric);
+    let preds = dir.join("predictions.json");
+    std::fs::write(&preds, serde_json::to_string(PREDICTIONS).unwrap()).unwrap();
+    let out = dir.join("scores.json");
+    let o = cli()
+        .args(["evaluate", "card=cards.judge_qa,template_card_index=0", "--split", "test", "--predictions"])
+        .arg(&preds)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let written = std::fs::read_to_string(&out).unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    (o, written)
+}
+
+/// A judge request that fails is an error naming the judge, the endpoint and the instance
+/// (exit status 4), with no score written and the key shown nowhere.
+#[test]
+fn a_failed_judge_request_names_the_judge_the_endpoint_and_the_instance() {
+    let server = Server::failing("It is green.");
+    let (o, written) = evaluate_rs(&server, "judge_test.custom_judge", "fail", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("llm_judge_direct") && stderr.contains("instance 2") && stderr.contains(&format!("http://127.0.0.1:{}/v1", server.port)), "{stderr}");
+    assert!(stderr.contains("assessment"), "{stderr}");
+    assert!(written.is_empty());
+    assert!(!stderr.contains("sk-judge-secret"));
+}
+
+/// With `--cache`, judge answers are kept: evaluating again sends no request and gives the
+/// same scores.
+#[test]
+fn judge_answers_are_cached() {
+    let server = Server::start();
+    let cache = std::env::temp_dir().join(format!("unitxt-rs-judge-cache-{}.sqlite", std::process::id()));
+    let cache_arg = cache.to_str().unwrap().to_string();
+    let (o, first) = evaluate_rs(&server, "judge_test.custom_judge", "cache1", &["--cache", &cache_arg]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(server.take().len(), 5 * PREDICTIONS.len());
+    let (o, second) = evaluate_rs(&server, "judge_test.custom_judge", "cache2", &["--cache", &cache_arg]);
+    std::fs::remove_file(&cache).ok();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(server.take().len(), 0, "a re-evaluation sends no request");
+    assert!(first.contains("answer_quality_selected_option"));
+    assert_eq!(first, second);
 }

@@ -105,6 +105,7 @@ impl Metric for LlmJudgeDirect {
         for c in &criteria {
             with_options(c, &self.base)?;
         }
+        let predictions = self.base.predictions(&tds, &criteria, inputs.iter().map(|i| i.prediction.clone()).collect())?;
         let contexts = self.base.contexts(&tds, &criteria)?;
         let main = self.main_for(&criteria);
         let bias = self.base.config.check_positional_bias;
@@ -126,7 +127,7 @@ impl Metric for LlmJudgeDirect {
         let assessment_prompts: Vec<Value> = (0..total)
             .map(|k| {
                 let i = k % n;
-                let content = assessment_prompt(&contexts[i], &shown(inputs[i].prediction), &criteria[i].description, &instructions[k]);
+                let content = assessment_prompt(&contexts[i], &shown(&predictions[i]), &criteria[i].description, &instructions[k]);
                 Value::Array(vec![message("user", &content)])
             })
             .collect();

@@ -72,6 +72,9 @@ pub struct JudgeConfig {
     pub n_resamples: Option<Value>,
 }
 
+/// Unitxt's `str(EmptyPrediction())`: the prediction of an instance evaluated without one.
+pub const EMPTY_PREDICTION: &str = "<__empty_prediction__>";
+
 fn yes() -> bool {
     true
 }
@@ -181,6 +184,27 @@ impl JudgeBase {
             out.push(c);
         }
         Ok(out)
+    }
+
+    /// The predictions to judge (Unitxt's `LLMJudge.get_predictions`): those given, unless
+    /// there are none or all are Unitxt's empty prediction (`<__empty_prediction__>`); then
+    /// each instance's task data field named by its criteria's `prediction_field`. Errors: a
+    /// criteria without `prediction_field`, or a task data without that field.
+    pub fn predictions(&self, task_data: &[&Instance], criteria: &[Art<Criteria>], given: Vec<Value>) -> Result<Vec<Value>> {
+        if !given.iter().all(|p| p.as_str() == Some(EMPTY_PREDICTION)) {
+            return Ok(given);
+        }
+        task_data
+            .iter()
+            .zip(criteria)
+            .map(|(td, c)| match c.prediction_field.as_deref() {
+                Some(f) if td.contains_key(f) => crate::py::dict_path::dict_get(td, f).map(|v| v.into_owned()),
+                _ => Err(Error::invalid(format!(
+                    "{}: give the predictions to evaluate, or name the task data field that holds them in the criteria's `prediction_field`",
+                    self.name()
+                ))),
+            })
+            .collect()
     }
 
     /// The context of each instance as the prompt shows it (Unitxt's `LLMJudge.get_contexts`

@@ -106,7 +106,8 @@ impl Metric for LlmJudgePairwise {
         let tds: Vec<&Instance> = inputs.iter().map(|i| i.task_data).collect();
         let criteria = self.base.criteria_list(&tds)?;
         let contexts = self.base.contexts(&tds, &criteria)?;
-        let preds: Vec<Vec<(String, Value)>> = inputs.iter().enumerate().map(|(i, x)| systems(x.prediction, &self.base, i)).collect::<Result<_>>()?;
+        let given = self.base.predictions(&tds, &criteria, inputs.iter().map(|i| i.prediction.clone()).collect())?;
+        let preds: Vec<Vec<(String, Value)>> = given.iter().enumerate().map(|(i, p)| systems(p, &self.base, i)).collect::<Result<_>>()?;
         let names0: Vec<&str> = preds[0].iter().map(|(k, _)| k.as_str()).collect();
         let Some(first_name) = names0.first() else {
             return Err(Error::invalid(format!("{}: instance 0 has no responses to compare", self.base.name())));
