@@ -137,9 +137,13 @@ impl JudgeBase {
         )
     }
 
-    /// What `catalog check` reports: a judge needs a model endpoint to run.
+    /// What `catalog check` reports: a judge needs its engine's model endpoint to score (one
+    /// reason per judge type and engine type, so that `catalog check` groups them).
     pub fn unavailable(&self) -> crate::error::Unavailable {
-        crate::error::Unavailable { need: Need::Model, reason: format!("{} needs a model endpoint to score", self.name()) }
+        crate::error::Unavailable {
+            need: Need::Model,
+            reason: format!("LLM judge `{}` scores by calling its engine's model (`{}`): evaluate it with an endpoint", self.type_name, self.engine.type_name()),
+        }
     }
 
     /// Each instance's criteria (Unitxt's `LLMJudge.get_criteria`): the judge's own for all,
