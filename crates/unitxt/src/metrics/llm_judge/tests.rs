@@ -104,3 +104,58 @@ fn a_direct_judge_needs_criteria_with_options() {
     assert!(err.to_string().contains("criteria_with_options"), "{err}");
     let _ = judge(r#"{"__type__": "llm_judge_direct", "inference_engine": {"__type__": "open_ai_inference_engine", "model_name": "m"}}"#);
 }
+
+/// A [`crate::inference::ModelClient`] that answers without HTTP and records each call's
+/// bodies: an option selection gets the first option listed, anything else an assessment.
+#[derive(Default)]
+struct FakeClient {
+    calls: std::sync::Mutex<Vec<Vec<Value>>>,
+}
+
+impl crate::inference::ModelClient for FakeClient {
+    fn complete(&self, _endpoint: &crate::inference::Endpoint, bodies: &[Value]) -> crate::error::Result<crate::inference::Answers> {
+        self.calls.lock().unwrap().push(bodies.to_vec());
+        let answers = bodies
+            .iter()
+            .map(|b| {
+                let last = b["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("").to_string();
+                let text = match last.lines().find_map(|l| l.strip_prefix("- \"")) {
+                    Some(rest) if last.contains("The selected criteria option is:") => rest.split('"').next().unwrap_or("").to_string(),
+                    _ => "Looks right.".to_string(),
+                };
+                Some(crate::json!({"choices": [{"message": {"role": "assistant", "content": text}}]}))
+            })
+            .collect();
+        Ok(crate::inference::Answers { answers, failed: Vec::new() })
+    }
+}
+
+/// A direct judge sends each stage's requests, positional-bias runs included, in one call of
+/// the client: 3 instances make 2 calls of 6 bodies; the first listed option is chosen, so the
+/// reversed runs disagree and every instance shows positional bias.
+#[test]
+fn a_direct_judge_sends_each_stage_in_one_call() {
+    let mut insts = Vec::new();
+    for q in ["a?", "b?", "c?"] {
+        let mut inst = Instance::new();
+        inst.insert("references".into(), crate::json!(["x"]));
+        inst.insert("subset".into(), crate::json!([]));
+        inst.insert("groups".into(), crate::json!([]));
+        inst.insert("task_data".into(), Value::from(crate::py::json::dumps(&crate::json!({"question": q}), Default::default())));
+        inst.insert(
+            "metrics".into(),
+            crate::json!([r#"{"__type__": "llm_judge_direct", "evaluator_name": "E", "inference_engine": {"__type__": "open_ai_inference_engine", "model_name": "m", "base_url": "http://127.0.0.1:9/v1", "credentials": {"api_key": "k"}}, "criteria": "metrics.llm_as_judge.direct.criteria.answer_relevance", "context_fields": ["question"]}"#]),
+        );
+        insts.push(inst);
+    }
+    let client = Arc::new(FakeClient::default());
+    let opts = EvaluateOptions { confidence_intervals: false, model_client: Some(client.clone()), ..Default::default() };
+    let res = evaluate(&insts, &[Value::from("1"), Value::from("2"), Value::from("3")], &opts).unwrap();
+    let calls = client.calls.lock().unwrap();
+    assert_eq!(calls.iter().map(Vec::len).collect::<Vec<_>>(), vec![6, 6]);
+    let first = res.instances[0].get("answer_relevance_selected_option").map(|v| v.to_json());
+    assert_eq!(first, Some(Value::from("Excellent")));
+    assert_eq!(res.instances[0].get("answer_relevance_positional_bias_selected_option").map(|v| v.to_json()), Some(Value::from("Bad")));
+    assert_eq!(res.instances[2].get("answer_relevance_positional_bias").map(|v| v.to_json()), Some(Value::Bool(true)));
+    assert_eq!(res.global.get("answer_relevance").and_then(|v| v.as_f64()), Some(1.0));
+}
