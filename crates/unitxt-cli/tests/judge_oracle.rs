@@ -224,6 +224,9 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("judge_test/custom_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
         "evaluator_name": "Custom-Judge 1.5", "criteria": "judge_test.custom_criteria", "generate_summaries": true,
         "context_fields": {"The question": "question", "Reference": "answer"}}));
+    put("judge_test/plain_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
+        "criteria": "judge_test.custom_criteria", "check_positional_bias": false, "include_prompts_in_result": false,
+        "score_prefix": "my_", "context_fields": "question"}));
     put("judge_test/by_field.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
         "criteria_field": "judgement", "context_fields": null, "check_positional_bias": false}));
     put("judge_test/pairwise_judge.json", &json!({"__type__": "llm_judge_pairwise", "inference_engine": "engines.judge_test",
@@ -353,6 +356,17 @@ fn custom_criteria_with_option_map_and_summaries_match_unitxt() {
     assert!(theirs["instances"][0]["answer_quality_positional_bias_summary"].is_string());
     assert!(theirs["instances"][0]["answer_quality_using_custom-judge 1,5_openai"].is_null(), "the evaluator name is used as is, lowercased");
     assert!(theirs["instances"][0]["answer_quality_using_custom-judge 1.5_openai"].is_number());
+}
+
+/// A judge without positional bias or prompts in the results, its scores prefixed, its
+/// evaluator named after the engine (no `evaluator_name`).
+#[test]
+fn judge_without_bias_or_prompts_with_a_score_prefix_matches_unitxt() {
+    let (theirs, requests) = compare("judge_test.plain_judge", "plain");
+    assert_eq!(requests, 2 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("my_answer_quality"));
+    assert!(theirs["instances"][0]["my_answer_quality_using_judge_model_openai_openai"].is_number(), "{}", theirs["instances"][0]);
+    assert!(theirs["instances"][0].get("my_answer_quality_prompts").is_none());
 }
 
 /// Criteria read from a task data field (catalog names and a JSON criteria), each with its
