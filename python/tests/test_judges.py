@@ -170,3 +170,23 @@ def test_judge_scores_and_requests_equal_unitxt(case, server, tmp_path):
     for i, (a, b) in enumerate(zip(ours, theirs)):
         _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
     _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+
+
+def test_criteria_classes_serialize_as_unitxt():
+    """``unitxt_rs.llm_as_judge_constants`` has Unitxt's criteria classes: made in code or with
+    ``from_obj`` / ``from_jsons``, they serialize to Unitxt's JSON."""
+    from unitxt.llm_as_judge_constants import Criteria as UC
+    from unitxt.llm_as_judge_constants import CriteriaOption as UO
+    from unitxt.llm_as_judge_constants import CriteriaWithOptions as UCO
+
+    from unitxt_rs.llm_as_judge import CriteriaOption as O2
+    from unitxt_rs.llm_as_judge_constants import Criteria, CriteriaOption, CriteriaWithOptions
+
+    assert O2 is CriteriaOption
+    d = {"name": "n", "description": "d", "context_fields": ["q"], "options": [{"name": "Yes", "description": ""}, {"name": "No", "description": "no"}], "option_map": {"Yes": 1.0, "No": 0.0}}
+    assert CriteriaWithOptions.from_obj(d).to_json() == UCO.from_obj(d).to_json()
+    assert CriteriaWithOptions.from_jsons(json.dumps(d)).to_json() == UCO.from_jsons(json.dumps(d)).to_json()
+    assert Criteria.from_obj(d).to_json() == UC.from_obj(d).to_json()
+    ours = CriteriaWithOptions(name="n", description="d", options=[CriteriaOption(name="A", description="a")])
+    theirs = UCO(name="n", description="d", options=[UO(name="A", description="a")])
+    assert ours.to_json() == theirs.to_json()

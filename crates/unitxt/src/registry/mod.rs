@@ -895,6 +895,13 @@ artifact_types! {
         "criteria_with_options" => custom([mt::criteria::Criteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
         });
+        // An option of a `criteria_with_options`, which reads its options itself; built alone
+        // (Unitxt's `CriteriaOption` made in code), it is a criteria of that name and description.
+        "criteria_option" => custom([mt::criteria::CriteriaOption], |t, v, cx| {
+            let o: mt::criteria::CriteriaOption = from_value(t, v)?;
+            let c = mt::criteria::Criteria { name: o.name, description: o.description, prediction_field: None, context_fields: None, options: None, option_map: None };
+            Ok(Artifact::Criteria(Art::new(Arc::new(c), v.clone())))
+        });
         // Robustness group metrics (`group_mean` reductions).
         "fixed_group_mean_accuracy"
         | "fixed_group_mean_string_containment"
