@@ -192,7 +192,7 @@ const ROWS: &[(&str, &str, &str)] = &[
 
 const PREDICTIONS: &[&str] = &[
     "four",
-    "Paris is the capital of France, a country in Europe with a long history.",
+    "Paris — the capital of France (« très belle ») 🇫🇷, with {braces} and \"quotes\".",
     "It is green.",
     "17",
     "William Shakespeare wrote it around 1600.",
