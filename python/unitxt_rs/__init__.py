@@ -667,7 +667,8 @@ def evaluate(
         InvalidInputError: a prediction count that does not match the data (both counts are
             named), data without ``metrics``, no instances, unreadable data.
         ArtifactNotFoundError: a metric or postprocessor name that no catalog holds.
-        UnsupportedError: a metric that needs a model (bert_score, LLM judges, ...).
+        UnsupportedError: a metric that needs a local model (bert_score, ...). LLM judges call
+            their engine's endpoint.
     """
     if data is None:
         data = dataset

@@ -355,6 +355,36 @@ def _make_classes() -> Dict[str, type]:
 #: ``__type__`` -> class, for every type the engine knows.
 artifact_classes: Dict[str, type] = _make_classes()
 
+def _criteria_constructors() -> None:
+    """``Criteria.from_obj`` / ``from_jsons`` and ``CriteriaWithOptions.from_obj`` /
+    ``from_jsons``, as Unitxt's ``llm_as_judge_constants`` defines them: the same keyword
+    arguments in the same order (absent optional fields as ``None``, options as
+    ``CriteriaOption`` objects)."""
+    crit, with_opts, option = (artifact_classes.get(t) for t in ("criteria", "criteria_with_options", "criteria_option"))
+
+    def base(d: Dict[str, Any]) -> Dict[str, Any]:
+        return dict(
+            name=d["name"],
+            description=d["description"],
+            prediction_field=d.get("prediction_field", None),
+            context_fields=d.get("context_fields", None),
+        )
+
+    if crit is not None:
+        crit.from_obj = staticmethod(lambda d: crit(**base(d)))
+        crit.from_jsons = staticmethod(lambda s: crit.from_obj(json.loads(s)))
+    if with_opts is not None and option is not None:
+
+        def with_options(d: Dict[str, Any]) -> Artifact:
+            options = [option(name=o["name"], description=o["description"]) for o in d["options"]]
+            return with_opts(**base(d), options=options, option_map=d.get("option_map", None))
+
+        with_opts.from_obj = staticmethod(with_options)
+        with_opts.from_jsons = staticmethod(lambda s: with_opts.from_obj(json.loads(s)))
+
+
+_criteria_constructors()
+
 #: Module name (as Unitxt's, without the package) -> the classes it holds.
 MODULE_CLASSES: Dict[str, List[type]] = {}
 for _t, _cls in artifact_classes.items():

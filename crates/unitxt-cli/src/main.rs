@@ -72,8 +72,8 @@ enum Command {
         /// Make the predictions with this inference engine (as `infer --engine`) instead.
         #[arg(long)]
         engine: Option<String>,
-        /// Answer cache of `--engine` (an SQLite file).
-        #[arg(long, requires = "engine")]
+        /// Answer cache (an SQLite file) of `--engine` and of the LLM judges among the metrics.
+        #[arg(long)]
         cache: Option<PathBuf>,
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]

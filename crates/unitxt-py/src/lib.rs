@@ -271,9 +271,11 @@ fn predictions_list(json: &str) -> unitxt::error::Result<Vec<Value>> {
 /// Evaluates `predictions_json` (a JSON array, one prediction per instance) against data given
 /// as Arrow IPC bytes or a JSON array of instances. Returns the results as JSON text:
 /// `{"global", "instances", "subsets", "groups", "summary", "processed"}` where `processed`
-/// holds each instance's `[processed_prediction, processed_references]`.
+/// holds each instance's `[processed_prediction, processed_references]`. LLM judges among the
+/// metrics call their engines' endpoints (with the GIL released) through a
+/// `unitxt_inference::RunClient`, keeping answers in `judge_cache` (an SQLite file) when given.
 #[pyfunction]
-#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs, confidence_intervals = true))]
+#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs, confidence_intervals = true, judge_cache = None))]
 fn evaluate(
     py: Python<'_>,
     predictions_json: String,
@@ -281,11 +283,17 @@ fn evaluate(
     data_json: Option<String>,
     catalog_dirs: Vec<String>,
     confidence_intervals: bool,
+    judge_cache: Option<String>,
 ) -> PyResult<String> {
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
         let predictions = predictions_list(&predictions_json)?;
-        let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals, catalogs: catalogs(catalog_dirs) };
+        let client = unitxt_inference::RunClient { cache: judge_cache.map(std::path::PathBuf::from), progress: false };
+        let opts = unitxt::evaluate::EvaluateOptions {
+            confidence_intervals,
+            catalogs: catalogs(catalog_dirs),
+            model_client: Some(std::sync::Arc::new(client)),
+        };
         let res = unitxt::evaluate::evaluate(&data, &predictions, &opts)?;
         let mut out = match res.to_json() {
             Value::Object(o) => o,

@@ -264,9 +264,10 @@ impl<'a> BuildContext<'a> {
     pub fn catalog(&self) -> &'a Arc<Catalog> {
         self.catalog
     }
-    /// The function this context builds nested artifacts with: kept, with the catalog, by an
-    /// operator that builds the operators its instances name when it runs
-    /// (`apply_operators_field`), to make a root context of its own then.
+    /// The function this context builds nested artifacts with, for a component that builds
+    /// artifacts later, at run time, in a root context of its own: an operator building the
+    /// operators its instances name (`apply_operators_field`), an LLM judge reading criteria
+    /// from the data.
     pub fn build_fn(&self) -> BuildFn {
         self.build_fn
     }

@@ -876,8 +876,6 @@ artifact_types! {
         | "llama_index_correctness"
         | "llama_index_faithfulness"
         | "llm_as_judge"
-        | "llm_judge_direct"
-        | "llm_judge_pairwise"
         | "meteor_fast"
         | "perplexity"
         | "regard_metric"
@@ -928,11 +926,24 @@ artifact_types! {
             Ok(metric_art(v, m))
         });
         "rerank_recall" => custom([mt::ranking::RerankRecall] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::ranking::RerankRecall::build(t, v)?)));
+        "llm_judge_direct" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::direct::LlmJudgeDirect::build(from_value(t, v)?, cx)?))
+        });
+        "llm_judge_pairwise" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::pairwise::LlmJudgePairwise::build(from_value(t, v)?, cx)?))
+        });
         "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
         });
         "criteria_with_options" => custom([mt::criteria::Criteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
+        });
+        // An option of a `criteria_with_options`, which reads its options itself; built alone
+        // (Unitxt's `CriteriaOption` made in code), it is a criteria of that name and description.
+        "criteria_option" => custom([mt::criteria::CriteriaOption], |t, v, cx| {
+            let o: mt::criteria::CriteriaOption = from_value(t, v)?;
+            let c = mt::criteria::Criteria { name: o.name, description: o.description, prediction_field: None, context_fields: None, options: None, option_map: None };
+            Ok(Artifact::Criteria(Art::new(Arc::new(c), v.clone())))
         });
         // Robustness group metrics (`group_mean` reductions).
         "fixed_group_mean_accuracy"
