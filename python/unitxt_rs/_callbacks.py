@@ -21,7 +21,10 @@ recipe's ``metrics``):
 Each component reaches the engine as an inline object (``to_dict()``: ``__type__``
 ``python_callback`` with a handle to the Python object, valid in this process only: not in
 Ray workers, nor in datasets saved and evaluated by another process); the
-engine calls back into Python, holding the GIL only for the call. An exception raised in a
+engine calls back into Python, holding the GIL only for the call. Prepared instances name a
+component as Unitxt does, by its class (``{"__type__": "my_metric", <its arguments>}``, the
+class name in snake case); evaluation makes the component again from that, in this process,
+from the subclass of that name (:func:`resolve`). An exception raised in a
 component becomes a :class:`unitxt_rs.UnitxtRsError` naming the component and, for operators,
 the split and instance.
 """
@@ -41,6 +44,10 @@ __all__ = ["FieldOperator", "InstanceOperator", "SingleTypeSerializer", "Instanc
 
 #: Handle -> component, for the components handed to the engine in this process.
 _OBJECTS: Dict[int, Any] = {}
+
+#: Type name (the class name in snake case, Unitxt's ``__type__``) -> the subclass, for every
+#: component class defined in this process (a later class of the same name replaces it).
+_CLASSES: Dict[str, type] = {}
 _IDS = itertools.count(1)
 _LOCK = threading.Lock()
 
@@ -94,6 +101,19 @@ def dispatch(handle: int, method: str, args_json: str) -> str:
     return json.dumps(_plain(out), ensure_ascii=False)
 
 
+def resolve(component_json: str) -> Optional[str]:
+    """Called by the engine for a ``__type__`` it does not know: when a component class of
+    that name (:data:`_CLASSES`) exists, an object of it made from the other keys (its
+    arguments, as Unitxt makes an artifact from its JSON), as the engine's inline object
+    (JSON text); ``None`` otherwise."""
+    d = json.loads(component_json)
+    cls = _CLASSES.get(d.get("__type__")) if isinstance(d, dict) else None
+    if cls is None:
+        return None
+    obj = cls(**{k: v for k, v in d.items() if k != "__type__"})
+    return json.dumps(obj.to_dict(), ensure_ascii=False)
+
+
 def isoftype(value: Any, t: Any) -> bool:
     """Whether ``value`` (JSON-like data) is of type ``t``: a class, ``Any``, ``List[...]``,
     ``Dict[..., ...]``, ``Tuple[...]``, ``Union``/``Optional``, ``Literal``, a ``NewType`` or a
@@ -139,7 +159,16 @@ class _Component:
     _kind = ""
     _unitxt_rs_callback = True
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from .text_utils import camel_to_snake_case
+
+        cls.__type__ = camel_to_snake_case(cls.__name__)
+        _CLASSES[cls.__type__] = cls
+
     def __init__(self, **kwargs: Any) -> None:
+        # The arguments as given: Unitxt's JSON of the component (see `_unitxt_dict`).
+        object.__setattr__(self, "_init_args", dict(kwargs))
         fields = self._all_fields()
         for k, v in kwargs.items():
             if k not in fields:
@@ -177,13 +206,22 @@ class _Component:
                 out[k] = _plain(v)
         return out
 
+    def _unitxt_dict(self) -> Dict[str, Any]:
+        """The component as Unitxt writes it: its class's type name and the arguments it was
+        made with."""
+        from .artifact import _jsonable
+
+        return {"__type__": type(self).__type__, **{k: _jsonable(v) for k, v in self.__dict__.get("_init_args", {}).items()}}
+
     def to_dict(self) -> Dict[str, Any]:
-        """The engine's inline object for this component (valid in this process only)."""
+        """The engine's inline object for this component (valid in this process only), with
+        the component as Unitxt writes it under ``as`` (what outputs show)."""
         return {
             "__type__": "python_callback",
             "kind": self._kind,
             "id": _handle(self),
             "name": type(self).__name__,
+            "as": self._unitxt_dict(),
             **self._spec(),
         }
 

@@ -22,7 +22,6 @@ import difflib
 import json
 import sys
 import types as _types
-import typing
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _native
@@ -37,19 +36,55 @@ COMMON_FIELDS = ("__description__", "__tags__", "__title__", "__deprecated_msg__
 
 
 def _type_string(t: Any) -> str:
-    """A Python type as Unitxt writes it in JSON (``str``, ``List[str]``, ``Dict[str, Any]``)."""
-    if isinstance(t, type) and not getattr(t, "__args__", None):
-        return t.__name__
-    return str(t).replace("typing.", "")
+    """A Python type as Unitxt writes it in JSON (``str``, ``List[str]``, ``Dict[str, Any]``, a
+    ``NewType`` or ``TypedDict`` by its name; see :func:`unitxt_rs.type_utils.strtype`)."""
+    from .type_utils import strtype
+
+    return strtype(t)
 
 
 def _is_type(v: Any) -> bool:
-    return isinstance(v, type) or typing.get_origin(v) is not None or v is typing.Any
+    from .type_utils import is_type
+
+    return is_type(v)
+
+
+def _is_pil_image(v: Any) -> bool:
+    """Whether ``v`` is a PIL image (told without importing PIL)."""
+    return any(c.__module__ == "PIL.Image" and c.__name__ == "Image" for c in type(v).__mro__)
+
+
+def _pil_data_url(img: Any) -> str:
+    """A PIL image as the engine carries images: a ``data:`` URL of its file bytes, encoded as
+    Hugging Face ``datasets`` stores an in-memory image in Unitxt's ``media`` column (its own
+    format when PIL can write it, else PNG, or TIFF for modes PNG cannot hold), so that the
+    rows' image bytes are those of Unitxt's dataset."""
+    import base64
+
+    from datasets.features.image import encode_pil_image
+
+    enc = encode_pil_image(img)
+    data = enc.get("bytes")
+    if data is None:  # an image opened from a file: datasets keeps the path; the file's bytes
+        with open(enc["path"], "rb") as f:
+            data = f.read()
+    kind = {b"\x89PNG": "png", b"\xff\xd8\xff": "jpeg", b"GIF8": "gif", b"BM": "bmp"}
+    sub = next((k for magic, k in kind.items() if data.startswith(magic)), None)
+    if sub is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        sub = "webp"
+    if sub is None:
+        raise InvalidInputError(
+            f"a PIL image of mode {img.mode!r} is stored by datasets in a format unitxt-rs does not read "
+            "(PNG, JPEG, GIF, WebP, BMP); convert it first, e.g. image.convert('RGB')"
+        )
+    return f"data:image/{sub};base64," + base64.b64encode(data).decode("ascii")
 
 
 def _jsonable(v: Any) -> Any:
     """Nested artifacts as their JSON (a catalog name when they came from the catalog), types
-    as their names, tuples as lists."""
+    as their names, tuples as lists, PIL images as ``data:`` URLs (see :func:`_pil_data_url`)."""
+    if _is_pil_image(v):
+        return _pil_data_url(v)
     if isinstance(v, Artifact):
         return v.__id__ if v.__id__ is not None else v.to_dict()
     if getattr(v, "_unitxt_rs_callback", False):
@@ -141,6 +176,21 @@ class Artifact:
     def to_json(self) -> str:
         """:meth:`to_dict` as the JSON text Unitxt writes in catalog files (4-space indent)."""
         return json.dumps(self.to_dict(), indent=4, ensure_ascii=False)
+
+    def to_yaml(self) -> str:
+        """:meth:`to_dict` as YAML (PyYAML's ``yaml.dump``: keys sorted, block style), as
+        Unitxt's ``to_yaml``. Read it back with ``Artifact.from_dict(yaml.safe_load(text))``."""
+        import yaml
+
+        return yaml.dump(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any], overwrite_args: Optional[Dict[str, Any]] = None) -> "Artifact":
+        """The artifact object of catalog JSON ``d`` (Unitxt's ``Artifact.from_dict``), with
+        ``overwrite_args`` set over its arguments. See :func:`from_dict`."""
+        if overwrite_args:
+            d = {**d, **overwrite_args}
+        return from_dict(d)
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Artifact) and self.to_dict() == other.to_dict()
@@ -304,6 +354,36 @@ def _make_classes() -> Dict[str, type]:
 
 #: ``__type__`` -> class, for every type the engine knows.
 artifact_classes: Dict[str, type] = _make_classes()
+
+def _criteria_constructors() -> None:
+    """``Criteria.from_obj`` / ``from_jsons`` and ``CriteriaWithOptions.from_obj`` /
+    ``from_jsons``, as Unitxt's ``llm_as_judge_constants`` defines them: the same keyword
+    arguments in the same order (absent optional fields as ``None``, options as
+    ``CriteriaOption`` objects)."""
+    crit, with_opts, option = (artifact_classes.get(t) for t in ("criteria", "criteria_with_options", "criteria_option"))
+
+    def base(d: Dict[str, Any]) -> Dict[str, Any]:
+        return dict(
+            name=d["name"],
+            description=d["description"],
+            prediction_field=d.get("prediction_field", None),
+            context_fields=d.get("context_fields", None),
+        )
+
+    if crit is not None:
+        crit.from_obj = staticmethod(lambda d: crit(**base(d)))
+        crit.from_jsons = staticmethod(lambda s: crit.from_obj(json.loads(s)))
+    if with_opts is not None and option is not None:
+
+        def with_options(d: Dict[str, Any]) -> Artifact:
+            options = [option(name=o["name"], description=o["description"]) for o in d["options"]]
+            return with_opts(**base(d), options=options, option_map=d.get("option_map", None))
+
+        with_opts.from_obj = staticmethod(with_options)
+        with_opts.from_jsons = staticmethod(lambda s: with_opts.from_obj(json.loads(s)))
+
+
+_criteria_constructors()
 
 #: Module name (as Unitxt's, without the package) -> the classes it holds.
 MODULE_CLASSES: Dict[str, List[type]] = {}

@@ -40,6 +40,13 @@ class Copy(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class DivideAllFieldsBy(Artifact):
+    """Unitxt's `DivideAllFieldsBy` (catalog `__type__`: `divide_all_fields_by`)."""
+
+    __type__: str
+    def __init__(self, divisor: Any = ..., strict: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class InputOutputTemplate(Artifact):
     """Unitxt's `InputOutputTemplate` (catalog `__type__`: `input_output_template`)."""
 
@@ -145,6 +152,13 @@ class SerializeTableAsMarkdown(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., seed: Any = ..., shuffle_rows: Any = ..., shuffle_columns: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class SerializeTableRowAsList(Artifact):
+    """Unitxt's `SerializeTableRowAsList` (catalog `__type__`: `serialize_table_row_as_list`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., to_field: Any = ..., max_cell_length: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class SerializeTableRowAsText(Artifact):
     """Unitxt's `SerializeTableRowAsText` (catalog `__type__`: `serialize_table_row_as_text`)."""
 
@@ -227,6 +241,13 @@ class ToStringStripped(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class TruncateTableCells(Artifact):
+    """Unitxt's `TruncateTableCells` (catalog `__type__`: `truncate_table_cells`)."""
+
+    __type__: str
+    def __init__(self, max_length: Any = ..., table: Any = ..., text_output: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class TruncateTableRows(Artifact):

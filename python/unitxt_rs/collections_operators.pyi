@@ -47,6 +47,13 @@ class Explode(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., use_deep_copy: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class ExplodeSubLists(Artifact):
+    """Unitxt's `ExplodeSubLists` (catalog `__type__`: `explode_sub_lists`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., use_deep_copy: Any = ..., start: Any = ..., end: Any = ..., step: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class Filter(Artifact):
     """Unitxt's `Filter` (catalog `__type__`: `filter`)."""
 

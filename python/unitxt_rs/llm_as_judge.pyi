@@ -19,6 +19,13 @@ class Criteria(Artifact):
     def __init__(self, name: Any = ..., description: Any = ..., prediction_field: Any = ..., context_fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
 
 
+class CriteriaOption(Artifact):
+    """Unitxt's `CriteriaOption` (catalog `__type__`: `criteria_option`)."""
+
+    __type__: str
+    def __init__(self, name: Any = ..., description: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+
+
 class CriteriaWithOptions(Artifact):
     """Unitxt's `CriteriaWithOptions` (catalog `__type__`: `criteria_with_options`)."""
 

@@ -5,7 +5,7 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 from unitxt_rs._callbacks import FieldOperator as FieldOperator, InstanceOperator as InstanceOperator
 
-__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'Cast', 'CastFields', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DuplicateInstances', 'ExecuteExpression', 'ExtractFieldValues', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
+__all__ = ['AddConstant', 'AddID', 'AddIncrementalId', 'Apply', 'ApplyOperatorsField', 'ApplyStreamOperatorsField', 'Balance', 'BytesToString', 'Cast', 'CastFields', 'CollateInstances', 'CollateInstancesByField', 'Copy', 'Deduplicate', 'DeterministicBalancer', 'DivideAllFieldsBy', 'DuplicateInstances', 'EncodeLabels', 'ExecuteExpression', 'ExtractFieldValues', 'ExtractMostCommonFieldValues', 'FeatureGroupedShuffle', 'FieldOperator', 'Fillna', 'FilterByCondition', 'FilterByConditionBasedOnFields', 'FilterByExpression', 'FixJsonSchemaOfParameterTypes', 'FlattenInstances', 'GetItemByIndex', 'IndexOf', 'InstanceOperator', 'InterleaveListsToDialogOperator', 'Intersect', 'IntersectCorrespondingFields', 'JoinStr', 'LengthBalancer', 'ListFieldValues', 'MapInstanceValues', 'MapValues', 'MergeStreams', 'MinimumOneExamplePerLabelRefiner', 'Move', 'Perturb', 'RecursiveCopy', 'RecursiveReplace', 'RemoveFields', 'RemoveValues', 'Rename', 'SelectFields', 'SequentialOperator', 'Set', 'Shuffle', 'ShuffleFieldValues', 'SplitByNestedGroup', 'StreamRefiner', 'TakeByField', 'ZipFieldValues']
 
 
 class AddConstant(Artifact):
@@ -36,6 +36,34 @@ class Apply(Artifact):
     def __init__(self, *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., function: Any = ..., to_field: Any = ...) -> None: ...
 
 
+class ApplyOperatorsField(Artifact):
+    """Unitxt's `ApplyOperatorsField` (catalog `__type__`: `apply_operators_field`)."""
+
+    __type__: str
+    def __init__(self, operators_field: Any = ..., default_operators: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class ApplyStreamOperatorsField(Artifact):
+    """Unitxt's `ApplyStreamOperatorsField` (catalog `__type__`: `apply_stream_operators_field`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., reversed: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class Balance(Artifact):
+    """Unitxt's `Balance` (catalog `__type__`: `balance`)."""
+
+    __type__: str
+    def __init__(self, apply_to_streams: Any = ..., max_instances: Any = ..., fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class BytesToString(Artifact):
+    """Unitxt's `BytesToString` (catalog `__type__`: `bytes_to_string`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class Cast(Artifact):
     """Unitxt's `Cast` (catalog `__type__`: `cast`)."""
 
@@ -48,6 +76,20 @@ class CastFields(Artifact):
 
     __type__: str
     def __init__(self, fields: Any = ..., failure_defaults: Any = ..., use_nested_query: Any = ..., process_every_value: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class CollateInstances(Artifact):
+    """Unitxt's `CollateInstances` (catalog `__type__`: `collate_instances`)."""
+
+    __type__: str
+    def __init__(self, batch_size: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class CollateInstancesByField(Artifact):
+    """Unitxt's `CollateInstancesByField` (catalog `__type__`: `collate_instances_by_field`)."""
+
+    __type__: str
+    def __init__(self, *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., by_field: Any = ..., aggregate_fields: Any = ...) -> None: ...
 
 
 class Copy(Artifact):
@@ -71,11 +113,25 @@ class DeterministicBalancer(Artifact):
     def __init__(self, apply_to_streams: Any = ..., max_instances: Any = ..., fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class DivideAllFieldsBy(Artifact):
+    """Unitxt's `DivideAllFieldsBy` (catalog `__type__`: `divide_all_fields_by`)."""
+
+    __type__: str
+    def __init__(self, divisor: Any = ..., strict: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class DuplicateInstances(Artifact):
     """Unitxt's `DuplicateInstances` (catalog `__type__`: `duplicate_instances`)."""
 
     __type__: str
     def __init__(self, num_duplications: Any = ..., duplication_index_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class EncodeLabels(Artifact):
+    """Unitxt's `EncodeLabels` (catalog `__type__`: `encode_labels`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class ExecuteExpression(Artifact):
@@ -90,6 +146,20 @@ class ExtractFieldValues(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., stream_name: Any = ..., overall_top_frequency_percent: Any = ..., min_frequency_percent: Any = ..., to_field: Any = ..., process_every_value: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
+
+
+class ExtractMostCommonFieldValues(Artifact):
+    """Unitxt's `ExtractMostCommonFieldValues` (catalog `__type__`: `extract_most_common_field_values`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., stream_name: Any = ..., overall_top_frequency_percent: Any = ..., min_frequency_percent: Any = ..., to_field: Any = ..., process_every_value: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
+
+
+class FeatureGroupedShuffle(Artifact):
+    """Unitxt's `FeatureGroupedShuffle` (catalog `__type__`: `feature_grouped_shuffle`)."""
+
+    __type__: str
+    def __init__(self, page_size: Any = ..., random_generator: Any = ..., grouping_features: Any = ..., shuffle_within_group: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class Fillna(Artifact):
@@ -127,6 +197,13 @@ class FixJsonSchemaOfParameterTypes(Artifact):
     def __init__(self, main_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class FlattenInstances(Artifact):
+    """Unitxt's `FlattenInstances` (catalog `__type__`: `flatten_instances`)."""
+
+    __type__: str
+    def __init__(self, parent_key: Any = ..., sep: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class GetItemByIndex(Artifact):
     """Unitxt's `GetItemByIndex` (catalog `__type__`: `get_item_by_index`)."""
 
@@ -146,6 +223,20 @@ class InterleaveListsToDialogOperator(Artifact):
 
     __type__: str
     def __init__(self, user_turns_field: Any = ..., assistant_turns_field: Any = ..., user_role_label: Any = ..., assistant_role_label: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class Intersect(Artifact):
+    """Unitxt's `Intersect` (catalog `__type__`: `intersect`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., allowed_values: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class IntersectCorrespondingFields(Artifact):
+    """Unitxt's `IntersectCorrespondingFields` (catalog `__type__`: `intersect_corresponding_fields`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., allowed_values: Any = ..., corresponding_fields_to_intersect: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class JoinStr(Artifact):
@@ -202,6 +293,13 @@ class Move(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class Perturb(Artifact):
+    """Unitxt's `Perturb` (catalog `__type__`: `perturb`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., select_from: Any = ..., percentage_to_perturb: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class RecursiveCopy(Artifact):
@@ -272,6 +370,13 @@ class ShuffleFieldValues(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class SplitByNestedGroup(Artifact):
+    """Unitxt's `SplitByNestedGroup` (catalog `__type__`: `split_by_nested_group`)."""
+
+    __type__: str
+    def __init__(self, field_name_of_group: Any = ..., number_of_fusion_generations: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ...) -> None: ...
 
 
 class StreamRefiner(Artifact):

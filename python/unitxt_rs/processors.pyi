@@ -5,6 +5,13 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 
 
+class AddPrefix(Artifact):
+    """Unitxt's `AddPrefix` (catalog `__type__`: `add_prefix`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., prefix: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class Capitalize(Artifact):
     """Unitxt's `Capitalize` (catalog `__type__`: `capitalize`)."""
 

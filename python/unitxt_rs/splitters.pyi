@@ -12,6 +12,13 @@ class CloseTextSampler(Artifact):
     def __init__(self, field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
 
 
+class ConstantSizeSample(Artifact):
+    """Unitxt's `ConstantSizeSample` (catalog `__type__`: `constant_size_sample`)."""
+
+    __type__: str
+    def __init__(self, from_field: Any = ..., to_field: Any = ..., sampler: Any = ..., skip_demoed_instances: Any = ..., sampling_seed: Any = ..., sample_size: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class DiverseLabelsSampler(Artifact):
     """Unitxt's `DiverseLabelsSampler` (catalog `__type__`: `diverse_labels_sampler`)."""
 
@@ -31,6 +38,13 @@ class RandomSampler(Artifact):
 
     __type__: str
     def __init__(self, *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ...) -> None: ...
+
+
+class RandomSizeSample(Artifact):
+    """Unitxt's `RandomSizeSample` (catalog `__type__`: `random_size_sample`)."""
+
+    __type__: str
+    def __init__(self, from_field: Any = ..., to_field: Any = ..., sampler: Any = ..., skip_demoed_instances: Any = ..., sampling_seed: Any = ..., sample_sizes: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class RenameSplits(Artifact):

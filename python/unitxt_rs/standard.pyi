@@ -5,6 +5,13 @@ from typing import Any
 from unitxt_rs.artifact import Artifact
 
 
+class ConstantSizeSample(Artifact):
+    """Unitxt's `ConstantSizeSample` (catalog `__type__`: `constant_size_sample`)."""
+
+    __type__: str
+    def __init__(self, from_field: Any = ..., to_field: Any = ..., sampler: Any = ..., skip_demoed_instances: Any = ..., sampling_seed: Any = ..., sample_size: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class DatasetRecipe(Artifact):
     """Unitxt's `DatasetRecipe` (catalog `__type__`: `dataset_recipe`)."""
 
@@ -31,6 +38,13 @@ class NullAugmentor(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class RandomSizeSample(Artifact):
+    """Unitxt's `RandomSizeSample` (catalog `__type__`: `random_size_sample`)."""
+
+    __type__: str
+    def __init__(self, from_field: Any = ..., to_field: Any = ..., sampler: Any = ..., skip_demoed_instances: Any = ..., sampling_seed: Any = ..., sample_sizes: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class SequentialOperator(Artifact):

@@ -12,6 +12,13 @@ class ConstructTableFromRowsCols(Artifact):
     def __init__(self, fields: Any = ..., to_field: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
+class ConvertTableColNamesToSequential(Artifact):
+    """Unitxt's `ConvertTableColNamesToSequential` (catalog `__type__`: `convert_table_col_names_to_sequential`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
 class DumpJson(Artifact):
     """Unitxt's `DumpJson` (catalog `__type__`: `dump_json`)."""
 
@@ -52,6 +59,13 @@ class InsertEmptyTableRows(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., augmented_type: Any = ..., times: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class JsonStrToDict(Artifact):
+    """Unitxt's `JsonStrToDict` (catalog `__type__`: `json_str_to_dict`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class ListToKeyValPairs(Artifact):
@@ -159,6 +173,13 @@ class SerializeTableAsMarkdown(Artifact):
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., serialized_type: Any = ..., seed: Any = ..., shuffle_rows: Any = ..., shuffle_columns: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
+class SerializeTableRowAsList(Artifact):
+    """Unitxt's `SerializeTableRowAsList` (catalog `__type__`: `serialize_table_row_as_list`)."""
+
+    __type__: str
+    def __init__(self, fields: Any = ..., to_field: Any = ..., max_cell_length: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
 class SerializeTableRowAsText(Artifact):
     """Unitxt's `SerializeTableRowAsText` (catalog `__type__`: `serialize_table_row_as_text`)."""
 
@@ -213,6 +234,13 @@ class TransposeTable(Artifact):
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., augmented_type: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class TruncateTableCells(Artifact):
+    """Unitxt's `TruncateTableCells` (catalog `__type__`: `truncate_table_cells`)."""
+
+    __type__: str
+    def __init__(self, max_length: Any = ..., table: Any = ..., text_output: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
 
 
 class TruncateTableRows(Artifact):

@@ -21,19 +21,19 @@ fn mib(bytes: u64) -> String {
 /// Runs a `cache` subcommand; prints to stdout.
 pub fn run(command: CacheCommand) -> Result<()> {
     let Some(dir) = cache_dir() else {
-        println!("the Arrow cache is off ({CACHE_ENV})");
+        outln!("the Arrow cache is off ({CACHE_ENV})")?;
         return Ok(());
     };
     match command {
         CacheCommand::Info => {
             let files = cache_files(&dir);
             let bytes: u64 = files.iter().map(|(_, n)| n).sum();
-            println!("{}", dir.display());
-            println!("{} files, {}", files.len(), mib(bytes));
+            outln!("{}", dir.display())?;
+            outln!("{} files, {}", files.len(), mib(bytes))?;
         }
         CacheCommand::Clear => {
             let (n, bytes) = clear(&dir)?;
-            println!("removed {n} files ({}) from {}", mib(bytes), dir.display());
+            outln!("removed {n} files ({}) from {}", mib(bytes), dir.display())?;
         }
     }
     Ok(())

@@ -57,14 +57,14 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
         CatalogCommand::Install { to, python } => install(to.unwrap_or_else(default_catalog_dir), &python),
         CatalogCommand::Where => {
             for d in Catalog::standard(&[]).dirs() {
-                println!("{}", d.display());
+                outln!("{}", d.display())?;
             }
             Ok(())
         }
         CatalogCommand::Show { name, catalogs } => {
             let cat = Arc::new(Catalog::standard(&catalogs));
             let v = cat.get_json(&name)?;
-            println!("{}", serde_json::to_string_pretty(&*v).map_err(|e| Error::invalid(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&*v).map_err(|e| Error::invalid(e.to_string()))?)?;
             Ok(())
         }
         CatalogCommand::Check {
@@ -135,24 +135,24 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             "total": counts(&total),
             "artifacts": artifacts,
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&doc).map_err(|e| Error::invalid(e.to_string()))?
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{:<16} {:>7} {:>12} {:>14} {:>6}",
             "folder", "works", "needs model", "needs network", "fails"
-        );
+        )?;
         for (folder, c) in folders
             .iter()
             .map(|(f, c)| (*f, c))
             .chain([("total", &total)])
         {
-            println!(
+            outln!(
                 "{folder:<16} {:>7} {:>12} {:>14} {:>6}",
                 c[0], c[1], c[2], c[3]
-            );
+            )?;
         }
         for (col, title) in [
             (1, "needs a model, an LLM judge or an inference engine"),
@@ -175,16 +175,16 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
                 by_reason.entry(reason).or_insert((0, name)).0 += 1;
             }
             by_reason.sort_by(|ra, a, rb, b| b.0.cmp(&a.0).then(ra.cmp(rb)));
-            println!(
+            outln!(
                 "\n{title} ({} artifacts; count, reason, e.g. artifact):",
                 of_col.len()
-            );
+            )?;
             for (reason, (count, example)) in &by_reason {
-                println!("{count:6}  {reason}  ({example})");
+                outln!("{count:6}  {reason}  ({example})")?;
             }
             if list {
                 for (name, reason) in &of_col {
-                    println!("  {name}: {reason}");
+                    outln!("  {name}: {reason}")?;
                 }
             }
         }

@@ -94,20 +94,23 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         _ => return Err(Error::invalid("give either --predictions or --engine")),
     };
-    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), ..Default::default() };
+    // LLM judges among the metrics send their requests to their own engines' endpoints
+    // through this client (with the same answer cache).
+    let judge_client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
+    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), model_client: Some(std::sync::Arc::new(judge_client)), ..Default::default() };
     let res = evaluate(&instances, &predictions, &opts)?;
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
     match args.output.as_deref() {
-        Some(p) if p == Path::new("-") => println!("{json}"),
+        Some(p) if p == Path::new("-") => outln!("{json}")?,
         Some(p) if crate::output::is_special_file(p) => {
-            std::fs::write(p, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
-            println!("{}", summary(&res.global));
+            std::fs::write(p, json + "\n").map_err(|e| Error::io(format!("writing {}: {e}", p.display())).with_source(e))?;
+            outln!("{}", summary(&res.global))?;
         }
         Some(p) => {
             crate::outfile::write_atomic(p, (json + "\n").as_bytes())?;
-            println!("{}", summary(&res.global));
+            outln!("{}", summary(&res.global))?;
         }
-        None => println!("{}", summary(&res.global)),
+        None => outln!("{}", summary(&res.global))?,
     }
     Ok(())
 }

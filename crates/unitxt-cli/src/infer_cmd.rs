@@ -161,13 +161,13 @@ impl Sink {
             Sink::Stdout(w) => (w, "stdout".into()),
             Sink::Device(w, p) | Sink::File(w, _, p) => (w, p.display().to_string()),
         };
-        w.write_all(line.as_bytes()).and_then(|_| w.write_all(b"\n")).map_err(|e| Error::io(format!("writing {name}: {e}")))
+        w.write_all(line.as_bytes()).and_then(|_| w.write_all(b"\n")).map_err(|e| Error::io(format!("writing {name}: {e}")).with_source(e))
     }
 
     fn finish(self) -> Result<()> {
         match self {
-            Sink::Stdout(mut w) => w.flush().map_err(|e| Error::io(format!("writing stdout: {e}"))),
-            Sink::Device(mut w, p) => w.flush().map_err(|e| Error::io(format!("writing {}: {e}", p.display()))),
+            Sink::Stdout(mut w) => w.flush().map_err(|e| Error::io(format!("writing stdout: {e}")).with_source(e)),
+            Sink::Device(mut w, p) => w.flush().map_err(|e| Error::io(format!("writing {}: {e}", p.display())).with_source(e)),
             Sink::File(mut w, pending, p) => {
                 w.flush().map_err(|e| Error::io(format!("writing {}: {e}", p.display())))?;
                 drop(w);

@@ -1,5 +1,15 @@
 //! `unitxt-rs`: prepare Unitxt recipes into model-ready JSON Lines, and manage the catalog.
 
+/// `println!` that returns the write's error instead of panicking: stdout may be a pipe whose
+/// reader is gone (`unitxt-rs ... | head`). Evaluates to a [`unitxt::Result`] whose error keeps
+/// the `io::Error` as its source, for [`is_broken_pipe`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(unitxt::Error::from)
+    }};
+}
+
 mod cache_cmd;
 mod catalog_cmd;
 mod evaluate_cmd;
@@ -62,8 +72,8 @@ enum Command {
         /// Make the predictions with this inference engine (as `infer --engine`) instead.
         #[arg(long)]
         engine: Option<String>,
-        /// Answer cache of `--engine` (an SQLite file).
-        #[arg(long, requires = "engine")]
+        /// Answer cache (an SQLite file) of `--engine` and of the LLM judges among the metrics.
+        #[arg(long)]
         cache: Option<PathBuf>,
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]
@@ -153,7 +163,8 @@ enum Command {
 fn explore(config: unitxt_explore::Config, port: u16, host: &str, open: bool) -> unitxt::Result<()> {
     unitxt_explore::serve_blocking(config, host, port, |addr| {
         let url = format!("http://{addr}/");
-        println!("unitxt-rs explorer: {url}  (Ctrl-C stops it)");
+        // The server keeps running when nobody reads its address.
+        let _ = outln!("unitxt-rs explorer: {url}  (Ctrl-C stops it)");
         if open {
             let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
             if let Err(e) = std::process::Command::new(opener).arg(&url).spawn() {
@@ -162,6 +173,20 @@ fn explore(config: unitxt_explore::Config, port: u16, host: &str, open: bool) ->
         }
     })
     .map_err(|e| unitxt::Error::io(format!("explorer on {host}:{port}: {e}")))
+}
+
+/// Whether `e` came from writing into a pipe whose reader has exited (`io::ErrorKind::BrokenPipe`
+/// anywhere in its chain of sources): the output is no longer wanted, and the command ends
+/// quietly with status 0, as `head`'s input does (and ripgrep).
+fn is_broken_pipe(e: &unitxt::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 fn main() -> ExitCode {
@@ -198,6 +223,7 @@ fn main() -> ExitCode {
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(match e.kind {

@@ -217,7 +217,13 @@ pub fn prepare(recipe: &str, split: Option<&str>, output: Option<&Path>, catalog
                     };
                     write_file_atomic(split, p, &pb)?
                 }
-                None => write_lines(prepare_lines(recipe, catalogs)?.take(s)?, &mut BufWriter::new(std::io::stdout().lock()), &pb)?,
+                None => {
+                    // Flushed here, not on drop, so that a failed last write is reported.
+                    let mut out = BufWriter::new(std::io::stdout().lock());
+                    let n = write_lines(prepare_lines(recipe, catalogs)?.take(s)?, &mut out, &pb)?;
+                    out.flush()?;
+                    n
+                }
             };
             pb.finish_and_clear();
         }

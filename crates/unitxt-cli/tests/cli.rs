@@ -441,29 +441,62 @@ fn task_errors_after_a_set_of_constants_are_unchanged() {
     assert!(errors.iter().all(|x| x == e), "{errors:#?}");
 }
 
-/// `catalog check` builds every artifact and sorts it into four columns per top folder: the
-/// example catalog works whole (exit 0); a catalog with an artifact of an unknown type (fails),
+/// `catalog check` builds every artifact and its nested parts and sorts it into four columns
+/// per top folder: the example catalog alone fails, as its task and template name a metric and
+/// a processor of Unitxt's catalog, not of its own (and so does the card over that task); with
+/// a catalog that has them it works whole (exit 0); a catalog with an artifact of an unknown type (fails),
 /// a metric that needs a model, a card whose loader needs the network, an inference engine (which builds: calling it is
 /// another matter) and
 /// a `dataset_recipe` over the example card gives each its column, as a table (with the
 /// reasons grouped, and listed with `--list`) and as JSON, and exits 1 because one fails.
 #[test]
 fn catalog_check_sorts_artifacts_into_four_columns() {
-    let o = run(&["catalog", "check", "--catalog", "examples/catalog"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "folder             works  needs model  needs network  fails\n\
-         cards                  1            0              0      0\n\
-         tasks                  1            0              0      0\n\
-         templates              1            0              0      0\n\
-         total                  3            0              0      0\n"
+    let o = run(&["catalog", "check", "--catalog", "examples/catalog", "--list"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.starts_with(
+            "folder             works  needs model  needs network  fails\n\
+             cards                  0            0              0      1\n\
+             tasks                  0            0              0      1\n\
+             templates              0            0              0      1\n\
+             total                  0            0              0      3\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  tasks.example.capital_qa: `metrics.accuracy` at `metrics[0]` is not in the catalog\n"), "{out}");
+    assert!(
+        out.contains("  cards.example.capitals: `tasks.example.capital_qa` at `task`: `metrics.accuracy` at `metrics[0]` is not in the catalog\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  templates.example.capital: `processors.take_first_non_empty_line` at `postprocessors[0]` is not in the catalog\n"),
+        "{out}"
     );
 
     let d = tempdir();
     for dir in ["recipes", "operators", "metrics", "cards", "engines"] {
         std::fs::create_dir_all(d.join(dir)).unwrap();
     }
+    std::fs::create_dir_all(d.join("processors")).unwrap();
+    std::fs::write(d.join("metrics/accuracy.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    std::fs::write(
+        d.join("processors/take_first_non_empty_line.json"),
+        r#"{"__type__": "post_process", "operator": {"__type__": "take_first_non_empty_line"}}"#,
+    )
+    .unwrap();
+    let o = run(&["catalog", "check", "--catalog", "examples/catalog", "--catalog", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "folder             works  needs model  needs network  fails\n\
+         cards                  1            0              0      0\n\
+         metrics                1            0              0      0\n\
+         processors             1            0              0      0\n\
+         tasks                  1            0              0      0\n\
+         templates              1            0              0      0\n\
+         total                  5            0              0      0\n"
+    );
     std::fs::write(
         d.join("recipes/capitals.json"),
         r#"{"__type__": "dataset_recipe", "card": "cards.example.capitals", "template": "templates.example.capital", "num_demos": 1, "demos_pool_size": 2}"#,
@@ -502,22 +535,23 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout).to_string();
-    let table: Vec<&str> = out.lines().take(8).collect();
+    let table: Vec<&str> = out.lines().take(9).collect();
     assert_eq!(
         table,
         [
             "folder             works  needs model  needs network  fails",
             "cards                  1            0              1      0",
             "engines                1            0              0      0",
-            "metrics                1            1              0      0",
+            "metrics                2            1              0      0",
             "operators              0            0              0      1",
+            "processors             1            0              0      0",
             "recipes                1            0              0      0",
             "tasks                  1            0              0      0",
             "templates              1            0              0      0",
         ]
     );
     assert!(
-        out.contains("total                  6            1              1      1\n"),
+        out.contains("total                  8            1              1      1\n"),
         "{out}"
     );
     assert!(out.contains("\nfails (1 artifacts; count, reason, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\n  operators.odd: unknown artifact type"), "{out}");
@@ -530,7 +564,7 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
         "{out}"
     );
     assert!(
-        stderr(&o).contains("1 of 9 artifacts fail"),
+        stderr(&o).contains("1 of 11 artifacts fail"),
         "{}",
         stderr(&o)
     );
@@ -547,7 +581,7 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(
         doc["total"],
-        serde_json::json!({"works": 6, "needs_model": 1, "needs_network": 1, "fails": 1})
+        serde_json::json!({"works": 8, "needs_model": 1, "needs_network": 1, "fails": 1})
     );
     assert_eq!(
         doc["folders"]["engines"],
@@ -669,4 +703,59 @@ fn a_terminated_run_removes_its_temporary_file() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert_eq!(names_in(&dir), ["catalog"]);
+}
+
+/// Runs `unitxt-rs args` with its stdout a pipe whose reading end is already closed, as under
+/// `unitxt-rs ... | head` once `head` has exited: every write fails with a broken pipe.
+fn run_into_closed_pipe(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"));
+    cmd.args(args)
+        .current_dir(root())
+        .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+        .env_remove("UNITXT_CATALOGS")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run unitxt-rs")
+}
+
+/// Every command that writes to stdout ends quietly (status 0, nothing on stderr) when the
+/// reader of its output has gone; a real error is still reported the same way.
+#[test]
+fn a_closed_stdout_pipe_ends_every_command_quietly() {
+    let (dir, cat) = eval_fixture();
+    std::fs::write(dir.join("preds.json"), r#"["Rome", "Lyon", "Nairobi"]"#).unwrap();
+    let (data, preds, cat) =
+        (dir.join("data.jsonl"), dir.join("preds.json"), cat.to_str().unwrap().to_string());
+    let d = dir.to_str().unwrap();
+    let runs: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+        (vec!["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test"], vec![]),
+        (vec!["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "test", "--output", "-"], vec![]),
+        (vec!["catalog", "show", "cards.example.capitals", "--catalog", "examples/catalog"], vec![]),
+        (vec!["catalog", "where"], vec![]),
+        (vec!["catalog", "check", "--catalog", "examples/catalog", "templates.example"], vec![]),
+        (vec!["catalog", "check", "--json", "--catalog", "examples/catalog", "templates.example"], vec![]),
+        (vec!["cache", "info"], vec![("UNITXT_RS_ARROW_CACHE", d)]),
+        (
+            vec!["evaluate", "--data", data.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "--catalog", &cat],
+            vec![],
+        ),
+        (
+            vec!["evaluate", "--data", data.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "--catalog", &cat, "-o", "-"],
+            vec![],
+        ),
+    ];
+    for (args, envs) in &runs {
+        let o = run_into_closed_pipe(args, envs);
+        assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()), "{args:?}");
+    }
+    // Not a pipe error: still reported, with its exit code.
+    let o = run_into_closed_pipe(&["prepare", EXAMPLE, "--catalog", "examples/catalog", "--split", "nope"], &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("split \"nope\" does not exist"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -25,6 +25,19 @@ impl CallbackHost for PyHost {
         .map_err(|msg| Error::invalid(format!("Python raised {msg}")))?;
         serde_json::from_str::<Value>(&out).map_err(|e| Error::invalid(format!("the Python component's answer is not JSON: {e}")))
     }
+
+    /// Asks `unitxt_rs._callbacks.resolve(json) -> str | None` for the callback object of a
+    /// user's component class named by `component`'s `__type__`.
+    fn resolve(&self, component: &Value) -> Result<Option<Value>> {
+        let json = component.to_string();
+        let out = Python::attach(|py| -> std::result::Result<Option<String>, String> {
+            let run = || -> PyResult<Option<String>> { py.import("unitxt_rs._callbacks")?.getattr("resolve")?.call1((json,))?.extract() };
+            run().map_err(|e| e.to_string())
+        })
+        .map_err(|msg| Error::invalid(format!("Python raised {msg}")))?;
+        out.map(|o| serde_json::from_str::<Value>(&o).map_err(|e| Error::invalid(format!("the Python component's object is not JSON: {e}"))))
+            .transpose()
+    }
 }
 
 /// Installs [`PyHost`] as the engine's callback host (once per process).

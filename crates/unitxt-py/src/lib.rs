@@ -271,9 +271,11 @@ fn predictions_list(json: &str) -> unitxt::error::Result<Vec<Value>> {
 /// Evaluates `predictions_json` (a JSON array, one prediction per instance) against data given
 /// as Arrow IPC bytes or a JSON array of instances. Returns the results as JSON text:
 /// `{"global", "instances", "subsets", "groups", "summary", "processed"}` where `processed`
-/// holds each instance's `[processed_prediction, processed_references]`.
+/// holds each instance's `[processed_prediction, processed_references]`. LLM judges among the
+/// metrics call their engines' endpoints (with the GIL released) through a
+/// `unitxt_inference::RunClient`, keeping answers in `judge_cache` (an SQLite file) when given.
 #[pyfunction]
-#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs, confidence_intervals = true))]
+#[pyo3(signature = (predictions_json, data_ipc, data_json, catalog_dirs, confidence_intervals = true, judge_cache = None))]
 fn evaluate(
     py: Python<'_>,
     predictions_json: String,
@@ -281,11 +283,17 @@ fn evaluate(
     data_json: Option<String>,
     catalog_dirs: Vec<String>,
     confidence_intervals: bool,
+    judge_cache: Option<String>,
 ) -> PyResult<String> {
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
         let predictions = predictions_list(&predictions_json)?;
-        let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals, catalogs: catalogs(catalog_dirs) };
+        let client = unitxt_inference::RunClient { cache: judge_cache.map(std::path::PathBuf::from), progress: false };
+        let opts = unitxt::evaluate::EvaluateOptions {
+            confidence_intervals,
+            catalogs: catalogs(catalog_dirs),
+            model_client: Some(std::sync::Arc::new(client)),
+        };
         let res = unitxt::evaluate::evaluate(&data, &predictions, &opts)?;
         let mut out = match res.to_json() {
             Value::Object(o) => o,
@@ -294,7 +302,9 @@ fn evaluate(
         out.insert("summary".into(), Value::String(unitxt::evaluate::summary(&res.global).into()));
         let processed = res.processed.iter().map(|(p, r)| Value::Array(vec![p.clone(), Value::Array(r.clone())]));
         out.insert("processed".into(), Value::Array(processed.collect()));
-        Ok(Value::Object(out).to_string())
+        // Python's JSON, so that NaN scores arrive as `float('nan')` and `None` as `None`.
+        let opts = unitxt::py::json::DumpOptions { ensure_ascii: false, sort_keys: false, indent: None };
+        Ok(unitxt::py::json::dumps(&Value::Object(out), opts))
     });
     res.map_err(|e| py_err(py, e))
 }
@@ -412,6 +422,14 @@ fn get_seed() -> u64 {
     unitxt::py::random::global_seed()
 }
 
+/// Registers named task field type `name` as standing for the type string `definition`
+/// (`unitxt_rs.type_utils.register_type`; see `unitxt::task::register_type`). Errors: a
+/// malformed definition (`InvalidInputError`).
+#[pyfunction]
+fn register_type(py: Python<'_>, name: String, definition: String) -> PyResult<()> {
+    unitxt::task::register_type(&name, &definition).map_err(|e| py_err(py, e))
+}
+
 /// The Unitxt version whose behaviour and catalog this build follows.
 #[pyfunction]
 fn unitxt_version() -> &'static str {
@@ -432,6 +450,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_seed, m)?)?;
     m.add_function(wrap_pyfunction!(post_process, m)?)?;
     m.add_function(wrap_pyfunction!(known_types, m)?)?;
+    m.add_function(wrap_pyfunction!(register_type, m)?)?;
     ray::register(m)?;
     callbacks::install();
     Ok(())

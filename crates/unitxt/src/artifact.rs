@@ -58,10 +58,12 @@ impl<T: ?Sized> Art<T> {
     }
     /// What Unitxt writes for this artifact in `task_data.metadata`: its catalog name, or its
     /// JSON object when it has none (Unitxt's `FinalizeDataset.artifact_to_jsonable`).
+    /// A user's Python components inside it are written as Unitxt writes them (see
+    /// [`unitxt_form`]).
     pub fn to_jsonable(&self) -> Value {
         match &self.id {
             Some(id) => Value::String(id.clone()),
-            None => (*self.raw).clone(),
+            None => unitxt_form(&self.raw),
         }
     }
     /// A short name for error messages: the catalog name or the `__type__`.
@@ -74,6 +76,43 @@ impl<T: ?Sized> Art<T> {
 }
 
 pub use crate::value::short;
+
+/// The `__type__` of a user's Python component given inline (see `registry::callback`).
+pub const CALLBACK_TYPE: &str = "python_callback";
+
+/// The key of a Python component's inline object that holds the component as Unitxt writes it
+/// (`{"__type__": "<its class name in snake case>", <its arguments>}`).
+pub const CALLBACK_AS: &str = "as";
+
+/// Whether `v` holds a Python component's inline object with its [`CALLBACK_AS`] form.
+fn has_callback(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            (m.get("__type__").and_then(|t| t.as_str()) == Some(CALLBACK_TYPE) && m.get(CALLBACK_AS).is_some())
+                || m.values().any(has_callback)
+        }
+        Value::Array(a) => a.iter().any(has_callback),
+        _ => false,
+    }
+}
+
+/// `v` as Unitxt writes it: every Python component's inline object (`__type__`
+/// [`CALLBACK_TYPE`]) replaced by its [`CALLBACK_AS`] form, the component's own `__type__` and
+/// arguments, so that outputs name the user's class as Unitxt's do. A copy of `v` when it holds
+/// none.
+pub fn unitxt_form(v: &Value) -> Value {
+    if !has_callback(v) {
+        return v.clone();
+    }
+    match v {
+        Value::Object(m) => match m.get(CALLBACK_AS) {
+            Some(form) if m.get("__type__").and_then(|t| t.as_str()) == Some(CALLBACK_TYPE) => form.clone(),
+            _ => Value::Object(m.iter().map(|(k, x)| (k.clone(), unitxt_form(x))).collect()),
+        },
+        Value::Array(a) => Value::Array(a.iter().map(unitxt_form).collect()),
+        other => other.clone(),
+    }
+}
 
 /// The keys every artifact may carry besides its class's fields (Unitxt's `Artifact` base):
 /// they describe the artifact and change nothing it does.
@@ -224,6 +263,13 @@ impl<'a> BuildContext<'a> {
     /// The catalog of this build.
     pub fn catalog(&self) -> &'a Arc<Catalog> {
         self.catalog
+    }
+    /// The function this context builds nested artifacts with, for a component that builds
+    /// artifacts later, at run time, in a root context of its own: an operator building the
+    /// operators its instances name (`apply_operators_field`), an LLM judge reading criteria
+    /// from the data.
+    pub fn build_fn(&self) -> BuildFn {
+        self.build_fn
     }
     /// Builds the artifact `v` names or describes: a catalog name with optional
     /// `[overwrites]`, a path to a `.json` file, a JSON string, or an object with `__type__`

@@ -47,17 +47,23 @@ pub enum ScoreValue {
     None,
     /// A list of numbers (`prediction_length`'s instance score `[n]`).
     List(Vec<f64>),
+    /// Any other JSON value a metric puts in its instance scores: an LLM judge's booleans,
+    /// prompts and criteria, or what a user's Python metric returned (a list of strings, a
+    /// dict), kept as it came.
+    Json(Value),
 }
 
 impl ScoreValue {
-    /// As JSON: NaN and infinities (not representable) become `null`.
+    /// As a JSON-like value. NaN and infinities stay floats (Python's `float('nan')`): `serde_json`
+    /// writes them as `null`, Python's JSON (`py::json::dumps`) as `NaN`; `None` is `null`.
     pub fn to_json(&self) -> Value {
         match self {
-            ScoreValue::Float(x) => crate::metrics::score_value(*x),
+            ScoreValue::Float(x) => Value::Number(crate::value::Number::float(*x)),
             ScoreValue::Int(i) => Value::from(*i),
             ScoreValue::Text(s) => Value::String(s.as_str().into()),
             ScoreValue::None => Value::Null,
-            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| crate::metrics::score_value(*x)).collect()),
+            ScoreValue::List(xs) => Value::Array(xs.iter().map(|x| Value::Number(crate::value::Number::float(*x))).collect()),
+            ScoreValue::Json(v) => v.clone(),
         }
     }
 
@@ -86,9 +92,9 @@ pub struct EvaluationResults {
     pub global: ScoreMap,
     /// `score["instance"]` of every instance, in input order.
     pub instances: Vec<ScoreMap>,
-    /// `subsets_scores` (JSON, NaN as `null`) when instances have a `subset`.
+    /// `subsets_scores` (JSON-like, NaN kept as a float) when instances have a `subset`.
     pub subsets: Option<Value>,
-    /// `groups_scores` (JSON, NaN as `null`) when instances have `groups`.
+    /// `groups_scores` (JSON-like, NaN kept as a float) when instances have `groups`.
     pub groups: Option<Value>,
     /// Each instance's prediction and references after the target prefix was cut and the
     /// postprocessors ran (Unitxt's `processed_prediction`, `processed_references`).
@@ -96,7 +102,8 @@ pub struct EvaluationResults {
 }
 
 impl EvaluationResults {
-    /// `{"global": .., "instances": [..], "subsets": .., "groups": ..}` (NaN as `null`).
+    /// `{"global": .., "instances": [..], "subsets": .., "groups": ..}` (see
+    /// [`ScoreValue::to_json`]: NaN stays a float, written `null` by `serde_json`).
     pub fn to_json(&self) -> Value {
         let mut o = Instance::new();
         o.insert("global".into(), score_map_json(&self.global));
@@ -108,18 +115,32 @@ impl EvaluationResults {
 }
 
 /// Options of [`evaluate`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct EvaluateOptions {
     /// Compute confidence intervals (Unitxt's `calc_confidence_intervals`, on by default).
     pub confidence_intervals: bool,
     /// Extra catalog directories (as `--catalog` gives them) where metrics, processors and
     /// templates are looked up besides the standard catalog.
     pub catalogs: Vec<std::path::PathBuf>,
+    /// Sends the requests of metrics that call a model (LLM judges), to the endpoint each
+    /// judge's engine names. `None`: evaluating such a metric is an error with
+    /// [`crate::error::Reason::Needs`] naming it.
+    pub model_client: Option<std::sync::Arc<dyn crate::inference::ModelClient>>,
+}
+
+impl std::fmt::Debug for EvaluateOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvaluateOptions")
+            .field("confidence_intervals", &self.confidence_intervals)
+            .field("catalogs", &self.catalogs)
+            .field("model_client", &self.model_client.as_ref().map(|_| "<set>"))
+            .finish()
+    }
 }
 
 impl Default for EvaluateOptions {
     fn default() -> Self {
-        EvaluateOptions { confidence_intervals: true, catalogs: Vec::new() }
+        EvaluateOptions { confidence_intervals: true, catalogs: Vec::new(), model_client: None }
     }
 }
 
@@ -380,7 +401,7 @@ fn recursive_mean(v: &Value) -> Option<Value> {
             out.insert(k.clone(), s);
         }
     }
-    out.insert("score".into(), crate::metrics::score_value(crate::metrics::nan_mean(scores)));
+    out.insert("score".into(), Value::Number(crate::value::Number::float(crate::metrics::nan_mean(scores))));
     out.insert("score_name".into(), Value::String("subsets_mean".into()));
     if !counts.is_empty() {
         out.insert("num_of_instances".into(), Value::from(counts.iter().sum::<i64>()));
@@ -594,13 +615,14 @@ fn add_prefix(map: ScoreMap, prefix: &str) -> ScoreMap {
 fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, states: &mut [ScoreState]) -> Result<()> {
     let CommonSettings { prefix, level, method } = common_settings(m)?;
     let main = m.main_score().to_string();
-    let records: Vec<Value> = stream
+    let inputs: Vec<crate::metrics::MetricInput<'_>> = stream
         .iter()
-        .map(|it| {
-            let td = &it.task_data;
-            m.map(&it.prediction, &it.references, td)
-        })
-        .collect::<Result<_>>()?;
+        .map(|it| crate::metrics::MetricInput { prediction: &it.prediction, references: &it.references, task_data: &it.task_data })
+        .collect();
+    let records: Vec<Value> = m.map_batch(&inputs, opts.model_client.as_deref())?;
+    if records.len() != stream.len() {
+        return Err(Error::invalid(format!("the metric gave {} records for {} instances", records.len(), stream.len())));
+    }
     let all: Vec<&Value> = records.iter().collect();
     let n = records.len();
     let resamples = if opts.confidence_intervals { m.n_resamples() } else { None };
@@ -613,6 +635,7 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
         m.reduce(&sample)
     };
     match m.kind() {
+        MetricKind::BulkInstance => bulk_instance_scores(&records, resamples, &prefix, level, method, states)?,
         MetricKind::MapReduce => {
             for (st, r) in states.iter_mut().zip(&records) {
                 let s = m.instance_scores(r)?;
@@ -710,6 +733,20 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
             for (st, r) in states.iter_mut().zip(&records) {
                 let s = m.instance_scores(r)?;
                 let mut new = instance_row(&s, &main)?;
+                let others = m.instance_others(r);
+                if !others.is_empty() {
+                    // Unitxt's row: what the metric returned, then `score` and `score_name`.
+                    let tail: Vec<(String, ScoreValue)> =
+                        ["score", "score_name"].iter().filter_map(|k| new.shift_remove_entry(*k)).collect();
+                    for (k, v) in others {
+                        let v = match v {
+                            Value::String(t) => ScoreValue::Text(t.to_string()),
+                            other => ScoreValue::Json(other),
+                        };
+                        new.insert(k, v);
+                    }
+                    new.extend(tail);
+                }
                 for &name in m.list_instance_scores() {
                     let key = if name == main { vec![name, "score"] } else { vec![name] };
                     for k in key {
@@ -820,6 +857,78 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
         }
     }
     Ok(())
+}
+
+/// The scores of a `BulkInstanceMetric` (see [`MetricKind::BulkInstance`] for its records), as
+/// Unitxt's `BulkInstanceMetric.process` writes them: each instance's score dict then `score`
+/// and `score_name`; globally `num_of_instances`, the NaN-omitting mean of each score the
+/// records' `mean` names (default: the main score), `score` and `score_name` (set where the
+/// main score comes), then the main score's interval.
+fn bulk_instance_scores(records: &[Value], resamples: Option<usize>, prefix: &str, level: f64, method: CiMethod, states: &mut [ScoreState]) -> Result<()> {
+    let n = records.len();
+    let mut main = String::new();
+    let mut means: Vec<String> = Vec::new();
+    let mut rows: Vec<ScoreMap> = Vec::with_capacity(n);
+    for (i, r) in records.iter().enumerate() {
+        let bad = || Error::invalid(format!("instance {i}: a bulk instance metric's record must be {{\"main_score\": .., \"scores\": {{..}}}}"));
+        main = r.get("main_score").and_then(Value::as_str).ok_or_else(bad)?.to_string();
+        means = match r.get("mean").and_then(Value::as_array) {
+            Some(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            None => vec![main.clone()],
+        };
+        let scores = r.get("scores").and_then(Value::as_object).ok_or_else(bad)?;
+        let mut row: ScoreMap = scores.iter().map(|(k, v)| (k.to_string(), json_score(v))).collect();
+        let score = row.get(&main).cloned().ok_or_else(|| Error::invalid(format!("instance {i}: the metric gives no score `{main}`")))?;
+        row.insert("score".into(), score);
+        row.insert("score_name".into(), ScoreValue::Text(main.clone()));
+        rows.push(row);
+    }
+    let column = |name: &str| -> Result<Vec<f64>> {
+        rows.iter()
+            .enumerate()
+            .map(|(i, r)| match r.get(name) {
+                Some(v) => Ok(v.as_f64().unwrap_or(f64::NAN)),
+                None => Err(Error::invalid(format!("instance {i}: the metric gives no score `{name}`"))),
+            })
+            .collect()
+    };
+    let mut g = ScoreMap::new();
+    g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
+    for field in &means {
+        let mean = crate::metrics::nan_mean(column(field)?);
+        g.insert(field.clone(), ScoreValue::Float(mean));
+        if *field == main {
+            g.insert("score".into(), ScoreValue::Float(mean));
+            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+        }
+    }
+    if let Some(nr) = resamples {
+        if let Some((lo, hi)) = unitxt_instance_metric_ci(&column(&main)?, None, nr, level, method, seed())? {
+            g.insert(format!("{main}_ci_low"), ScoreValue::Float(lo));
+            g.insert(format!("{main}_ci_high"), ScoreValue::Float(hi));
+            g.insert("score_ci_low".into(), ScoreValue::Float(lo));
+            g.insert("score_ci_high".into(), ScoreValue::Float(hi));
+        }
+    }
+    for (st, row) in states.iter_mut().zip(rows) {
+        st.instance.extend(add_prefix(row, prefix));
+    }
+    let g = add_prefix(g, prefix);
+    for st in states.iter_mut() {
+        update_and_adjust(&mut st.global, &g);
+    }
+    Ok(())
+}
+
+/// A JSON value of a metric's score dict as a [`ScoreValue`]: floats, integers and strings as
+/// such, anything else (booleans, lists, objects, `null`) kept as JSON.
+fn json_score(v: &Value) -> ScoreValue {
+    match v {
+        Value::Number(n) if n.is_i64() => ScoreValue::Int(n.as_i64().unwrap_or_default()),
+        Value::Number(n) => ScoreValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) => ScoreValue::Text(s.as_str().to_owned()),
+        other => ScoreValue::Json(other.clone()),
+    }
 }
 
 /// Unitxt's `_add_score_prefix` on one name.

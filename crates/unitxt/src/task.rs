@@ -5,7 +5,9 @@
 //! `Dict[K, V]`, `Tuple[A, B]`, `Union[A, B]`, `Optional[T]`, and Unitxt's named types
 //! (`Text` is a `str`; `Table`, `Image`, `Audio`, `Video`, `Tool`, `ToolCall`, `Document`,
 //! `SQLDatabase`, `Conversation`, `RagResponse` are dicts; `Dialog`, `MultiDocument` are lists).
-//! As in Python, a bool is an int, and an int is not a float.
+//! As in Python, a bool is an int, and an int is not a float. A user's own named type
+//! (Unitxt's `register_type`) is given by [`register_type`]; any other unknown name is taken
+//! as a dict-like type.
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -44,12 +46,40 @@ pub enum Type {
     Object(String),
     /// A named list-like type.
     Sequence(String),
+    /// A type registered with [`register_type`]: its name and what it stands for.
+    Named(String, Box<Type>),
+}
+
+/// Name -> definition (a type string) of the types given to [`register_type`].
+static REGISTERED: std::sync::RwLock<Vec<(String, String)>> = std::sync::RwLock::new(Vec::new());
+
+/// How deep registered types may refer to registered types (a type naming itself is an
+/// error, not a loop).
+const MAX_NAMED_DEPTH: usize = 16;
+
+/// Registers a named type for task field types (Unitxt's `register_type`, for the
+/// process): `name` (a `NewType`'s or `TypedDict`'s name) stands for the type string
+/// `definition` (a `NewType`'s supertype, `Dict[str, Any]` for a `TypedDict`). Registering a
+/// name again replaces its definition. Errors: `definition` is not a type string.
+pub fn register_type(name: &str, definition: &str) -> Result<()> {
+    parse_type(definition.trim(), MAX_NAMED_DEPTH)
+        .map_err(|e| Error::invalid(format!("bad definition {definition:?} of type {name:?}: {e}")))?;
+    let mut reg = REGISTERED.write().unwrap_or_else(|p| p.into_inner());
+    reg.retain(|(n, _)| n != name);
+    reg.push((name.to_string(), definition.to_string()));
+    Ok(())
+}
+
+/// The definition of registered type `name`, if it is one.
+fn registered(name: &str) -> Option<String> {
+    let reg = REGISTERED.read().unwrap_or_else(|p| p.into_inner());
+    reg.iter().find(|(n, _)| n == name).map(|(_, d)| d.clone())
 }
 
 impl Type {
     /// Parses a type string such as `List[Union[str, int]]`.
     pub fn parse(s: &str) -> Result<Type> {
-        let (t, rest) = parse_type(s.trim()).map_err(|e| Error::invalid(format!("bad type string {s:?}: {e}")))?;
+        let (t, rest) = parse_type(s.trim(), MAX_NAMED_DEPTH).map_err(|e| Error::invalid(format!("bad type string {s:?}: {e}")))?;
         if !rest.trim().is_empty() {
             return Err(Error::invalid(format!("bad type string {s:?}: trailing {rest:?}")));
         }
@@ -71,6 +101,7 @@ impl Type {
             Type::Union(ts) => ts.iter().any(|t| t.check(v)),
             Type::Object(_) => v.is_object(),
             Type::Sequence(_) => v.is_array(),
+            Type::Named(_, t) => t.check(v),
         }
     }
 }
@@ -89,12 +120,14 @@ impl std::fmt::Display for Type {
             Type::Dict(k, v) => write!(f, "Dict[{k}, {v}]"),
             Type::Tuple(ts) => write!(f, "Tuple[{}]", join(ts)),
             Type::Union(ts) => write!(f, "Union[{}]", join(ts)),
-            Type::Object(n) | Type::Sequence(n) => write!(f, "{n}"),
+            Type::Object(n) | Type::Sequence(n) | Type::Named(n, _) => write!(f, "{n}"),
         }
     }
 }
 
-fn parse_type(s: &str) -> std::result::Result<(Type, &str), String> {
+/// Parses one type at the start of `s`; returns it and the rest. `depth`: how many more
+/// registered types may be expanded inside one another.
+fn parse_type(s: &str, depth: usize) -> std::result::Result<(Type, &str), String> {
     let end = s.find(|c: char| c == '[' || c == ']' || c == ',').unwrap_or(s.len());
     let name = s[..end].trim();
     let mut rest = &s[end..];
@@ -102,7 +135,7 @@ fn parse_type(s: &str) -> std::result::Result<(Type, &str), String> {
     if let Some(r) = rest.strip_prefix('[') {
         rest = r;
         loop {
-            let (t, r) = parse_type(rest.trim_start())?;
+            let (t, r) = parse_type(rest.trim_start(), depth)?;
             args.push(t);
             let r = r.trim_start();
             if let Some(r2) = r.strip_prefix(',') {
@@ -136,6 +169,17 @@ fn parse_type(s: &str) -> std::result::Result<(Type, &str), String> {
         ("Literal", _) => Type::Any,
         ("Dialog" | "MultiDocument", _) => Type::Sequence(name.to_string()),
         ("", _) => return Err("empty type name".into()),
+        (other, 0) => match registered(other) {
+            Some(_) if depth == 0 => return Err(format!("registered type {other:?} refers to itself")),
+            Some(def) => {
+                let (t, r) = parse_type(def.trim(), depth - 1)?;
+                if !r.trim().is_empty() {
+                    return Err(format!("registered type {other:?}: trailing {r:?}"));
+                }
+                Type::Named(other.to_string(), Box::new(t))
+            }
+            None => Type::Object(other.to_string()),
+        },
         (other, _) => Type::Object(other.to_string()),
     };
     Ok((t, rest))
@@ -456,6 +500,23 @@ mod tests {
         assert!(Type::parse("Optional[Dict[str, float]]").unwrap().check(&json!(null)));
         assert!(Type::parse("Table").unwrap().check(&json!({"header": []})));
         assert!(Type::parse("List[").is_err());
+    }
+
+    /// A registered name checks values as its definition, shows as its name, may use other
+    /// registered names, and may not refer to itself; unregistered names stay dict-like.
+    #[test]
+    fn registered_types_check_as_their_definition() {
+        register_type("TestTurnT53", "Dict[str, Any]").unwrap();
+        register_type("TestDialogT53", "List[TestTurnT53]").unwrap();
+        let t = Type::parse("TestDialogT53").unwrap();
+        assert_eq!(t.to_string(), "TestDialogT53");
+        assert!(t.check(&json!([{"role": "user", "content": "hi"}])));
+        assert!(!t.check(&json!({"role": "user"})));
+        assert!(!t.check(&json!(["text"])));
+        register_type("TestSelfT53", "List[TestSelfT53]").unwrap();
+        assert!(Type::parse("TestSelfT53").unwrap_err().to_string().contains("refers to itself"));
+        assert!(register_type("TestBadT53", "List[").is_err());
+        assert!(Type::parse("NotRegisteredT53").unwrap().check(&json!({})));
     }
 
     #[test]

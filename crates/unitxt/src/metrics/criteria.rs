@@ -1,7 +1,7 @@
 //! The criteria of LLM-judge metrics (Unitxt's `Criteria`, `CriteriaWithOptions` and
 //! `CriteriaOption` in `llm_as_judge_constants.py`): plain data that judge metrics name, e.g.
-//! `metrics.llm_as_judge.direct.criteria.conciseness`. unitxt-rs runs no judge; these build so
-//! that the catalog reads whole.
+//! `metrics.llm_as_judge.direct.criteria.conciseness`. The judges of `metrics/llm_judge/` read
+//! them (direct judges need the options and option map).
 
 use indexmap::IndexMap;
 use serde::Deserialize;

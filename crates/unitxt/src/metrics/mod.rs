@@ -36,12 +36,31 @@ pub struct Resampler<'a> {
 /// Scores whose values are lists of numbers, by name, in Unitxt's order.
 pub type ListScores = Vec<(String, Vec<f64>)>;
 
+/// One instance as [`Metric::map_batch`] receives it: the (postprocessed) prediction, the
+/// references and the parsed `task_data` (with `source`).
+pub struct MetricInput<'a> {
+    /// The prediction.
+    pub prediction: &'a Value,
+    /// The references.
+    pub references: &'a [Value],
+    /// The instance's task data.
+    pub task_data: &'a Instance,
+}
+
 /// A metric in map/reduce form.
 pub trait Metric: Send + Sync {
     /// The main score's name (Unitxt's `main_score`), e.g. `accuracy`.
     fn main_score(&self) -> &str;
     /// The per-instance record of one prediction with its references and task data.
     fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value>;
+    /// The records of all the instances of a stream at once, in order (what evaluation calls).
+    /// `client` sends model requests for metrics that call a model (LLM judges send each stage's
+    /// requests in one [`crate::inference::ModelClient::complete`] call); `None` when the caller
+    /// gave none. The default maps each instance with [`Metric::map`] and ignores `client`.
+    fn map_batch(&self, inputs: &[MetricInput<'_>], client: Option<&dyn crate::inference::ModelClient>) -> Result<Vec<Value>> {
+        let _ = client;
+        inputs.iter().map(|i| self.map(i.prediction, i.references, i.task_data)).collect()
+    }
     /// The instance scores of one record.
     fn instance_scores(&self, record: &Value) -> Result<Scores>;
     /// The global scores of a sequence of records (all instances or a resample).
@@ -80,6 +99,12 @@ pub trait Metric: Send + Sync {
     /// (Unitxt's `max` reduction) rather than their mean.
     fn reduces_by_max(&self) -> bool {
         false
+    }
+    /// An instance metric's instance scores that are not numbers (the text, lists or dicts a
+    /// user's Python metric returned beside its scores), by name, in the order given; Unitxt
+    /// keeps them in the instance's scores. Empty by default.
+    fn instance_others(&self, _record: &Value) -> Vec<(String, Value)> {
+        Vec::new()
     }
     /// Names of instance scores that Unitxt stores as a one-element list (`[x]`) rather than a
     /// number (`prediction_length`). Empty by default.
@@ -159,6 +184,12 @@ pub enum MetricKind {
     /// `GlobalMetric`: intervals for `ci_scores` (default: the main score) re-reduce each
     /// resample, NaN resample values replaced; instance scores from one-instance reductions.
     Global,
+    /// `BulkInstanceMetric` (the LLM judges): each record is `{"main_score": name, "mean":
+    /// [names], "scores": {...}}`: the main score's name decided on the batch, the scores whose
+    /// NaN-omitting means are the global scores (absent: the main score), and the instance's
+    /// whole score dict (any JSON values, in Unitxt's order); the main score gets an interval
+    /// as for `InstanceMetric`.
+    BulkInstance,
 }
 
 impl MetricKind {
@@ -166,7 +197,7 @@ impl MetricKind {
     /// metrics, 100 for global metrics).
     pub fn default_resamples(self) -> Option<usize> {
         match self {
-            MetricKind::MapReduce | MetricKind::Instance => Some(1000),
+            MetricKind::MapReduce | MetricKind::Instance | MetricKind::BulkInstance => Some(1000),
             MetricKind::Global => Some(100),
         }
     }
@@ -178,6 +209,7 @@ pub mod fuzzy_ner;
 pub mod generation;
 pub mod groups;
 pub mod key_value;
+pub mod llm_judge;
 pub mod multi_turn;
 pub mod pipeline;
 pub mod ranking;

@@ -65,7 +65,7 @@ fn metrics_match_unitxt() {
     // Inline metrics go to a catalog of their own, as `metrics.oracle_case_<i>`.
     let dir = std::env::temp_dir().join(format!("unitxt-rs-metrics-oracle-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("metrics")).unwrap();
-    let opts = EvaluateOptions { confidence_intervals: true, catalogs: vec![dir.clone()] };
+    let opts = EvaluateOptions { confidence_intervals: true, catalogs: vec![dir.clone()], ..Default::default() };
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let name = case["name"].as_str().unwrap_or("?").to_string();

@@ -442,7 +442,7 @@ fn evaluate_with_catalog_metric(metric: &str, preds: &[&str], refs: &[&[&str]], 
         })
         .collect();
     let predictions: Vec<Value> = preds.iter().map(|p| Value::from(*p)).collect();
-    let opts = crate::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: vec![dir] };
+    let opts = crate::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: vec![dir], ..Default::default() };
     let res = crate::evaluate::evaluate(&instances, &predictions, &opts).unwrap();
     let out = res.to_json();
     (out["global"].clone(), out["instances"].as_array().unwrap().clone())

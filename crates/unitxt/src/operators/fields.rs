@@ -1025,3 +1025,264 @@ impl FieldOperator for CreateCriteriaWithOptionsFromDict {
         Ok(Value::Object(out))
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Public Unitxt classes the catalog does not use (issue 53)
+// ---------------------------------------------------------------------------------------------
+
+fn one() -> f64 {
+    1.0
+}
+
+/// `divide_all_fields_by` (Unitxt's `DivideAllFieldsBy`): every float anywhere in the
+/// instance (inside dicts and lists, at any depth) divided by `divisor`; integers, booleans,
+/// strings and `null` stay, or, with `strict`, are an error. Dividing by zero is an error.
+#[derive(Debug, Deserialize)]
+pub struct DivideAllFieldsBy {
+    /// `divisor`: what floats are divided by (default 1.0).
+    #[serde(default = "one")]
+    pub divisor: f64,
+    /// `strict`: a leaf that is not a float is an error (default false).
+    #[serde(default)]
+    pub strict: bool,
+}
+
+impl DivideAllFieldsBy {
+    fn divide(&self, v: &mut Value) -> Result<()> {
+        match v {
+            Value::Object(m) => m.values_mut().try_for_each(|x| self.divide(x)),
+            Value::Array(a) => a.iter_mut().try_for_each(|x| self.divide(x)),
+            Value::Number(n) if n.is_f64() => {
+                if self.divisor == 0.0 {
+                    return Err(Error::invalid("divide_all_fields_by: float division by zero"));
+                }
+                *v = Value::Number(crate::value::Number::float(n.as_f64().unwrap_or(f64::NAN) / self.divisor));
+                Ok(())
+            }
+            other if self.strict => {
+                Err(Error::invalid(format!("Cannot divide instance of type <class '{}'>", crate::py::repr::type_name(other))))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl InstanceOperator for DivideAllFieldsBy {
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        let mut v = Value::Object(instance);
+        self.divide(&mut v)?;
+        match v {
+            Value::Object(m) => Ok(m),
+            _ => unreachable!("an instance stays a dict"),
+        }
+    }
+}
+
+/// `flatten_instances` (Unitxt's `FlattenInstances`): nested dicts become top-level fields
+/// named by their path, the keys joined by `sep` (default `_`) and prefixed by `parent_key` and
+/// `sep` when `parent_key` is not empty. Lists and other values stay as they are; a later key
+/// that flattens to a name met before takes that name's place with its value.
+#[derive(Debug, Deserialize)]
+pub struct FlattenInstances {
+    /// `parent_key`: the prefix of every name (default none).
+    #[serde(default)]
+    pub parent_key: String,
+    /// `sep`: the separator of the keys of a path (default `_`).
+    #[serde(default = "underscore")]
+    pub sep: String,
+}
+
+fn underscore() -> String {
+    "_".to_string()
+}
+
+fn flatten_into(d: Instance, parent: &str, sep: &str, out: &mut Instance) {
+    for (k, v) in d {
+        let key = if parent.is_empty() { k.to_string() } else { format!("{parent}{sep}{k}") };
+        match v {
+            Value::Object(m) => flatten_into(m, &key, sep, out),
+            other => {
+                out.insert(key.as_str().into(), other);
+            }
+        }
+    }
+}
+
+impl InstanceOperator for FlattenInstances {
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        let mut out = Instance::with_capacity(instance.len());
+        flatten_into(instance, &self.parent_key, &self.sep, &mut out);
+        Ok(out)
+    }
+}
+
+/// `intersect` (Unitxt's `Intersect`): the items of the list that equal one of
+/// `allowed_values`, in order. Errors on a value that is not a list; `process_every_value` is
+/// refused when the operator is built.
+#[derive(Debug, Deserialize)]
+pub struct Intersect {
+    /// `allowed_values`: the items kept.
+    pub allowed_values: Vec<Value>,
+}
+
+impl FieldOperator for Intersect {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        match value {
+            Value::Array(a) => Ok(Value::Array(a.into_iter().filter(|e| self.allowed_values.iter().any(|u| py_eq(e, u))).collect())),
+            other => Err(Error::invalid(format!("The value in field is not a list but '{}'", py_str(&other)))),
+        }
+    }
+}
+
+/// `intersect_corresponding_fields` (Unitxt's `IntersectCorrespondingFields`): keeps the items
+/// of the list in top-level field `field` that equal one of `allowed_values`, and the items at
+/// the same positions of the lists in `corresponding_fields_to_intersect`; the other fields
+/// stay. When the field's items and the allowed values are the same set, nothing changes.
+/// Errors: a missing field, a value that is not a list, a corresponding list of another length,
+/// items Python cannot put in a set (lists, dicts).
+#[derive(Debug, Deserialize)]
+pub struct IntersectCorrespondingFields {
+    /// `field`: the top-level field whose list is intersected.
+    pub field: String,
+    /// `allowed_values`: the items kept.
+    pub allowed_values: Vec<Value>,
+    /// `corresponding_fields_to_intersect`: top-level list fields cut at the same positions.
+    pub corresponding_fields_to_intersect: Vec<String>,
+}
+
+impl InstanceOperator for IntersectCorrespondingFields {
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        let missing = |f: &str| Error::invalid(format!("Field '{f}' is not in provided instance."));
+        let Some(values) = instance.get(self.field.as_str()) else { return Err(missing(&self.field)) };
+        for f in &self.corresponding_fields_to_intersect {
+            if !instance.contains_key(f.as_str()) {
+                return Err(missing(f));
+            }
+        }
+        let Value::Array(values) = values else {
+            return Err(Error::invalid(format!(
+                "Value of field '{}' is not a list, so IntersectCorrespondingFields can not intersect with allowed values.",
+                self.field
+            )));
+        };
+        let unhashable = |v: &Value| matches!(v, Value::Array(_) | Value::Object(_));
+        if let Some(v) = values.iter().chain(&self.allowed_values).find(|v| unhashable(v)) {
+            return Err(Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(v))));
+        }
+        let allowed = |v: &Value| self.allowed_values.iter().any(|u| py_eq(v, u));
+        if values.iter().all(allowed) && self.allowed_values.iter().all(|u| values.iter().any(|v| py_eq(u, v))) {
+            return Ok(instance);
+        }
+        let keep: Vec<bool> = values.iter().map(allowed).collect();
+        let n = keep.len();
+        let mut out = Instance::with_capacity(instance.len());
+        for (k, v) in instance {
+            if k.as_str() == self.field || self.corresponding_fields_to_intersect.iter().any(|f| f == k.as_str()) {
+                let Value::Array(items) = v else {
+                    return Err(Error::invalid(format!(
+                        "Value of field '{k}' is not a list, IntersectCorrespondingFields can not intersect with allowed values."
+                    )));
+                };
+                if items.len() != n {
+                    return Err(Error::invalid(format!(
+                        "Number of elements in field '{k}' is not the same as the number of elements in field '{}' so the IntersectCorrespondingFields can not remove corresponding values.",
+                        self.field
+                    )));
+                }
+                let kept = items.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| x).collect();
+                out.insert(k, Value::Array(kept));
+            } else {
+                out.insert(k, v);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn one_percent() -> i64 {
+    1
+}
+
+/// `perturb` (Unitxt's `Perturb`): changes about `percentage_to_perturb` percent of the values
+/// slightly, as a stand-in for a model's answer: for each value, a draw of `randint(1, 100)`
+/// decides; a value perturbed is, when it is one of `select_from`, another of them four times in
+/// five, else a float times a factor in [0.5, 1.5), an integer (or boolean) plus or minus one,
+/// a string of two or more characters with one character dropped; anything else stays. The
+/// draws come from one generator seeded as Unitxt seeds it (`CopyWithPerturbation`), shared by
+/// every value in stream order, so the operator runs in stream order. `percentage_to_perturb`
+/// outside 0..=100 is an error when built.
+#[derive(Debug, Deserialize)]
+pub struct Perturb {
+    /// `select_from`: values a value among them may be replaced by (default none).
+    #[serde(default)]
+    pub select_from: Vec<Value>,
+    /// `percentage_to_perturb`: the share of values perturbed, in percent (default 1).
+    #[serde(default = "one_percent")]
+    pub percentage_to_perturb: i64,
+    #[serde(skip, default = "perturb_generator")]
+    rng: std::sync::Mutex<crate::py::random::PyRandom>,
+}
+
+fn perturb_generator() -> std::sync::Mutex<crate::py::random::PyRandom> {
+    std::sync::Mutex::new(crate::py::random::new_random_generator(&Value::from("CopyWithPerturbation")))
+}
+
+impl Perturb {
+    /// Unitxt's check of `percentage_to_perturb`.
+    pub fn checked(self) -> Result<Self> {
+        if !(0..=100).contains(&self.percentage_to_perturb) {
+            return Err(Error::invalid(format!(
+                "'percentage_to_perturb' should be in the range 0..100. Received {}",
+                self.percentage_to_perturb
+            )));
+        }
+        Ok(self)
+    }
+}
+
+impl FieldOperator for Perturb {
+    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
+        let mut rng = self.rng.lock().map_err(|_| Error::invalid("perturb: the generator is poisoned"))?;
+        if rng.randint(1, 100)? > self.percentage_to_perturb {
+            return Ok(value);
+        }
+        if self.select_from.iter().any(|s| py_eq(s, &value)) && rng.random() < 0.8 {
+            let i = rng.choice_index(self.select_from.len());
+            return Ok(self.select_from[i].clone());
+        }
+        Ok(match value {
+            Value::Number(n) if n.is_f64() => {
+                Value::Number(crate::value::Number::float(n.as_f64().unwrap_or(f64::NAN) * (0.5 + rng.random())))
+            }
+            Value::Number(_) | Value::Bool(_) => {
+                let step = if rng.random() < 0.5 { 1 } else { -1 };
+                py_add(&value, &Value::from(step))?
+            }
+            Value::String(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                if chars.len() < 2 {
+                    return Ok(Value::String(s));
+                }
+                let cut = rng.randint(1, chars.len() as i64 - 1)? as usize;
+                Value::from(chars[..cut].iter().chain(&chars[cut + 1..]).collect::<String>())
+            }
+            other => other,
+        })
+    }
+}
+
+/// An [`InstanceOperator`] that must see the instances in stream order (its results depend on
+/// a state shared by all of them, as [`Perturb`]'s generator): `op`, run on the reading thread.
+pub struct InStreamOrder<T>(pub T);
+
+impl<T: InstanceOperator> InstanceOperator for InStreamOrder<T> {
+    fn process_instance(&self, instance: Instance, split: &str) -> Result<Instance> {
+        self.0.process_instance(instance, split)
+    }
+    fn needs_stream_order(&self) -> bool {
+        true
+    }
+    fn fields_read(&self) -> FieldsRead {
+        self.0.fields_read()
+    }
+}

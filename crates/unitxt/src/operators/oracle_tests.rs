@@ -84,6 +84,62 @@ fn card_operators_match_unitxt() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// Same, for Unitxt's public operator classes that the catalog does not use (issue 53:
+/// `truncate_table_cells`, `serialize_table_row_as_list`, `convert_table_col_names_to_sequential`,
+/// `add_prefix`, `bytes_to_string`, `explode_sub_lists`, `divide_all_fields_by`,
+/// `flatten_instances`, `intersect`, `intersect_corresponding_fields`, `collate_instances`,
+/// `collate_instances_by_field`, `split_by_nested_group`, `extract_most_common_field_values`,
+/// `balance`, `encode_labels`, `feature_grouped_shuffle`, `perturb`, `apply_operators_field`,
+/// `apply_stream_operators_field`, `constant_size_sample`, `random_size_sample`), over whole
+/// multi-streams (`testdata/public_ops.jsonl`, written by
+/// `testdata/public_ops_gen.py`; `inputs` and `ok` map each split to its instances, `ok` lists
+/// every output split in order). A case Unitxt refuses, when building or running, must fail here
+/// too.
+#[test]
+fn public_operators_match_unitxt() {
+    let text = include_str!("testdata/public_ops.jsonl");
+    // Unitxt's catalog: `apply_operators_field` and `apply_stream_operators_field` apply the
+    // catalog processors their instances name.
+    let catalog = crate::testutil::unitxt_catalog();
+    let mut failures = Vec::new();
+    let mut n_cases = 0;
+    for (n, line) in text.lines().enumerate() {
+        n_cases += 1;
+        let case: Value = serde_json::from_str(line).expect("valid test case");
+        let op_json = &case["op"];
+        let result = (|| {
+            let Artifact::Operator(op) = crate::registry::build(op_json, &catalog)? else {
+                return Err(crate::Error::invalid("not an operator"));
+            };
+            let mut lists = IndexMap::new();
+            for (split, items) in case["inputs"].as_object().expect("inputs") {
+                let items = items.as_array().expect("a list of instances").iter().map(|i| i.as_object().expect("an instance").clone()).collect();
+                lists.insert(split.to_string(), items);
+            }
+            let mut out = op.inner.clone().process(MultiStream::from_lists(lists))?;
+            let mut got = crate::value::Map::new();
+            for name in out.names() {
+                let items = collect(out.take(&name)?)?;
+                got.insert(name.as_str().into(), Value::Array(items.into_iter().map(Value::Object).collect()));
+            }
+            Ok(Value::Object(got))
+        })();
+        match (result, case.get("ok")) {
+            (Ok(got), Some(want)) => {
+                let (got, want) = (serde_json::to_string(&got).unwrap_or_default(), serde_json::to_string(want).unwrap_or_default());
+                if got != want {
+                    failures.push(format!("case {n} {op_json}: got {got}, want {want}"));
+                }
+            }
+            (Err(_), None) => {}
+            (Ok(got), None) => failures.push(format!("case {n} {op_json}: got {got}, want {}", case["error"])),
+            (Err(e), Some(want)) => failures.push(format!("case {n} {op_json}: error {e}, want {want}")),
+        }
+    }
+    assert!(n_cases >= 122, "only {n_cases} cases");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
 fn run_cases(cases: &str) {
     let mut failures = Vec::new();
     for (n, line) in cases.lines().enumerate() {

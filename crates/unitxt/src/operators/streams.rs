@@ -1584,6 +1584,15 @@ pub struct ExtractFieldValues {
     /// `min_frequency_percent`: accepted and ignored, as Unitxt resets it to 0.
     #[serde(default)]
     pub min_frequency_percent: i64,
+    /// Set for `extract_most_common_field_values` (Unitxt's `ExtractMostCommonFieldValues`),
+    /// which keeps only the most common values: with `overall_top_frequency_percent` below
+    /// 100, the first values whose counts add up to at least that share of all counts; with
+    /// `min_frequency_percent` above 0, the values counted at least that share of all counts.
+    /// Both between 0 and 100, at most one of them moved from its default (else an error when
+    /// built, see [`ExtractFieldValues::checked`]); a cut that leaves nothing is an error, as
+    /// in Unitxt.
+    #[serde(skip)]
+    pub most_common: bool,
 }
 
 /// A key for `v` equal for values Python's dict lookup treats as one (`1`, `1.0`, `True`),
@@ -1633,7 +1642,64 @@ impl ExtractFieldValues {
         }
         let mut ranked: Vec<(Value, usize)> = counts.into_values().collect();
         ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
+        if self.most_common {
+            self.keep_most_common(&mut ranked)?;
+        }
         Ok(Value::Array(ranked.into_iter().map(|(v, _)| v).collect()))
+    }
+
+    /// `extract_most_common_field_values`' cut of the ranked values (see
+    /// [`ExtractFieldValues::most_common`]).
+    fn keep_most_common(&self, ranked: &mut Vec<(Value, usize)>) -> Result<()> {
+        let total: usize = ranked.iter().map(|r| r.1).sum();
+        if self.overall_top_frequency_percent < 100 {
+            if ranked.is_empty() {
+                return Err(Error::invalid("extract_most_common_field_values: no values to choose from"));
+            }
+            let top = total as f64 * self.overall_top_frequency_percent as f64 / 100.0;
+            let mut sum = 0usize;
+            let mut keep = ranked.len();
+            for (i, r) in ranked.iter().enumerate() {
+                sum += r.1;
+                if sum as f64 >= top {
+                    keep = i + 1;
+                    break;
+                }
+            }
+            ranked.truncate(keep);
+        }
+        if self.min_frequency_percent > 0 {
+            let min = self.min_frequency_percent as f64 * total as f64 / 100.0;
+            loop {
+                match ranked.last() {
+                    None => return Err(Error::invalid("extract_most_common_field_values: no value is frequent enough (list index out of range)")),
+                    Some(r) if (r.1 as f64) < min => {
+                        ranked.pop();
+                    }
+                    Some(_) => break,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The operator as `extract_most_common_field_values` builds it: `most_common` set, after
+    /// Unitxt's checks of the two percentages.
+    pub fn checked(mut self) -> Result<Self> {
+        let (top, min) = (self.overall_top_frequency_percent, self.min_frequency_percent);
+        if !(0..=100).contains(&top) {
+            return Err(Error::invalid("'overall_top_frequency_percent' must be between 0 and 100"));
+        }
+        if !(0..=100).contains(&min) {
+            return Err(Error::invalid("'min_frequency_percent' must be between 0 and 100"));
+        }
+        if top < 100 && min > 0 {
+            return Err(Error::invalid(
+                "At most one of 'overall_top_frequency_percent' and 'min_frequency_percent' is allowed to move from their default value",
+            ));
+        }
+        self.most_common = true;
+        Ok(self)
     }
 }
 
@@ -1655,6 +1721,365 @@ impl Operator for ExtractFieldValues {
                 crate::py::dict_path::dict_set(&mut inst, &to, values.clone())?;
                 Ok(inst)
             })) as Stream
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collating and regrouping instances (public Unitxt classes the catalog does not use, issue 53)
+// ---------------------------------------------------------------------------------------------
+
+/// The sorted distinct strings of `lists` (Python's `sorted(set(...))` of policy lists).
+/// Errors on an item that is not a string (Python cannot order mixed types; other values are
+/// not policies).
+fn sorted_policies<'a>(lists: impl IntoIterator<Item = &'a Value>) -> Result<Value> {
+    let mut all: Vec<String> = Vec::new();
+    for l in lists {
+        let Value::Array(items) = l else {
+            return Err(Error::invalid(format!("data_classification_policy must be a list, got {}", crate::artifact::short(l))));
+        };
+        for x in items {
+            let s = x.as_str().ok_or_else(|| Error::invalid(format!("a data_classification_policy item is not a string: {x}")))?;
+            all.push(s.to_string());
+        }
+    }
+    all.sort();
+    all.dedup();
+    Ok(Value::Array(all.into_iter().map(Value::from).collect()))
+}
+
+/// `collate_instances` (Unitxt's `CollateInstances`): every `batch_size` instances, in order,
+/// become one whose fields (those of the batch's first instance) are the lists of the batch's
+/// values; `data_classification_policy` becomes the sorted distinct policies of the batch. The
+/// last batch may be shorter. Errors: `batch_size` below 1 (when built), an instance of a batch
+/// that lacks a field of its first one.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CollateInstances {
+    /// `batch_size`: how many instances make one.
+    pub batch_size: i64,
+}
+
+impl CollateInstances {
+    /// Unitxt's check of `batch_size`.
+    pub fn checked(self) -> Result<Self> {
+        if self.batch_size < 1 {
+            return Err(Error::invalid(format!("batch_size must be an integer equal to or greater than 1. Got: {}.", self.batch_size)));
+        }
+        Ok(self)
+    }
+}
+
+impl StreamOperator for CollateInstances {
+    fn process_stream(self: Arc<Self>, stream: Stream, _split: &str) -> Result<Stream> {
+        let size = self.batch_size.max(1) as usize;
+        Ok(on_whole(stream, move |items| {
+            let mut out = Vec::with_capacity(items.len().div_ceil(size));
+            for batch in items.chunks(size) {
+                let mut collated = Instance::with_capacity(batch[0].len());
+                for k in batch[0].keys() {
+                    let values = batch
+                        .iter()
+                        .map(|i| i.get(k.as_str()).ok_or_else(|| Error::invalid(format!("collate_instances: an instance lacks field {k:?}"))))
+                        .collect::<Result<Vec<&Value>>>()?;
+                    let v = if k.as_str() == "data_classification_policy" {
+                        sorted_policies(values)?
+                    } else {
+                        Value::Array(values.into_iter().cloned().collect())
+                    };
+                    collated.insert(k.clone(), v);
+                }
+                out.push(collated);
+            }
+            Ok(out)
+        }))
+    }
+}
+
+/// `collate_instances_by_field` (Unitxt's `CollateInstancesByField`): the instances with equal
+/// values of top-level field `by_field` (as Python compares dict keys) become one, in order of
+/// first appearance: the fields in `aggregate_fields` become the lists of their values (after
+/// the group's other fields), `data_classification_policy` the sorted distinct policies, and
+/// every other field keeps its value, which must be the same in the whole group. Errors: a
+/// missing `by_field` or aggregated field, a value of `by_field` that is a list or dict, other
+/// fields that differ within a group.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CollateInstancesByField {
+    /// `by_field`: the top-level field whose value groups the instances.
+    pub by_field: String,
+    /// `aggregate_fields`: the top-level fields gathered into lists.
+    pub aggregate_fields: Vec<String>,
+}
+
+impl CollateInstancesByField {
+    fn collate(&self, items: Vec<Instance>) -> Result<Vec<Instance>> {
+        let mut groups: IndexMap<String, Instance> = IndexMap::new();
+        let policy = "data_classification_policy";
+        for inst in items {
+            let key_value = inst.get(self.by_field.as_str()).ok_or_else(|| {
+                Error::invalid(format!(
+                    "The field '{}' specified by CollateInstancesByField's 'by_field' argument is not found in instance.",
+                    self.by_field
+                ))
+            })?;
+            for k in &self.aggregate_fields {
+                if !inst.contains_key(k.as_str()) {
+                    return Err(Error::invalid(format!(
+                        "The field '{k}' specified in CollateInstancesByField's 'aggregate_fields' argument is not found in instance."
+                    )));
+                }
+            }
+            let key = hash_key(key_value, false)
+                .filter(|_| !matches!(key_value, Value::Array(_)))
+                .ok_or_else(|| Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(key_value))))?;
+            let group = groups.entry(key.clone()).or_insert_with(|| {
+                let mut g: Instance = inst.iter().filter(|(k, _)| !self.aggregate_fields.iter().any(|a| a == k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                for a in &self.aggregate_fields {
+                    g.insert(a.as_str().into(), Value::Array(vec![]));
+                }
+                g
+            });
+            for (k, v) in &inst {
+                if k.as_str() == policy && truthy(v) {
+                    let merged = sorted_policies([group.get(policy).unwrap_or(&Value::Array(vec![])), v])?;
+                    group.insert(k.clone(), merged);
+                } else if k.as_str() != self.by_field && !self.aggregate_fields.iter().any(|a| a == k.as_str()) {
+                    if let Some(old) = group.get(k.as_str()) {
+                        if !crate::py::ops::py_eq(old, v) {
+                            return Err(Error::invalid(format!(
+                                "Inconsistent value for field '{k}' in group '{}': '{}' vs '{}'. Ensure that all non-aggregated fields in CollateInstancesByField are consistent across all instances.",
+                                crate::py::repr::str(key_value),
+                                crate::py::repr::str(old),
+                                crate::py::repr::str(v)
+                            )));
+                        }
+                    }
+                } else if self.aggregate_fields.iter().any(|a| a == k.as_str()) {
+                    if let Some(Value::Array(list)) = group.get_mut(k.as_str()) {
+                        list.push(v.clone());
+                    }
+                }
+            }
+        }
+        Ok(groups.into_values().collect())
+    }
+}
+
+impl StreamOperator for CollateInstancesByField {
+    fn process_stream(self: Arc<Self>, stream: Stream, _split: &str) -> Result<Stream> {
+        Ok(on_whole(stream, move |items| self.collate(items)))
+    }
+}
+
+fn one_generation() -> i64 {
+    1
+}
+
+fn group_field() -> String {
+    "group".to_string()
+}
+
+/// `split_by_nested_group` (Unitxt's `SplitByNestedGroup`): regroups the instances of every
+/// split into splits named `<split>~<group>`, where `<group>` is the first
+/// `number_of_fusion_generations` parts of the `/`-separated text in field
+/// `field_name_of_group` (the whole text when negative); splits come in order of first
+/// appearance. Every split is read whole. Errors on a missing field or one that is not a string.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SplitByNestedGroup {
+    /// `field_name_of_group`: the top-level field holding the group (default `group`).
+    #[serde(default = "group_field")]
+    pub field_name_of_group: String,
+    /// `number_of_fusion_generations`: how many parts of the group name the split (default 1;
+    /// negative: all).
+    #[serde(default = "one_generation")]
+    pub number_of_fusion_generations: i64,
+}
+
+impl Operator for SplitByNestedGroup {
+    fn process(self: Arc<Self>, mut ms: MultiStream) -> Result<MultiStream> {
+        let mut out: IndexMap<String, Vec<Instance>> = IndexMap::new();
+        for name in ms.names() {
+            for inst in ms.take(&name)? {
+                let inst = inst?;
+                let group = inst.get(self.field_name_of_group.as_str()).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "Field {} is missing from instance. Available fields: {:?}",
+                        self.field_name_of_group,
+                        inst.keys().collect::<Vec<_>>()
+                    ))
+                })?;
+                let text = group.as_str().ok_or_else(|| {
+                    Error::invalid(format!("'{}' object has no attribute 'split'", crate::py::repr::type_name(group)))
+                })?;
+                let part = if self.number_of_fusion_generations >= 0 {
+                    text.split('/').take(self.number_of_fusion_generations as usize).collect::<Vec<_>>().join("/")
+                } else {
+                    text.to_string()
+                };
+                out.entry(format!("{name}~{part}")).or_default().push(inst);
+            }
+        }
+        Ok(MultiStream::from_lists(out))
+    }
+}
+
+/// `encode_labels` (Unitxt's `EncodeLabels`): every value met at the paths `fields` (a path
+/// with `*` gives a list of values) becomes its number in order of first appearance (0, 1, ...;
+/// values equal as Python compares dict keys share one), one numbering for all the fields and
+/// all the splits it applies to, taken in order; a list value becomes the list of its items'
+/// numbers. The splits it applies to are read whole, one after the other. Errors: a missing
+/// field, a value Python cannot hash (a dict, a list in a list).
+#[derive(Debug, Clone, Deserialize)]
+pub struct EncodeLabels {
+    /// `fields`: the paths whose values are encoded.
+    pub fields: Vec<String>,
+    /// The splits it applies to (`apply_to_streams`, `dont_apply_to_streams`), set when built.
+    #[serde(skip)]
+    pub scope: StreamScope,
+}
+
+impl EncodeLabels {
+    fn encode(&self, inst: &mut Instance, codes: &mut HashMap<String, i64>) -> Result<()> {
+        for f in &self.fields {
+            let value = dict_get(inst, f)?.into_owned();
+            let was_list = matches!(value, Value::Array(_));
+            let values = match value {
+                Value::Array(a) => a,
+                other => vec![other],
+            };
+            let mut encoded = Vec::with_capacity(values.len());
+            for v in &values {
+                let key = hash_key(v, true).ok_or_else(|| Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(v))))?;
+                let next = codes.len() as i64;
+                encoded.push(Value::from(*codes.entry(key).or_insert(next)));
+            }
+            let n = encoded.len();
+            let new = if was_list { Value::Array(encoded) } else { encoded.into_iter().next().unwrap_or_default() };
+            crate::py::dict_path::dict_set_with(inst, f, new, false, f.contains('*') && was_list && n > 0)?;
+        }
+        Ok(())
+    }
+}
+
+impl Operator for EncodeLabels {
+    fn process(self: Arc<Self>, mut ms: MultiStream) -> Result<MultiStream> {
+        let mut codes: HashMap<String, i64> = HashMap::new();
+        for name in ms.names() {
+            if !self.scope.applies(&name) {
+                continue;
+            }
+            let slot = ms.streams.get_mut(&name).ok_or_else(|| Error::not_found(format!("split {name:?} is missing")))?;
+            let s = std::mem::replace(slot, Box::new(std::iter::empty()));
+            let mut items: Vec<Instance> = s.collect::<Result<_>>()?;
+            for inst in items.iter_mut() {
+                self.encode(inst, &mut codes)?;
+            }
+            *slot = Box::new(items.into_iter().map(Ok));
+        }
+        Ok(ms)
+    }
+}
+
+/// `feature_grouped_shuffle` (Unitxt's `FeatureGroupedShuffle`): shuffles each page of
+/// `page_size` instances by blocks: the instances with the same values of `grouping_features`
+/// stay together, in their order (or shuffled too, with `shuffle_within_group`), and the blocks
+/// are shuffled by the generator [`Shuffle`] uses. Without `grouping_features` every page is
+/// dropped, as Unitxt's does (its `process` then returns without yielding). Errors on a missing
+/// feature or one Python cannot hash.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FeatureGroupedShuffle {
+    /// Which splits it shuffles (`apply_to_streams`, `dont_apply_to_streams`).
+    #[serde(flatten)]
+    pub scope: StreamScope,
+    /// `page_size`: how many instances are shuffled together (default 1000).
+    #[serde(default = "default_page_size")]
+    pub page_size: usize,
+    /// `grouping_features`: the top-level fields whose values make a block.
+    #[serde(default)]
+    pub grouping_features: Option<Vec<String>>,
+    /// `shuffle_within_group`: shuffle each block's instances as well (default false).
+    #[serde(default)]
+    pub shuffle_within_group: bool,
+}
+
+impl FeatureGroupedShuffle {
+    fn shuffle_page(&self, page: Vec<Instance>, rng: &Mutex<PyRandom>) -> Result<Vec<Instance>> {
+        let Some(features) = &self.grouping_features else { return Ok(Vec::new()) };
+        let mut blocks: IndexMap<String, Vec<Instance>> = IndexMap::new();
+        for inst in page {
+            let mut key = Vec::with_capacity(features.len());
+            for f in features {
+                let v = inst.get(f.as_str()).ok_or_else(|| Error::not_found(format!("feature_grouped_shuffle: field {f:?} is missing")))?;
+                key.push(hash_key(v, true).ok_or_else(|| Error::invalid(format!("unhashable type: '{}'", crate::py::repr::type_name(v))))?);
+            }
+            blocks.entry(key.join("\u{1}")).or_default().push(inst);
+        }
+        let mut blocks: Vec<Vec<Instance>> = blocks.into_values().collect();
+        let mut rng = rng.lock().map_err(|_| Error::invalid("shuffle generator is poisoned"))?;
+        rng.shuffle(&mut blocks);
+        if self.shuffle_within_group {
+            for b in blocks.iter_mut() {
+                rng.shuffle(b);
+            }
+        }
+        Ok(blocks.into_iter().flatten().collect())
+    }
+}
+
+/// The pages of a [`FeatureGroupedShuffle`]d stream, made as they are pulled.
+struct GroupedShuffleStream {
+    op: Arc<FeatureGroupedShuffle>,
+    src: Stream,
+    out: VecDeque<Instance>,
+    rng: Arc<Mutex<PyRandom>>,
+    done: bool,
+}
+
+impl Iterator for GroupedShuffleStream {
+    type Item = Result<Instance>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(i) = self.out.pop_front() {
+                return Some(Ok(i));
+            }
+            if self.done {
+                return None;
+            }
+            let mut page = Vec::new();
+            while page.len() < self.op.page_size.max(1) {
+                match self.src.next() {
+                    Some(Ok(i)) => page.push(i),
+                    Some(Err(e)) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    None => {
+                        self.done = true;
+                        break;
+                    }
+                }
+            }
+            if page.is_empty() {
+                return None;
+            }
+            match self.op.shuffle_page(page, &self.rng) {
+                Ok(v) => self.out = v.into(),
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl Operator for FeatureGroupedShuffle {
+    fn process(self: Arc<Self>, ms: MultiStream) -> Result<MultiStream> {
+        let rng = Arc::new(Mutex::new(new_random_generator(&Value::String("shuffle".into()))));
+        Ok(ms.map_streams(|split, s| {
+            if !self.scope.applies(split) {
+                return s;
+            }
+            Box::new(GroupedShuffleStream { op: self.clone(), src: s, out: VecDeque::new(), rng: rng.clone(), done: false })
         }))
     }
 }

@@ -747,3 +747,149 @@ fn html_unescape(s: &str, last: bool) -> String {
     out.push_str(rest);
     out
 }
+
+fn default_max_length() -> i64 {
+    15
+}
+
+/// `truncate_table_cells` (Unitxt's `TruncateTableCells`, `struct_data_operators`): cuts every
+/// string cell of the table at path `table` (a dict with `rows`, a list of lists) that is
+/// longer than `max_length` characters and not blank to its first `max_length` characters
+/// (see [`truncate_cell`]); other cells stay. With `text_output`, the path of a list of
+/// answers, an answer equal to a cut cell's old text becomes its new text, so that answers
+/// still name cells. Errors, as Unitxt raises: no `table`, a table that is not a dict, a row
+/// that is not a list, a cell that is neither a string, a number, a boolean nor `null`, answers
+/// that are not a list or hold a list or dict.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruncateTableCells {
+    /// `max_length`: the most characters a cell keeps (default 15).
+    #[serde(default = "default_max_length")]
+    pub max_length: i64,
+    /// `table`: the path of the table.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// `text_output`: the path of the answers to keep in step with the cut cells (absent: none).
+    #[serde(default)]
+    pub text_output: Option<String>,
+}
+
+impl InstanceOperator for TruncateTableCells {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let path = self.table.as_deref().ok_or_else(|| Error::invalid("truncate_table_cells: `table` is not set"))?;
+        let mut table = dict_get(&instance, path)?.into_owned();
+        let Value::Object(m) = &mut table else {
+            return Err(Error::invalid(format!("truncate_table_cells: '{}' object has no attribute 'get'", crate::py::repr::type_name(&table))));
+        };
+        let mut cut: std::collections::HashMap<String, Value> = std::collections::HashMap::new();
+        match m.get_mut("rows") {
+            None => {}
+            Some(Value::Array(rows)) => {
+                for row in rows.iter_mut() {
+                    let Value::Array(cells) = row else {
+                        return Err(Error::invalid(format!(
+                            "truncate_table_cells: a row must be a list, got '{}'",
+                            crate::py::repr::type_name(row)
+                        )));
+                    };
+                    for cell in cells.iter_mut() {
+                        if let Some(new) = truncate_cell(cell, self.max_length)? {
+                            if let Value::String(old) = cell {
+                                cut.insert(old.to_string(), new.clone());
+                            }
+                            *cell = new;
+                        }
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(Error::invalid(format!("truncate_table_cells: rows must be a list, got '{}'", crate::py::repr::type_name(other))))
+            }
+        }
+        crate::py::dict_path::dict_set(&mut instance, path, table)?;
+        if let Some(out) = &self.text_output {
+            let mut answers = dict_get(&instance, out)?.into_owned();
+            let Value::Array(items) = &mut answers else {
+                return Err(Error::invalid(format!(
+                    "truncate_table_cells: the answers at {out:?} must be a list, got '{}'",
+                    crate::py::repr::type_name(&answers)
+                )));
+            };
+            for a in items.iter_mut() {
+                match a {
+                    Value::String(t) => {
+                        if let Some(new) = cut.get(t.as_str()) {
+                            *a = new.clone();
+                        }
+                    }
+                    Value::Array(_) | Value::Object(_) => {
+                        return Err(Error::invalid(format!("truncate_table_cells: unhashable type: '{}'", crate::py::repr::type_name(a))))
+                    }
+                    _ => {}
+                }
+            }
+            crate::py::dict_path::dict_set(&mut instance, out, answers)?;
+        }
+        Ok(instance)
+    }
+}
+
+/// `serialize_table_row_as_list` (Unitxt's `SerializeTableRowAsList`): the values at the paths
+/// `fields` become `"f1: v1, f2: v2, "` (the trailing separator kept; values as Python's
+/// `str()`, strings cut to `max_cell_length` characters when given, see [`truncate_cell`]),
+/// stored at top-level field `to_field`. Errors on a missing field.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SerializeTableRowAsList {
+    /// `fields`: the paths of the values, in order.
+    pub fields: Vec<String>,
+    /// `to_field`: the top-level field that receives the text.
+    pub to_field: String,
+    /// `max_cell_length`: the longest a string value may be (absent: no limit).
+    #[serde(default)]
+    pub max_cell_length: Option<i64>,
+}
+
+impl InstanceOperator for SerializeTableRowAsList {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        let mut text = String::new();
+        for f in &self.fields {
+            let mut value = dict_get(&instance, f)?.into_owned();
+            if let Some(max) = self.max_cell_length {
+                if let Some(cut) = truncate_cell(&value, max)? {
+                    value = cut;
+                }
+            }
+            text.push_str(&format!("{f}: {}, ", s(&value)));
+        }
+        instance.insert(self.to_field.as_str().into(), Value::from(text));
+        Ok(instance)
+    }
+}
+
+/// `convert_table_col_names_to_sequential` (Unitxt's `ConvertTableColNamesToSequential`): a
+/// table (a dict) whose `header` becomes `["col_0", "col_1", ...]`, as many names as it had.
+/// Errors on a value that is not a dict, and on a missing or empty header.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ConvertTableColNamesToSequential {}
+
+impl FieldOperator for ConvertTableColNamesToSequential {
+    fn process_value(&self, mut value: Value, _instance: &Instance) -> Result<Value> {
+        let Value::Object(m) = &mut value else {
+            return Err(Error::invalid(format!("'{}' object has no attribute 'get'", crate::py::repr::type_name(&value))));
+        };
+        let n = match m.get("header") {
+            None | Some(Value::Null) => 0,
+            Some(h) => {
+                if !crate::value::truthy(h) {
+                    0
+                } else {
+                    py_len(Some(h), "convert_table_col_names_to_sequential: header")?
+                }
+            }
+        };
+        if n == 0 {
+            return Err(Error::invalid("Input table missing header"));
+        }
+        m.insert("header".into(), Value::Array((0..n).map(|i| Value::from(format!("col_{i}"))).collect()));
+        Ok(value)
+    }
+}

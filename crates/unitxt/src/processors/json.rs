@@ -121,6 +121,28 @@ impl FieldOperator for MultipleToolCallPostProcessor {
     }
 }
 
+/// `json_str_to_dict`: the field's text read as a JSON object, each value that is not `null`
+/// turned into Python's `str` of it (`1` → `"1"`, `true` → `"True"`, a list → its Python
+/// repr), keys kept. Text that is not JSON, JSON that is not an object, and a value that is not
+/// a string give `{}` (Unitxt logs a warning and goes on). Mirrors Unitxt's `JsonStrToDict`
+/// (`struct_data_operators`), the postprocessor of
+/// `templates.key_value_extraction.extract_in_json_format`.
+#[derive(Debug, Deserialize)]
+pub struct JsonStrToDict {}
+
+impl FieldOperator for JsonStrToDict {
+    fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
+        let parsed = value.as_str().and_then(|t| loads(t, true));
+        let Some(Value::Object(m)) = parsed else { return Ok(Value::Object(Default::default())) };
+        Ok(Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, Value::String(crate::py::ops::py_str(&v).into())))
+                .collect(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::loads;
@@ -134,5 +156,22 @@ mod tests {
         assert_eq!(loads("{\"a\": \"x\ny\"}", false), Some(json!({"a": "x\ny"})));
         assert_eq!(loads("{\"a\": \"x\ny\"}", true), None);
         assert_eq!(loads("", true), None);
+    }
+
+    /// Expected values printed by Unitxt 1.26.10's `JsonStrToDict().process_value`.
+    #[test]
+    fn json_str_to_dict_like_unitxt() {
+        use crate::operators::FieldOperator;
+        let op = super::JsonStrToDict {};
+        let run = |v: crate::value::Value| op.process_value(v, &Default::default()).unwrap();
+        assert_eq!(run(json!(r#"{"Worker": "John", "LivesIn": "New York"}"#)), json!({"Worker": "John", "LivesIn": "New York"}));
+        assert_eq!(
+            run(json!(r#"{"a": 1, "b": 2.0, "c": true, "d": null, "e": [1, "x"], "f": {"g": "h"}, "h": 1e16, "i": NaN}"#)),
+            json!({"a": "1", "b": "2.0", "c": "True", "e": "[1, 'x']", "f": "{'g': 'h'}", "h": "1e+16", "i": "nan"})
+        );
+        assert_eq!(run(json!(r#"{"a": -0.0}"#)), json!({"a": "-0.0"}));
+        for empty in [json!("not json"), json!("[1, 2]"), json!("\"str\""), json!("{}"), json!("```json\n{\"a\": 1}\n```"), json!(5), json!(null)] {
+            assert_eq!(run(empty), json!({}));
+        }
     }
 }

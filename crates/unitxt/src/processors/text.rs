@@ -170,6 +170,24 @@ impl FieldOperator for Substring {
     }
 }
 
+/// `add_prefix`: the text stripped of Python whitespace at both ends, with `prefix` put in
+/// front unless it already starts with it (Unitxt's `AddPrefix`). Errors on non-strings.
+#[derive(Debug, Deserialize)]
+pub struct AddPrefix {
+    /// `prefix`: the text to put in front.
+    pub prefix: String,
+}
+
+impl FieldOperator for AddPrefix {
+    fn process_value(&self, value: Value, _: &Instance) -> Result<Value> {
+        let text = py_strip(as_text(&value, "add_prefix")?);
+        if text.starts_with(self.prefix.as_str()) {
+            return Ok(Value::from(text.to_string()));
+        }
+        Ok(Value::from(format!("{}{text}", self.prefix)))
+    }
+}
+
 /// `first_character`: the first word character (`\w`) of the text, or `""` (Unitxt's
 /// `FirstCharacter`). Errors on non-strings.
 #[derive(Debug, Deserialize)]

@@ -107,7 +107,8 @@ impl ItemsText {
 }
 
 /// The parts of one `task_data` dict, moved out of an instance or demo: Unitxt builds it as
-/// `{**input_fields, "metadata": {...}, **reference_fields}` (plus `demos` for an instance).
+/// `{**input_fields, "metadata": {...}, **reference_fields}`, then sets `__tools__` (plus
+/// `demos` for an instance).
 #[derive(Debug, Clone)]
 struct Parts {
     input: Instance,
@@ -116,6 +117,10 @@ struct Parts {
     /// copied for it).
     policy: Option<Value>,
     refs: Instance,
+    /// The instance's `__tools__` (the tools a `tools_serializer` collected while the template
+    /// rendered it, in the chat-completion form `{"type": "function", "function": tool}`),
+    /// which Unitxt's `Finalize` copies into `task_data`; `None` when it has none.
+    tools: Option<Value>,
 }
 
 impl Parts {
@@ -123,7 +128,8 @@ impl Parts {
     /// `input_fields` or `reference_fields` is missing or not a dict.
     fn take(inst: &mut Instance) -> Result<Parts> {
         let (input, refs) = (take_obj(inst, "input_fields")?, take_obj(inst, "reference_fields")?);
-        Ok(Parts { input, policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()), refs })
+        let tools = inst.swap_remove("__tools__");
+        Ok(Parts { input, policy: Some(inst.get("data_classification_policy").cloned().unwrap_or_default()), refs, tools })
     }
 
     /// Writes the dict, as Python's `{**input_fields, "metadata": {...}, **reference_fields}`
@@ -133,7 +139,9 @@ impl Parts {
     /// that name, else after the input fields, holding a reference field of that name when
     /// there is one (the recipe's items set into it when it is a dict), else the dict's own
     /// policy (or `own_policy`, the instance's, when the parts hold none) and the recipe's
-    /// items; `demos` replaces a field of that name in place, or comes last. `fixed` are
+    /// items; `__tools__` (when the parts hold tools) replaces a field of that name in place, or
+    /// comes after the reference fields; `demos` replaces a field of that name in place, or
+    /// comes last. `fixed` are
     /// items planned per position of the input and reference fields ([`FixedItems`]).
     fn write<O: PyJsonOut + ?Sized>(
         &self,
@@ -153,7 +161,13 @@ impl Parts {
         let special = self.input.keys().any(|k| set_by_merge(k)) || self.refs.keys().any(|k| set_by_merge(k));
         let fixed = fixed.filter(|f| !f.is_empty());
         let (mut metadata_placed, mut demos_placed) = (false, false);
+        // Tools replace a field named `__tools__` in its place (there is seldom such a field).
+        let tools_in_fields = self.tools.is_some() && (self.input.contains_key("__tools__") || self.refs.contains_key("__tools__"));
         for (i, (k, v)) in self.input.iter().enumerate() {
+            if tools_in_fields && k.as_str() == "__tools__" {
+                w.item(k, self.tools.as_ref().unwrap_or(v));
+                continue;
+            }
             if special && set_by_merge(k) {
                 if k.as_str() == "metadata" {
                     self.write_metadata(w.plain_key("metadata"), own_policy, recipe);
@@ -180,6 +194,10 @@ impl Parts {
             if shared && self.input.contains_key(k) {
                 continue;
             }
+            if tools_in_fields && k.as_str() == "__tools__" {
+                w.item(k, self.tools.as_ref().unwrap_or(v));
+                continue;
+            }
             if special && set_by_merge(k) {
                 // `metadata` is already in its place.
                 if let (Some(d), "demos") = (demos, k.as_str()) {
@@ -189,6 +207,9 @@ impl Parts {
                 continue;
             }
             write_item(&mut w, fixed.and_then(|f| f.refs.get(i)), k, v);
+        }
+        if let (Some(t), false) = (&self.tools, tools_in_fields) {
+            w.plain_item("__tools__", t);
         }
         if let (Some(d), false) = (demos, demos_placed) {
             d.write(w.plain_key("demos"));
@@ -226,6 +247,9 @@ impl Parts {
         meta.insert(Key::const_new("data_classification_policy"), self.policy.as_ref().unwrap_or(own_policy).clone());
         td.insert("metadata".into(), Value::Object(meta));
         td.extend(self.refs.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let Some(t) = &self.tools {
+            td.insert("__tools__".into(), t.clone());
+        }
         if let (Some(r), Some(Value::Object(meta))) = (recipe, td.get_mut("metadata")) {
             for (k, v) in r.items() {
                 meta.insert(k.into(), v.clone());
@@ -509,7 +533,8 @@ pub fn finalize<'p>(
         }
         (None, _) => None,
     };
-    let task_data = TaskData { parts: Parts { input, policy: None, refs }, recipe, fixed: v.fixed_items, demos };
+    let tools = inst.swap_remove("__tools__");
+    let task_data = TaskData { parts: Parts { input, policy: None, refs, tools }, recipe, fixed: v.fixed_items, demos };
     let groups = match group_by {
         [] => Vec::new(),
         _ => task_data.groups(inst.get("data_classification_policy").unwrap_or(&Value::Null), group_by)?,
@@ -519,7 +544,8 @@ pub fn finalize<'p>(
 
 /// A `metrics` or `postprocessors` list with its inline artifacts (objects with `__type__`)
 /// written as their JSON text (4-space indent, non-ASCII kept), as Unitxt's `Finalize` writes
-/// them (`Artifact.to_json`); names stay as they are. A list without objects is kept as is.
+/// them (`Artifact.to_json`; a user's Python component as its class, see
+/// [`crate::artifact::unitxt_form`]); names stay as they are. A list without objects is kept as is.
 fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
     let has_object = matches!(&*list, Value::Array(a) if a.iter().any(|x| matches!(x, Value::Object(_))));
     if !has_object {
@@ -530,13 +556,25 @@ fn artifacts_as_json(list: Shared<'_>) -> Shared<'_> {
         Value::Array(a) => Shared::Own(Value::Array(
             a.into_iter()
                 .map(|x| match x {
-                    Value::Object(_) => Value::String(dumps(&x, opts).into()),
+                    Value::Object(_) => Value::String(dumps(&crate::artifact::unitxt_form(&x), opts).into()),
                     other => other,
                 })
                 .collect(),
         )),
         other => Shared::Own(other),
     }
+}
+
+/// A `source` text that is a chat written as JSON (it starts with `[{"role":` or
+/// `[{"content":`, as the text a format without chat support makes of a multi-turn template's
+/// turns) as that list of messages: Unitxt's datasets read such a source back as a chat when
+/// loaded (`loads_instance`). Any other source, or text that is not valid JSON, stays.
+fn chat_source(source: Value) -> Value {
+    let parsed = match &source {
+        Value::String(s) if s.starts_with("[{\"role\":") || s.starts_with("[{\"content\":") => crate::py::json::loads(s, true).ok(),
+        _ => None,
+    };
+    parsed.unwrap_or(source)
 }
 
 /// The output instance from `v` (its input and reference fields taken for `task_data`) and
@@ -552,7 +590,7 @@ fn output_instance<'p>(mut inst: Instance, task_data: Box<TaskData<'p>>, groups:
         _ => Instance::new(),
     };
     Ok(OutputInstance {
-        source: v.source,
+        source: chat_source(v.source),
         target,
         references,
         metrics: artifacts_as_json(v.metrics),

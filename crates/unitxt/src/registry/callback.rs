@@ -25,7 +25,7 @@ use crate::templates::Serializer;
 use crate::value::{Instance, Value};
 
 /// The `__type__` of an inline callback component.
-pub const CALLBACK_TYPE: &str = "python_callback";
+pub use crate::artifact::CALLBACK_TYPE;
 
 /// What runs a callback component's method: `call(id, method, args)` gives the method's
 /// result, both as JSON-like values. Errors (an exception in the component) are returned as
@@ -40,6 +40,15 @@ pub const CALLBACK_TYPE: &str = "python_callback";
 pub trait CallbackHost: Send + Sync {
     /// Calls `method` of component `id` with `args`.
     fn call(&self, id: u64, method: &str, args: Value) -> Result<Value>;
+
+    /// The inline callback object (`__type__` [`CALLBACK_TYPE`]) of the component that
+    /// `component` describes as Unitxt writes it (`{"__type__": "<its class in snake case>",
+    /// <its arguments>}`, see [`crate::artifact::unitxt_form`]), made by the host from a class
+    /// of that name it knows, as Unitxt makes an object of a registered class from its JSON;
+    /// `None` when the host knows no such class. Errors: the class rejects the arguments.
+    fn resolve(&self, _component: &Value) -> Result<Option<Value>> {
+        Ok(None)
+    }
 }
 
 static HOST: OnceLock<Box<dyn CallbackHost>> = OnceLock::new();
@@ -55,6 +64,18 @@ fn call(id: u64, name: &str, method: &str, args: Value) -> Result<Value> {
         Error::unsupported(format!("component `{name}` is a Python callback, but no Python interpreter is attached"))
     })?;
     host.call(id, method, args).map_err(|e| e.context(format!("in Python component `{name}` ({method})")))
+}
+
+/// The component of a type the engine does not know, when the installed host has a class of
+/// that name (see [`CallbackHost::resolve`]): built from the callback object the host makes.
+/// `None` when no host is installed or it knows no such class.
+pub fn resolve(v: &Value) -> Option<Result<Artifact>> {
+    let host = HOST.get()?;
+    match host.resolve(v) {
+        Ok(Some(callback)) => Some(build(&callback)),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    }
 }
 
 fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
@@ -223,35 +244,45 @@ struct MetricCall {
     spec: MetricSpec,
 }
 
-/// A dict of scores from Python: numbers (booleans as 0/1, `None` as NaN); other values are
-/// skipped as Unitxt keeps them out of the numeric scores too.
-fn scores_of(v: Value, name: &str) -> Result<Scores> {
+/// A dict of scores from Python, split into its numbers (booleans as 0/1, `None` as NaN) and
+/// its other values (text, lists, dicts), which Unitxt keeps in the instance's scores beside
+/// the numbers but no reduction reads.
+fn scores_of(v: Value, name: &str) -> Result<(Scores, Instance)> {
     let Value::Object(m) = v else {
         return Err(Error::invalid(format!("Python metric `{name}`: compute must return a dict of scores")));
     };
     let mut out = Scores::new();
+    let mut others = Instance::new();
     for (k, v) in m {
         match v {
             Value::Number(_) | Value::Bool(_) | Value::Null => {
                 out.insert(k.to_string(), crate::metrics::value_score(&v)?);
             }
-            _ => {}
+            other => {
+                others.insert(k, other);
+            }
         }
     }
-    Ok(out)
+    Ok((out, others))
+}
+
+/// The numeric scores of an instance metric's record `{"s": scores, "o": other values}`.
+fn record_part<'a>(record: &'a Value, part: &str) -> &'a Value {
+    static EMPTY: Value = Value::Null;
+    record.get(part).unwrap_or(&EMPTY)
 }
 
 impl MetricCall {
     fn compute_global(&self, records: &[&Value]) -> Result<Scores> {
         let col = |k: &str| Value::Array(records.iter().map(|r| r.get(k).cloned().unwrap_or(Value::Null)).collect());
         let args = obj([("references", col("r")), ("predictions", col("p")), ("task_data", col("t"))]);
-        scores_of(call(self.id, &self.name, "compute", args)?, &self.name)
+        Ok(scores_of(call(self.id, &self.name, "compute", args)?, &self.name)?.0)
     }
 }
 
-/// Score `k` of each record (NaN where it is missing).
+/// Score `k` of each instance metric record (NaN where it is missing).
 fn column(records: &[&Value], k: &str) -> Result<Vec<f64>> {
-    records.iter().map(|r| r.get(k).map_or(Ok(f64::NAN), crate::metrics::value_score)).collect()
+    records.iter().map(|r| record_part(r, "s").get(k).map_or(Ok(f64::NAN), crate::metrics::value_score)).collect()
 }
 
 impl Metric for MetricCall {
@@ -271,17 +302,23 @@ impl Metric for MetricCall {
             ("prediction", prediction.clone()),
             ("task_data", Value::Object(task_data.clone())),
         ]);
-        let s = scores_of(call(self.id, &self.name, "compute", args)?, &self.name)?;
+        let (s, others) = scores_of(call(self.id, &self.name, "compute", args)?, &self.name)?;
         if !s.contains_key(&self.spec.main_score) {
             return Err(Error::invalid(format!("Python metric `{}`: compute gave no {:?} score", self.name, self.spec.main_score)));
         }
-        Ok(scores_record(&s))
+        Ok(obj([("s", scores_record(&s)), ("o", Value::Object(others))]))
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         if self.global {
             return self.compute_global(&[record]);
         }
-        record_scores(record)
+        record_scores(record_part(record, "s"))
+    }
+    fn instance_others(&self, record: &Value) -> Vec<(String, Value)> {
+        match record_part(record, "o") {
+            Value::Object(m) if !self.global => m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            _ => Vec::new(),
+        }
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
         if self.global {
@@ -366,6 +403,7 @@ mod tests {
         let r1 = m.map(&Value::from("a"), &[Value::from("a")], &td).unwrap();
         let r2 = m.map(&Value::from("a"), &[Value::from("b")], &td).unwrap();
         assert_eq!(m.instance_scores(&r1).unwrap().get("acc"), Some(&1.0));
+        assert_eq!(m.instance_others(&r1), vec![("label".to_string(), Value::from("x"))]);
         assert_eq!(m.reduce(&[&r1, &r2, &r1, &r1]).unwrap().get("acc"), Some(&0.75));
         assert_eq!(m.kind(), MetricKind::Instance);
         assert!(m.ci_scores().is_empty(), "no ci_scores given: no intervals, as Unitxt");

@@ -14,6 +14,7 @@
 //! build what they contain through it; none of them names this module.
 
 pub mod callback;
+mod check;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -46,6 +47,10 @@ pub const NEEDS: &[(&str, Need, &str)] = {
         ("turl_column_type_annotation_loader", Network, "files downloaded from the Hugging Face Hub"),
         ("wikipedia_fetcher", Network, "Wikipedia's API"),
         ("read_file", Network, "to fetch a URL (reading local files named by a catalog is refused: catalogs are untrusted)"),
+        ("download_operator", Network, "to download a file from a URL"),
+        ("extract_zip_file", Network, "a zip file downloaded first (reading local files named by a catalog is refused: catalogs are untrusted)"),
+        ("tokens_split", crate::error::Need::Model, "a Hugging Face tokenizer (transformers), which is not run here"),
+        ("tokens_slice", crate::error::Need::Model, "a Hugging Face tokenizer (transformers), which is not run here"),
     ]
 };
 
@@ -86,34 +91,17 @@ pub fn fetch(catalog: &Arc<Catalog>, query: &str) -> Result<Artifact> {
 }
 
 /// Builds every artifact of `catalog` whose name starts with `prefix` (`""`: all of them) as
-/// [`fetch`] builds it (nested names resolved, no data loaded), and returns the names in
-/// order, each with its [`Outcome`]. A metric that builds only as a stand-in that cannot
-/// compute ([`crate::metrics::Metric::unavailable`]) and an artifact whose error says what it
-/// needs ([`Error::unavailable`]) are [`Outcome::Needs`], never [`Outcome::Works`]. A panic
-/// while building (a bug) is reported as that artifact's failure. For `unitxt-rs catalog
-/// check`: how much of a catalog this engine reads and runs.
+/// [`fetch`] builds it (nested names resolved, no data loaded), then every part nested in it
+/// that building leaves as JSON (a template's postprocessors, a task's metrics, any inline
+/// `{"__type__": ...}` object, any catalog name it holds), and
+/// returns the names in order, each with its [`Outcome`]: the worst of its own and its parts'.
+/// A metric that builds only as a stand-in that cannot compute
+/// ([`crate::metrics::Metric::unavailable`]) and an artifact whose error says what it needs
+/// ([`Error::unavailable`]) are [`Outcome::Needs`], never [`Outcome::Works`]. A panic while
+/// building (a bug) is reported as that artifact's failure. For `unitxt-rs catalog check`:
+/// how much of a catalog this engine reads and runs.
 pub fn check(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Outcome)> {
-    catalog
-        .all_names()
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .map(|name| {
-            let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fetch(catalog, &name)));
-            let outcome = match built {
-                Ok(Ok(Artifact::Metric(m))) => match m.unavailable() {
-                    None => Outcome::Works,
-                    Some(u) => Outcome::Needs(u),
-                },
-                Ok(Ok(_)) => Outcome::Works,
-                Ok(Err(e)) => match e.unavailable() {
-                    Some(u) => Outcome::Needs(u.clone()),
-                    None => Outcome::Fails(e.to_string().lines().next().unwrap_or_default().to_string()),
-                },
-                Err(_) => Outcome::Fails("building it panicked (a bug in unitxt-rs)".to_string()),
-            };
-            (name, outcome)
-        })
-        .collect()
+    check::check_all(catalog, prefix)
 }
 
 /// The [`crate::artifact::BuildFn`] of [`context`]: [`resolve_value`], type-erased.
@@ -309,7 +297,7 @@ fn build_object(v: &Value, cx: &BuildContext<'_>) -> Result<Artifact> {
         Some(built) => built,
         None => match NEEDS.iter().find(|(n, _, _)| *n == t) {
             Some((_, need, why)) => Err(Error::needs(*need, format!("`{t}` needs {why}, which unitxt-rs does not have here"))),
-            None => Err(Error::unknown_type(t, KNOWN_TYPES.iter().copied())),
+            None => callback::resolve(v).unwrap_or_else(|| Err(Error::unknown_type(t, KNOWN_TYPES.iter().copied()))),
         },
     }
 }
@@ -613,12 +601,57 @@ artifact_types! {
         "shuffle_field_values" => field_op(op::fields::ShuffleFieldValues);
         "to_dialog" => field_op(op::dialog::ToDialog);
         "truncate_table_rows" => in_place_field_op(aug::table::TruncateTableRows);
+        // public classes the catalog does not use (issue 53)
+        "truncate_table_cells" => instance_op(op::tables::TruncateTableCells);
+        "serialize_table_row_as_list" => instance_op(op::tables::SerializeTableRowAsList);
+        "convert_table_col_names_to_sequential" => field_op(op::tables::ConvertTableColNamesToSequential);
+        "divide_all_fields_by" => instance_op(op::fields::DivideAllFieldsBy);
+        "flatten_instances" => instance_op(op::fields::FlattenInstances);
+        "intersect" => custom([StreamScope, FieldSpec, op::fields::Intersect], |t, v, cx| {
+            let spec: FieldSpec = from_value(t, v)?;
+            if spec.process_every_value {
+                return Err(Error::invalid("'process_every_value=True' is not supported in Intersect operator"));
+            }
+            crate::operators::field_operator(t, v, || from_value::<op::fields::Intersect>(t, v)).map(operator_art(v))
+        });
+        "intersect_corresponding_fields" => instance_op(op::fields::IntersectCorrespondingFields);
+        "collate_instances" => custom([StreamScope, op::streams::CollateInstances], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            let o = from_value::<op::streams::CollateInstances>(t, v)?.checked()?;
+            Ok(Artifact::Operator(Art::new(Arc::new(StreamOp { name: t.to_string(), scope, op: Arc::new(o) }) as Arc<dyn Operator>, v.clone())))
+        });
+        "collate_instances_by_field" => stream_op(op::streams::CollateInstancesByField);
+        "split_by_nested_group" => operator(op::streams::SplitByNestedGroup);
+        "apply_operators_field" => custom([StreamScope, op::composite::ApplyOperatorsFieldConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<op::composite::ApplyOperatorsFieldConfig>(t, v)?.build(cx)))
+        });
+        "apply_stream_operators_field" => custom([StreamScope, op::composite::ApplyStreamOperatorsFieldConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            let o = from_value::<op::composite::ApplyStreamOperatorsFieldConfig>(t, v)?.build(cx);
+            Ok(Artifact::Operator(Art::new(Arc::new(StreamOp { name: t.to_string(), scope, op: Arc::new(o) }) as Arc<dyn Operator>, v.clone())))
+        });
+        "encode_labels" => custom([StreamScope, op::streams::EncodeLabels], |t, v, cx| {
+            let mut o = from_value::<op::streams::EncodeLabels>(t, v)?;
+            o.scope = from_value(t, v)?;
+            Ok(Artifact::Operator(Art::new(Arc::new(o) as Arc<dyn Operator>, v.clone())))
+        });
+        "feature_grouped_shuffle" => operator(op::streams::FeatureGroupedShuffle);
+        "perturb" => custom([StreamScope, FieldSpec, op::fields::Perturb], |t, v, cx| {
+            let (scope, spec): (StreamScope, FieldSpec) = (from_value(t, v)?, from_value(t, v)?);
+            let p = from_value::<op::fields::Perturb>(t, v)?.checked()?;
+            Ok(scoped_instance_op(t, v, scope, op::fields::InStreamOrder(crate::operators::FieldOp::new(spec, Arc::new(p))?)))
+        });
+        "extract_most_common_field_values" => custom([op::streams::ExtractFieldValues], |t, v, cx| {
+            let o = from_value::<op::streams::ExtractFieldValues>(t, v)?.checked()?;
+            Ok(Artifact::Operator(Art::new(Arc::new(o) as Arc<dyn Operator>, v.clone())))
+        });
 
         // stream operators
         "add_incremental_id" => stream_op(op::streams::AddIncrementalId);
         "deduplicate" => stream_op(op::streams::Deduplicate);
         "delete_splits" => operator(op::streams::DeleteSplits);
-        "deterministic_balancer" => stream_op(op::streams::DeterministicBalancer);
+        "deterministic_balancer" | "balance" => stream_op(op::streams::DeterministicBalancer);
         "duplicate_instances" => stream_op(op::streams::DuplicateInstances);
         "duplicate_split" => operator(op::streams::DuplicateSplit);
         "filter_by_condition" => stream_op(op::streams::FilterByCondition);
@@ -631,7 +664,7 @@ artifact_types! {
         "shuffle" => operator(op::streams::Shuffle);
         "stream_refiner" => stream_op(op::streams::StreamRefiner);
         "duplicate_by_list" | "explode" => stream_op(op::collections::DuplicateByList);
-        "duplicate_by_sub_lists" => stream_op(op::collections::DuplicateBySubLists);
+        "duplicate_by_sub_lists" | "explode_sub_lists" => stream_op(op::collections::DuplicateBySubLists);
         "extract_field_values" => operator(op::streams::ExtractFieldValues);
 
         // ---- splitters and samplers (splitters/) ----
@@ -643,9 +676,18 @@ artifact_types! {
         "diverse_labels_sampler" => sampler(sp::samplers::DiverseLabelsSampler);
         "fixed_indices_sampler" => sampler(sp::samplers::FixedIndicesSampler);
         "random_sampler" => sampler(sp::samplers::RandomSampler);
+        "constant_size_sample" => custom([StreamScope, sp::samplers::ConstantSizeSampleConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<sp::samplers::ConstantSizeSampleConfig>(t, v)?.build(cx)?))
+        });
+        "random_size_sample" => custom([StreamScope, sp::samplers::RandomSizeSampleConfig], |t, v, cx| {
+            let scope: StreamScope = from_value(t, v)?;
+            Ok(scoped_instance_op(t, v, scope, from_value::<sp::samplers::RandomSizeSampleConfig>(t, v)?.build(cx)?))
+        });
 
         // ---- processors (processors/) ----
         "convert_to_boolean" => field_op(pr::text::ConvertToBoolean);
+        "add_prefix" => field_op(pr::text::AddPrefix);
         "extract_arena_hard_numerical_judgment" => field_op(pr::judgments::ExtractArenaHardNumericalJudgment);
         "extract_harm_rating_judgement" => field_op(pr::judgments::ExtractHarmRatingJudgement);
         "extract_mt_bench_label_judgment" => field_op(pr::judgments::ExtractMtBenchLabelJudgment);
@@ -657,6 +699,7 @@ artifact_types! {
         "get_sql" => field_op(pr::text::GetSql);
         "get_string_after" => field_op(pr::text::GetStringAfter);
         "list_to_empty_entities_tuples" => field_op(pr::text::ListToEmptyEntitiesTuples);
+        "json_str_to_dict" => field_op(pr::json::JsonStrToDict);
         "load_json" => field_op(pr::json::LoadJson);
         "lower_case_till_punc" => field_op(pr::text::LowerCaseTillPunc);
         "match_closest_option" => field_op(pr::closest::MatchClosestOption);
@@ -669,7 +712,7 @@ artifact_types! {
         "substring" => field_op(pr::text::Substring);
         "take_first_non_empty_line" => field_op(pr::text::TakeLine);
         "take_first_word" => field_op(pr::text::TakeFirstWord);
-        "to_string" => field_op(pr::text::ToString);
+        "to_string" | "bytes_to_string" => field_op(pr::text::ToString);
         "to_string_stripped" => field_op(pr::text::ToStringStripped);
         "tool_call_post_processor" => field_op(pr::json::ToolCallPostProcessor);
 
@@ -833,8 +876,6 @@ artifact_types! {
         | "llama_index_correctness"
         | "llama_index_faithfulness"
         | "llm_as_judge"
-        | "llm_judge_direct"
-        | "llm_judge_pairwise"
         | "meteor_fast"
         | "perplexity"
         | "regard_metric"
@@ -885,11 +926,24 @@ artifact_types! {
             Ok(metric_art(v, m))
         });
         "rerank_recall" => custom([mt::ranking::RerankRecall] + mt::COMMON_KEYS, |t, v, cx| Ok(metric_art(v, mt::ranking::RerankRecall::build(t, v)?)));
+        "llm_judge_direct" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::direct::LlmJudgeDirect::build(from_value(t, v)?, cx)?))
+        });
+        "llm_judge_pairwise" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::pairwise::LlmJudgePairwise::build(from_value(t, v)?, cx)?))
+        });
         "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
         });
         "criteria_with_options" => custom([mt::criteria::Criteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
+        });
+        // An option of a `criteria_with_options`, which reads its options itself; built alone
+        // (Unitxt's `CriteriaOption` made in code), it is a criteria of that name and description.
+        "criteria_option" => custom([mt::criteria::CriteriaOption], |t, v, cx| {
+            let o: mt::criteria::CriteriaOption = from_value(t, v)?;
+            let c = mt::criteria::Criteria { name: o.name, description: o.description, prediction_field: None, context_fields: None, options: None, option_map: None };
+            Ok(Artifact::Criteria(Art::new(Arc::new(c), v.clone())))
         });
         // Robustness group metrics (`group_mean` reductions).
         "fixed_group_mean_accuracy"

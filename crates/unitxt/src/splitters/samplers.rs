@@ -197,3 +197,138 @@ impl Sampler for CloseTextSampler {
         Ok(rng.sample_indices(candidates.len(), n).into_iter().map(|i| candidates[i]).collect())
     }
 }
+
+/// The catalog JSON of `constant_size_sample` (Unitxt's `ConstantSizeSample`).
+#[derive(Deserialize)]
+pub struct ConstantSizeSampleConfig {
+    /// `from_field`: the top-level field holding the instance's pool of demos (removed).
+    pub from_field: String,
+    /// `to_field`: the top-level field that receives the demos.
+    pub to_field: String,
+    /// `sampler`: the sampler (a nested artifact or a catalog name).
+    pub sampler: Value,
+    /// `skip_demoed_instances`: leave an instance that already has `to_field` as it is, but for
+    /// its pool, removed (default false).
+    #[serde(default)]
+    pub skip_demoed_instances: bool,
+    /// `sampling_seed`: the sampler's local seed (absent: none).
+    #[serde(default)]
+    pub sampling_seed: Option<i64>,
+    /// `sample_size`: how many demos each instance gets.
+    pub sample_size: i64,
+}
+
+/// The catalog JSON of `random_size_sample` (Unitxt's `RandomSizeSample`): as
+/// [`ConstantSizeSampleConfig`], with a size drawn per instance.
+#[derive(Deserialize)]
+pub struct RandomSizeSampleConfig {
+    /// `from_field`: the top-level field holding the instance's pool of demos (removed).
+    pub from_field: String,
+    /// `to_field`: the top-level field that receives the demos.
+    pub to_field: String,
+    /// `sampler`: the sampler (a nested artifact or a catalog name).
+    pub sampler: Value,
+    /// `skip_demoed_instances`: see [`ConstantSizeSampleConfig::skip_demoed_instances`].
+    #[serde(default)]
+    pub skip_demoed_instances: bool,
+    /// `sampling_seed`: the sampler's local seed (absent: none).
+    #[serde(default)]
+    pub sampling_seed: Option<i64>,
+    /// `sample_sizes`: the sizes one is chosen from for each instance, by a generator seeded
+    /// with its input fields.
+    pub sample_sizes: Vec<i64>,
+}
+
+/// How many demos an instance gets.
+enum SampleSize {
+    Constant(i64),
+    Random(Vec<i64>),
+}
+
+/// `constant_size_sample` and `random_size_sample` (Unitxt's `AssignDemosToInstance`
+/// operators): each instance's demos drawn by `sampler` from the pool in its own field
+/// `from_field` (less the pool's items whose `input_fields` equal the instance's), copied into
+/// `to_field`; `from_field` is removed. Errors: a missing field or `input_fields`, a pool
+/// smaller than the size, what the sampler raises.
+pub struct AssignDemosToInstance {
+    from_field: String,
+    to_field: String,
+    sampler: crate::artifact::Art<dyn Sampler>,
+    skip_demoed_instances: bool,
+    sampling_seed: Option<i64>,
+    size: SampleSize,
+}
+
+impl ConstantSizeSampleConfig {
+    /// The operator, its sampler built in `cx`.
+    pub fn build(self, cx: &crate::artifact::BuildContext<'_>) -> Result<AssignDemosToInstance> {
+        Ok(AssignDemosToInstance {
+            sampler: cx.build::<dyn Sampler>(&self.sampler)?,
+            from_field: self.from_field,
+            to_field: self.to_field,
+            skip_demoed_instances: self.skip_demoed_instances,
+            sampling_seed: self.sampling_seed,
+            size: SampleSize::Constant(self.sample_size),
+        })
+    }
+}
+
+impl RandomSizeSampleConfig {
+    /// The operator, its sampler built in `cx`.
+    pub fn build(self, cx: &crate::artifact::BuildContext<'_>) -> Result<AssignDemosToInstance> {
+        Ok(AssignDemosToInstance {
+            sampler: cx.build::<dyn Sampler>(&self.sampler)?,
+            from_field: self.from_field,
+            to_field: self.to_field,
+            skip_demoed_instances: self.skip_demoed_instances,
+            sampling_seed: self.sampling_seed,
+            size: SampleSize::Random(self.sample_sizes),
+        })
+    }
+}
+
+impl crate::operators::InstanceOperator for AssignDemosToInstance {
+    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
+        if self.skip_demoed_instances && instance.contains_key(self.to_field.as_str()) {
+            instance.shift_remove(self.from_field.as_str());
+            return Ok(instance);
+        }
+        let Some(Value::Array(pool)) = instance.get(self.from_field.as_str()) else {
+            return Err(Error::invalid(format!("the demos pool field {:?} is missing or not a list", self.from_field)));
+        };
+        let size = match &self.size {
+            SampleSize::Constant(n) => *n,
+            SampleSize::Random(sizes) => {
+                if sizes.is_empty() {
+                    return Err(Error::invalid("Cannot choose from an empty sequence"));
+                }
+                sizes[instance_rng(&instance, None)?.choice_index(sizes.len())]
+            }
+        };
+        let inputs = instance.get("input_fields").ok_or_else(|| Error::invalid("'input_fields' field is missing from the instance"))?;
+        let mut source: Vec<&Instance> = Vec::with_capacity(pool.len());
+        for item in pool {
+            let item = item.as_object().ok_or_else(|| Error::invalid("a demo of the pool is not a dict"))?;
+            let theirs = item.get("input_fields").ok_or_else(|| Error::invalid("a demo of the pool has no 'input_fields'"))?;
+            if !crate::py::ops::py_eq(theirs, inputs) {
+                source.push(item);
+            }
+        }
+        if (source.len() as i64) < size {
+            return Err(Error::invalid(format!(
+                "Size of population to sample from: {} is smaller than the needed sample_size: {size}.",
+                source.len()
+            )));
+        }
+        let demos: Vec<Value> = self
+            .sampler
+            .inner
+            .sample(size.max(0) as usize, &source, &instance, self.sampling_seed)?
+            .into_iter()
+            .map(|d| Value::Object(d.clone()))
+            .collect();
+        instance.insert(self.to_field.as_str().into(), Value::Array(demos));
+        instance.shift_remove(self.from_field.as_str());
+        Ok(instance)
+    }
+}

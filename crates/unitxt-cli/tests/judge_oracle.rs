@@ -1,0 +1,470 @@
+//! LLM judges against Unitxt 1.26.10's own: a scripted OpenAI-compatible server on 127.0.0.1
+//! answers each request with a deterministic function of its body (an assessment text, or
+//! for an option selection one of the options the prompt lists, sometimes garbled so that the
+//! closest-option matching decides) and records every body. Unitxt's `evaluate` (in a Python
+//! subprocess, its judge's engine an `OpenAiInferenceEngine` on that server) and `unitxt-rs
+//! evaluate` score the same predictions on the same recipe of a test catalog written here; the
+//! multisets of request bodies must be identical, and so must every instance score (the
+//! assessments, selected options, positional bias, prompts, criteria, ...) and the global
+//! scores with their confidence intervals. A missing Python or `openai` package fails the test.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The Python with Unitxt 1.26.10 (`UNITXT_PYTHON`, else `/work/main/.venv/bin/python`).
+fn python() -> PathBuf {
+    std::env::var_os("UNITXT_PYTHON").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/main/.venv/bin/python"))
+}
+
+/// `v` with object keys sorted, as text.
+fn canonical(v: &Value) -> String {
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let sorted: BTreeMap<&String, Value> = m.iter().map(|(k, v)| (k, sort(v))).collect();
+                let mut out = serde_json::Map::new();
+                for (k, v) in sorted {
+                    out.insert(k.clone(), v);
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(v).to_string()
+}
+
+/// FNV-1a of a text: the server's source of variety.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+}
+
+/// The answer to a request: for an option selection (the last message asks for the selected
+/// option), one of the options the prompt lists, as is, after some words, in bold or cut
+/// short; for anything else an assessment text that depends on the whole body.
+fn answer_text(body: &Value) -> String {
+    let h = fnv(&canonical(body));
+    let last = body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
+    if last.contains("The selected criteria option is:") {
+        let options: Vec<&str> = last.lines().filter_map(|l| l.strip_prefix("- \"")).filter_map(|l| l.split('"').next()).collect();
+        let o = options[(h % options.len() as u64) as usize];
+        return match (h / 7) % 4 {
+            0 => o.to_string(),
+            1 => format!("The selected option is {o}"),
+            2 => format!("**{o}**"),
+            _ => o.chars().take(o.chars().count().div_ceil(2)).collect(),
+        };
+    }
+    if last.ends_with("Answer: ") {
+        // A pairwise winner selection: `Choose "X" if Response X is better quality.` lines.
+        let systems: Vec<&str> = last.lines().filter_map(|l| l.strip_prefix("Choose \"")).filter_map(|l| l.split('"').next()).collect();
+        let s = systems[(h % systems.len() as u64) as usize];
+        return match (h / 7) % 4 {
+            0 => format!("Response {s}"),
+            1 => s.to_string(),
+            2 => format!("**Response {s}** is better"),
+            _ => format!("Resp {s}"),
+        };
+    }
+    format!("Assessment {}: the response {} the criteria.", h % 997, if h.is_multiple_of(2) { "meets" } else { "partly meets" })
+}
+
+/// A server on 127.0.0.1 that answers every `POST .../chat/completions` and records its body.
+struct Server {
+    port: u16,
+    bodies: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::failing("")
+    }
+    /// A server that answers HTTP 400 to the requests whose body contains `fail` (when not
+    /// empty).
+    fn failing(fail: &'static str) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let log = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = log.clone();
+                std::thread::spawn(move || handle(stream, &log, fail));
+            }
+        });
+        Server { port, bodies }
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.bodies.lock().unwrap())
+    }
+}
+
+fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut length = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" || h == "\n" {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body).unwrap();
+    let text = String::from_utf8(body).unwrap();
+    let (status, out) = if !fail.is_empty() && text.contains(fail) {
+        log.lock().unwrap().push(text);
+        ("400 Bad Request", r#"{"error": {"message": "refused by the test server"}}"#.to_string())
+    } else if path.ends_with("/chat/completions") {
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        log.lock().unwrap().push(text);
+        let answer = json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": parsed["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer_text(&parsed)}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        });
+        ("200 OK", answer.to_string())
+    } else {
+        ("404 Not Found", "{}".to_string())
+    };
+    let mut stream = stream;
+    let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}", out.len());
+}
+
+fn sorted_canonical(bodies: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = bodies.iter().map(|b| canonical(&serde_json::from_str(b).unwrap())).collect();
+    out.sort();
+    out
+}
+
+fn cli() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"));
+    c.current_dir(root())
+        .env("HF_HUB_CACHE", "/work/shared/hf-hub")
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("UNITXT_DEFAULT_PROVIDER");
+    c
+}
+
+const PYTHON_EVALUATE: &str = r#"
+import json, sys
+from unitxt import load_dataset, evaluate
+recipe, preds_path, out_path = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(preds_path) as f:
+    predictions = json.load(f)
+ds = load_dataset(recipe, split="test")
+res = evaluate(predictions=predictions, data=ds)
+out = {"global": res[0]["score"]["global"], "instances": [r["score"]["instance"] for r in res]}
+with open(out_path, "w") as f:
+    json.dump(out, f)
+"#;
+
+/// Questions, answers and the criteria each instance names (`judgement`).
+const ROWS: &[(&str, &str, &str)] = &[
+    ("What is 2+2?", "4", "metrics.llm_as_judge.direct.criteria.answer_relevance"),
+    ("What is the capital of France?", "Paris", "metrics.llm_as_judge.direct.criteria.conciseness"),
+    ("What color is a clear daytime sky?", "blue", "CUSTOM"),
+    ("Name a prime number between 10 and 20.", "13", "metrics.llm_as_judge.direct.criteria.answer_relevance"),
+    ("Who wrote Hamlet?", "Shakespeare", "CUSTOM"),
+];
+
+const PREDICTIONS: &[&str] = &[
+    "four",
+    "Paris — the capital of France (« très belle ») 🇫🇷, with {braces} and \"quotes\".",
+    "It is green.",
+    "17",
+    "William Shakespeare wrote it around 1600.",
+];
+
+/// A custom criteria with an option map (one option without a description).
+fn custom_criteria() -> Value {
+    json!({"__type__": "criteria_with_options", "name": "Answer Quality", "description": "Is the response a correct and complete answer to the question?",
+        "context_fields": ["question"],
+        "options": [
+            {"__type__": "criteria_option", "name": "Yes", "description": "The response is correct and complete."},
+            {"__type__": "criteria_option", "name": "Partially", "description": ""},
+            {"__type__": "criteria_option", "name": "No", "description": "The response is wrong or missing."}],
+        "option_map": {"Yes": 1.0, "Partially": 0.5, "No": 0.0}})
+}
+
+/// Writes the test catalog: the engine on `port`, the custom criteria, two judges and a card
+/// whose task's metric is `metric`.
+fn write_catalog(dir: &Path, port: u16, metric: &str) {
+    let put = |rel: &str, v: &Value| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    };
+    put("engines/judge_test.json", &json!({"__type__": "open_ai_inference_engine", "model_name": "judge-model",
+        "base_url": format!("http://127.0.0.1:{port}/v1"), "credentials": {"api_key": "sk-judge-secret"},
+        "temperature": 0, "max_tokens": 1024, "seed": 42, "use_cache": false}));
+    put("judge_test/custom_criteria.json", &custom_criteria());
+    put("judge_test/custom_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
+        "evaluator_name": "Custom-Judge 1.5", "criteria": "judge_test.custom_criteria", "generate_summaries": true,
+        "context_fields": {"The question": "question", "Reference": "answer"}}));
+    put("judge_test/plain_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
+        "criteria": "judge_test.custom_criteria", "check_positional_bias": false, "include_prompts_in_result": false,
+        "score_prefix": "my_", "context_fields": "question"}));
+    put("judge_test/by_field.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
+        "criteria_field": "judgement", "context_fields": null, "check_positional_bias": false}));
+    put("judge_test/pairwise_judge.json", &json!({"__type__": "llm_judge_pairwise", "inference_engine": "engines.judge_test",
+        "evaluator_name": "Pair", "criteria": {"__type__": "criteria", "name": "Helpfulness", "description": "Which response helps the user more?"},
+        "generate_summaries": true, "context_fields": "question"}));
+    let custom_text = custom_criteria().to_string();
+    let rows: Vec<Value> = ROWS
+        .iter()
+        .map(|(q, a, c)| json!({"question": q, "answer": a, "judgement": if *c == "CUSTOM" { custom_text.clone() } else { c.to_string() }}))
+        .collect();
+    put("cards/judge_qa.json", &json!({"__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "task": {"__type__": "task", "input_fields": {"question": "str", "judgement": "str"}, "reference_fields": {"answer": "str"},
+            "prediction_type": "str", "metrics": [metric]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]}));
+    // Pairwise: predictions are lists or dicts of the systems' responses.
+    let rows: Vec<Value> = ROWS.iter().map(|(q, a, _)| json!({"question": q, "answer": a})).collect();
+    put("cards/judge_pairs.json", &json!({"__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answer": "str"},
+            "prediction_type": "Any", "metrics": [metric]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}", "postprocessors": []}]}));
+}
+
+/// Float-tolerant equality of two score values.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            (x - y).abs() <= 1e-9 * x.abs().max(1.0)
+        }
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w)),
+        _ => a == b,
+    }
+}
+
+fn assert_scores(name: &str, ours: &Value, theirs: &Value) {
+    let (o, t) = (ours.as_object().unwrap(), theirs.as_object().unwrap());
+    let ok: Vec<&String> = o.keys().collect();
+    let tk: Vec<&String> = t.keys().collect();
+    assert_eq!(ok, tk, "{name}: score names (in order)");
+    for (k, v) in t {
+        assert!(same(&o[k], v), "{name}: `{k}` differs:\n ours:   {}\n Unitxt: {}", o[k], v);
+    }
+}
+
+/// Evaluates `metric` on the test card with Unitxt and with unitxt-rs; asserts equal request
+/// multisets and scores; returns (Unitxt's results, number of requests).
+fn compare(metric: &str, tag: &str) -> (Value, usize) {
+    let predictions: Vec<Value> = PREDICTIONS.iter().map(|p| json!(p)).collect();
+    compare_on("cards.judge_qa", &predictions, metric, tag)
+}
+
+/// [`compare`] on the card `card` of the test catalog with `predictions`.
+fn compare_on(card: &str, predictions: &[Value], metric: &str, tag: &str) -> (Value, usize) {
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-{tag}", std::process::id()));
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    let server = Server::start();
+    write_catalog(&catalog, server.port, metric);
+    let preds = dir.join("predictions.json");
+    std::fs::write(&preds, serde_json::to_string(predictions).unwrap()).unwrap();
+    let recipe = format!("card={card},template_card_index=0");
+    let recipe = recipe.as_str();
+
+    let script = dir.join("judge_oracle_script.py");
+    std::fs::write(&script, PYTHON_EVALUATE).unwrap();
+    let py_out = dir.join("unitxt.json");
+    let o = Command::new(python())
+        .arg(&script)
+        .arg(recipe)
+        .arg(&preds)
+        .arg(&py_out)
+        .env("UNITXT_CATALOGS", &catalog)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python().display()));
+    assert!(o.status.success(), "Unitxt's evaluate failed: {}", String::from_utf8_lossy(&o.stderr));
+    let python_bodies = server.take();
+    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&py_out).unwrap()).unwrap();
+
+    let rs_out = dir.join("unitxt_rs.json");
+    let o = cli().args(["evaluate", recipe, "--split", "test", "--predictions"]).arg(&preds).arg("--catalog").arg(&catalog).arg("-o").arg(&rs_out).output().unwrap();
+    assert!(o.status.success(), "unitxt-rs evaluate: {}", String::from_utf8_lossy(&o.stderr));
+    let rust_bodies = server.take();
+    let ours: Value = serde_json::from_str(&std::fs::read_to_string(&rs_out).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+
+    assert!(!python_bodies.is_empty());
+    assert_eq!(sorted_canonical(&rust_bodies), sorted_canonical(&python_bodies), "request bodies differ");
+    let n = predictions.len();
+    assert_eq!(ours["instances"].as_array().unwrap().len(), n);
+    for i in 0..n {
+        assert_scores(&format!("instance {i}"), &ours["instances"][i], &theirs["instances"][i]);
+    }
+    assert_scores("global", &ours["global"], &theirs["global"]);
+    (theirs, python_bodies.len())
+}
+
+/// A catalog judge (GPT-4o's, its engine replaced by one on the test server) with a catalog
+/// criteria whose context field is given to the judge: assessment and option selection, each
+/// also with the options reversed (positional bias).
+#[test]
+fn catalog_judge_with_catalog_criteria_matches_unitxt() {
+    let (theirs, requests) = compare(
+        "metrics.llm_as_judge.direct.openai.gpt_4o[inference_engine=engines.judge_test,criteria=metrics.llm_as_judge.direct.criteria.answer_relevance,context_fields=[question]]",
+        "catalog",
+    );
+    assert_eq!(requests, 4 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("answer_relevance"));
+    assert!(theirs["instances"][0]["answer_relevance_using_gpt4o_openai"].is_number());
+    assert!(theirs["instances"][0]["answer_relevance_positional_bias"].is_boolean());
+    assert!(theirs["instances"][0]["answer_relevance_prompts"]["posional_bias_option_selection"].is_array());
+    assert!(theirs["global"]["answer_relevance_ci_low"].is_number(), "{}", theirs["global"]);
+}
+
+/// A custom criteria with an option map (and an option without a description), summaries,
+/// context fields named by a dict, an evaluator name with capitals, spaces and dots.
+#[test]
+fn custom_criteria_with_option_map_and_summaries_match_unitxt() {
+    let (theirs, requests) = compare("judge_test.custom_judge", "custom");
+    assert_eq!(requests, 5 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("answer_quality"));
+    assert!(theirs["instances"][0]["answer_quality_positional_bias_summary"].is_string());
+    assert!(theirs["instances"][0]["answer_quality_using_custom-judge 1,5_openai"].is_null(), "the evaluator name is used as is, lowercased");
+    assert!(theirs["instances"][0]["answer_quality_using_custom-judge 1.5_openai"].is_number());
+}
+
+/// A judge without positional bias or prompts in the results, its scores prefixed, its
+/// evaluator named after the engine (no `evaluator_name`).
+#[test]
+fn judge_without_bias_or_prompts_with_a_score_prefix_matches_unitxt() {
+    let (theirs, requests) = compare("judge_test.plain_judge", "plain");
+    assert_eq!(requests, 2 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("my_answer_quality"));
+    assert!(theirs["instances"][0]["my_answer_quality_using_judge_model_openai_openai"].is_number(), "{}", theirs["instances"][0]);
+    assert!(theirs["instances"][0].get("my_answer_quality_prompts").is_none());
+}
+
+/// Criteria read from a task data field (catalog names and a JSON criteria), each with its
+/// own context fields, no positional bias: several criteria, so the main score is
+/// `llm_as_judge`.
+#[test]
+fn criteria_from_a_task_data_field_match_unitxt() {
+    let (theirs, requests) = compare("judge_test.by_field", "field");
+    assert_eq!(requests, 2 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("llm_as_judge"));
+    assert!(theirs["instances"][2]["llm_as_judge_criteria"].as_str().unwrap().contains("Answer Quality"));
+    assert!(theirs["instances"][0].get("llm_as_judge_positional_bias").is_none());
+}
+
+/// Three systems' responses per instance (as lists: systems `1`, `2`, `3`).
+fn three_systems() -> Vec<Value> {
+    PREDICTIONS.iter().enumerate().map(|(i, p)| json!([p, format!("I am not sure ({i})."), ROWS[i].1])).collect()
+}
+
+/// A catalog pairwise judge with a catalog criteria: every pair of three systems, each also
+/// swapped (positional bias).
+#[test]
+fn catalog_pairwise_judge_matches_unitxt() {
+    let (theirs, requests) = compare_on(
+        "cards.judge_pairs",
+        &three_systems(),
+        "metrics.llm_as_judge.pairwise.openai.gpt_4o[inference_engine=engines.judge_test,criteria=metrics.llm_as_judge.pairwise.criteria.factually_consistent,context_fields=[question]]",
+        "pairwise",
+    );
+    assert_eq!(requests, PREDICTIONS.len() * 3 * 2 * 2);
+    assert_eq!(theirs["global"]["score_name"], json!("1_winrate"));
+    assert!(theirs["global"]["3_winrate"].is_number());
+    assert!(theirs["instances"][0]["2_positional_bias"].is_array());
+}
+
+/// A pairwise judge with named systems (dicts), summaries and an inline criteria.
+#[test]
+fn pairwise_judge_with_named_systems_and_summaries_matches_unitxt() {
+    let predictions: Vec<Value> = three_systems().iter().map(|p| json!({"alpha": p[0], "beta": p[1], "gamma": p[2]})).collect();
+    let (theirs, requests) = compare_on("cards.judge_pairs", &predictions, "judge_test.pairwise_judge", "pairwise-named");
+    assert_eq!(requests, PREDICTIONS.len() * 3 * 5);
+    assert_eq!(theirs["global"]["score_name"], json!("alpha_winrate"));
+    assert!(theirs["instances"][1]["gamma_summaries"].is_array());
+}
+
+/// Runs `unitxt-rs evaluate` with `metric` on the question card against `server`; returns the
+/// process output and the scores written (empty when none).
+fn evaluate_rs(server: &Server, metric: &str, tag: &str, extra: &[&str]) -> (std::process::Output, String) {
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-run-{}-{tag}", std::process::id()));
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    write_catalog(&catalog, server.port, metric);
+    let preds = dir.join("predictions.json");
+    std::fs::write(&preds, serde_json::to_string(PREDICTIONS).unwrap()).unwrap();
+    let out = dir.join("scores.json");
+    let o = cli()
+        .args(["evaluate", "card=cards.judge_qa,template_card_index=0", "--split", "test", "--predictions"])
+        .arg(&preds)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let written = std::fs::read_to_string(&out).unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    (o, written)
+}
+
+/// A judge request that fails is an error naming the judge, the endpoint and the instance
+/// (exit status 4), with no score written and the key shown nowhere.
+#[test]
+fn a_failed_judge_request_names_the_judge_the_endpoint_and_the_instance() {
+    let server = Server::failing("It is green.");
+    let (o, written) = evaluate_rs(&server, "judge_test.custom_judge", "fail", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("llm_judge_direct") && stderr.contains("instance 2") && stderr.contains(&format!("http://127.0.0.1:{}/v1", server.port)), "{stderr}");
+    assert!(stderr.contains("assessment"), "{stderr}");
+    assert!(written.is_empty());
+    assert!(!stderr.contains("sk-judge-secret"));
+}
+
+/// With `--cache`, judge answers are kept: evaluating again sends no request and gives the
+/// same scores.
+#[test]
+fn judge_answers_are_cached() {
+    let server = Server::start();
+    let cache = std::env::temp_dir().join(format!("unitxt-rs-judge-cache-{}.sqlite", std::process::id()));
+    let cache_arg = cache.to_str().unwrap().to_string();
+    let (o, first) = evaluate_rs(&server, "judge_test.custom_judge", "cache1", &["--cache", &cache_arg]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(server.take().len(), 5 * PREDICTIONS.len());
+    let (o, second) = evaluate_rs(&server, "judge_test.custom_judge", "cache2", &["--cache", &cache_arg]);
+    std::fs::remove_file(&cache).ok();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(server.take().len(), 0, "a re-evaluation sends no request");
+    assert!(first.contains("answer_quality_selected_option"));
+    assert_eq!(first, second);
+}

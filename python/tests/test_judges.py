@@ -1,0 +1,192 @@
+"""LLM judges from Python: ``unitxt_rs.evaluate`` with a direct and a pairwise judge against a
+tiny OpenAI-compatible server in a thread, compared with Unitxt's own ``evaluate`` on the same
+data and server (the judge's engine an ``OpenAiInferenceEngine`` there): the same multiset of
+request bodies and the same instance and global scores.
+
+The environment (HF_HUB_CACHE, HF_HUB_OFFLINE, UNITXT_CATALOGS) comes from scripts/test.sh.
+"""
+
+import hashlib
+import json
+import math
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import unitxt_rs
+
+
+def _answer(body):
+    """An assessment, or one of the options the prompt lists (sometimes garbled), chosen by a
+    hash of the body: both libraries must send the same bodies to get the same answers."""
+    h = int(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(), 16)
+    last = body["messages"][-1]["content"]
+    if "The selected criteria option is:" in last:
+        options = [line.split('"')[1] for line in last.splitlines() if line.startswith('- "')]
+        o = options[h % len(options)]
+        return [o, f"I choose {o}", o[: max(1, len(o) // 2)]][h // 7 % 3]
+    if last.endswith("Answer: "):
+        systems = [line.split('"')[1] for line in last.splitlines() if line.startswith('Choose "')]
+        s = systems[h % len(systems)]
+        return [f"Response {s}", s, f"**Response {s}**"][h // 7 % 3]
+    return f"Assessment {h % 997}."
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        with self.server.lock:
+            self.server.bodies.append(body)
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"message": {"role": "assistant", "content": _answer(body)}, "finish_reason": "stop", "index": 0}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def server():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv.bodies = []
+    srv.lock = threading.Lock()
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _take(srv):
+    with srv.lock:
+        out = sorted(json.dumps(b, sort_keys=True) for b in srv.bodies)
+        srv.bodies.clear()
+    return out
+
+
+def _same(a, b, where):
+    if isinstance(a, float) or isinstance(b, float):
+        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12), where
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}/{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, where
+
+
+def _engine(port):
+    return {
+        "__type__": "open_ai_inference_engine",
+        "model_name": "judge-model",
+        "base_url": f"http://127.0.0.1:{port}/v1",
+        "credentials": {"api_key": "k"},
+        "temperature": 0,
+        "max_tokens": 256,
+        "use_cache": False,
+    }
+
+
+CASES = {
+    "direct": (
+        {
+            "__type__": "llm_judge_direct",
+            "criteria": "metrics.llm_as_judge.direct.criteria.answer_relevance",
+            "context_fields": ["question"],
+            "evaluator_name": "Judge",
+        },
+        ["four", "Paris, of course.", "It is green."],
+    ),
+    "pairwise": (
+        {
+            "__type__": "llm_judge_pairwise",
+            "criteria": "metrics.llm_as_judge.pairwise.criteria.factually_consistent",
+            "context_fields": "question",
+            "generate_summaries": True,
+        },
+        [["four", "4", "five"], ["Paris", "Lyon", "Paris, France"], ["green", "blue", "It depends."]],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_judge_scores_and_requests_equal_unitxt(case, server, tmp_path):
+    import unitxt
+    from unitxt import register_local_catalog
+
+    judge, predictions = CASES[case]
+    judge = dict(judge, inference_engine=_engine(server.server_address[1]))
+    catalog = tmp_path / "catalog"
+    (catalog / "cards").mkdir(parents=True)
+    (catalog / "judges").mkdir()
+    # Names of their own per case: Unitxt keeps what it fetched by name for the process.
+    (catalog / "judges" / f"judge_{case}.json").write_text(json.dumps(judge))
+    rows = [
+        {"question": "What is 2+2?", "answer": "4"},
+        {"question": "What is the capital of France?", "answer": "Paris"},
+        {"question": "What color is the sky?", "answer": "blue"},
+    ]
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "task": {
+            "__type__": "task",
+            "input_fields": {"question": "str"},
+            "reference_fields": {"answer": "str"},
+            "prediction_type": "Any",
+            "metrics": [f"judges.judge_{case}"],
+        },
+        "templates": [
+            {"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}", "postprocessors": []}
+        ],
+    }
+    (catalog / "cards" / f"judge_qa_{case}.json").write_text(json.dumps(card))
+    register_local_catalog(str(catalog))
+    unitxt_rs.register_local_catalog(str(catalog))
+    data = unitxt.load_dataset(f"card=cards.judge_qa_{case},template_card_index=0", split="test")
+
+    theirs = unitxt.evaluate(predictions=predictions, data=data)
+    their_bodies = _take(server)
+    ours = unitxt_rs.evaluate(predictions=predictions, data=data)
+    our_bodies = _take(server)
+
+    assert their_bodies and our_bodies == their_bodies
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+
+
+def test_criteria_classes_serialize_as_unitxt():
+    """``unitxt_rs.llm_as_judge_constants`` has Unitxt's criteria classes: made in code or with
+    ``from_obj`` / ``from_jsons``, they serialize to Unitxt's JSON."""
+    from unitxt.llm_as_judge_constants import Criteria as UC
+    from unitxt.llm_as_judge_constants import CriteriaOption as UO
+    from unitxt.llm_as_judge_constants import CriteriaWithOptions as UCO
+
+    from unitxt_rs.llm_as_judge import CriteriaOption as O2
+    from unitxt_rs.llm_as_judge_constants import Criteria, CriteriaOption, CriteriaWithOptions
+
+    assert O2 is CriteriaOption
+    d = {"name": "n", "description": "d", "context_fields": ["q"], "options": [{"name": "Yes", "description": ""}, {"name": "No", "description": "no"}], "option_map": {"Yes": 1.0, "No": 0.0}}
+    assert CriteriaWithOptions.from_obj(d).to_json() == UCO.from_obj(d).to_json()
+    assert CriteriaWithOptions.from_jsons(json.dumps(d)).to_json() == UCO.from_jsons(json.dumps(d)).to_json()
+    assert Criteria.from_obj(d).to_json() == UC.from_obj(d).to_json()
+    ours = CriteriaWithOptions(name="n", description="d", options=[CriteriaOption(name="A", description="a")])
+    theirs = UCO(name="n", description="d", options=[UO(name="A", description="a")])
+    assert ours.to_json() == theirs.to_json()
