@@ -245,9 +245,10 @@ enum Done {
 /// Sends each request body `requests` yields, as it yields them, and hands each outcome to
 /// `on_outcome(input_index, outcome)` on the calling thread, without keeping the answers: a
 /// run's memory does not grow with the number of requests (at most about twice
-/// `num_parallel_requests` bodies are taken and not yet handed on). Each request is first looked up in
-/// the cache; the others go out on up to `num_parallel_requests` worker threads (which pull
-/// the next body from `requests` when they are free), rate limited to
+/// `num_parallel_requests` bodies are taken and not yet handed on). Each request is first
+/// looked up in the cache; the others go out on up to `num_parallel_requests` worker threads
+/// (which pull the next body from `requests` when they are free; they start as requests go
+/// out, so a run answered from the cache uses one), rate limited to
 /// `max_requests_per_second`, each retried with exponential backoff and jitter on 429, 5xx
 /// (and 408/409), timeouts, broken connections and malformed 200 answers, up to
 /// `max_retries` times; a `Retry-After` (seconds) on 429/503 lengthens the delay. Other 4xx
