@@ -235,7 +235,7 @@ def test_an_invalid_combination_shows_its_error(server, driver):
 
 def test_no_endpoint_is_said_plainly(server, driver):
     open_page(driver, link(server, view="evaluate"))
-    assert "No inference endpoint is configured" in driver.find_element(By.ID, "infer-note").text
+    assert "No inference engine is configured" in driver.find_element(By.ID, "infer-note").text
     assert not driver.find_element(By.ID, "infer-btn").is_displayed()
 
 
