@@ -4,23 +4,13 @@
 //! prepared instances; the multisets of request bodies must be identical and the predictions
 //! equal. A missing Python or `openai` package fails the test.
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 
+use common::{python, root, sorted_canonical, Server};
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// The Python with Unitxt 1.26.10 (`UNITXT_PYTHON`, else `/work/main/.venv/bin/python`).
-fn python() -> PathBuf {
-    std::env::var_os("UNITXT_PYTHON").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/main/.venv/bin/python"))
-}
 
 /// The answer's text for a request body: deterministic in the messages, so that both sides
 /// must get the same predictions for the same requests.
@@ -28,110 +18,6 @@ fn answer_text(body: &Value) -> String {
     let last = body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
     let n = body["messages"].as_array().map_or(0, |m| m.len());
     format!("answer to {n} messages ending with {} chars: {}", last.chars().count(), last.chars().rev().take(12).collect::<String>())
-}
-
-/// A server on 127.0.0.1 that answers every `POST .../chat/completions` and records its body
-/// (as text). One request per connection (`Connection: close`).
-struct Server {
-    port: u16,
-    bodies: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start() -> Server {
-        Server::failing("")
-    }
-    /// A server that answers HTTP 400 to the requests whose body contains `fail` (when not
-    /// empty).
-    fn failing(fail: &'static str) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let log = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let log = log.clone();
-                std::thread::spawn(move || handle(stream, &log, fail));
-            }
-        });
-        Server { port, bodies }
-    }
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.bodies.lock().unwrap())
-    }
-}
-
-fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-    let mut length = 0usize;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" || h == "\n" {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body).unwrap();
-    let text = String::from_utf8(body).unwrap();
-    let (status, out) = if !fail.is_empty() && text.contains(fail) {
-        log.lock().unwrap().push(text);
-        ("400 Bad Request", r#"{"error": {"message": "refused by the test server"}}"#.to_string())
-    } else if path.ends_with("/chat/completions") {
-        let parsed: Value = serde_json::from_str(&text).unwrap();
-        log.lock().unwrap().push(text);
-        // With tools, the answer is a call of the first one.
-        let message = match parsed["tools"][0]["function"]["name"].as_str() {
-            Some(name) => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-                "function": {"name": name, "arguments": format!("{{\"n\": {}}}", answer_text(&parsed).len())}}]}),
-            None => json!({"role": "assistant", "content": answer_text(&parsed)}),
-        };
-        let answer = json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": parsed["model"],
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-        });
-        ("200 OK", answer.to_string())
-    } else {
-        ("404 Not Found", "{}".to_string())
-    };
-    let mut stream = stream;
-    let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}", out.len());
-}
-
-/// `v` with object keys sorted, as text: equal texts are equal JSON (numbers keep their
-/// written form, so `0.0` and `0` differ as they do on the wire).
-fn canonical(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let sorted: BTreeMap<&String, Value> = m.iter().map(|(k, v)| (k, sort(v))).collect();
-                let mut out = serde_json::Map::new();
-                for (k, v) in sorted {
-                    out.insert(k.clone(), v);
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_string()
-}
-
-fn sorted_canonical(bodies: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = bodies.iter().map(|b| canonical(&serde_json::from_str(b).unwrap())).collect();
-    out.sort();
-    out
 }
 
 fn cli() -> Command {
@@ -178,7 +64,7 @@ fn compare_in(recipe: &str, tag: &str, catalog: Option<&Path>) -> usize {
     let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).args(&extra).output().unwrap();
     assert!(o.status.success(), "prepare: {}", String::from_utf8_lossy(&o.stderr));
 
-    let server = Server::start();
+    let server = Server::start(answer_text);
     let script = dir.join("engine.py");
     std::fs::write(&script, PYTHON_ENGINE).unwrap();
     let py_out = dir.join("python_predictions.json");
@@ -275,7 +161,7 @@ fn failed_instances_are_named_and_the_rest_written() {
     let source = second["source"].as_str().unwrap();
     // A fragment of the second instance's sentence, escaped as it is in the JSON body.
     let fragment: &'static str = Box::leak(source.rsplit("sentence: ").next().unwrap().chars().take(20).collect::<String>().into_boxed_str());
-    let server = Server::failing(fragment);
+    let server = Server::failing(answer_text, fragment);
     let engine = json!({"__type__": "open_ai_inference_engine", "model_name": "m",
         "base_url": format!("http://127.0.0.1:{}/v1", server.port), "credentials": {"api_key": "sk-test-secret"}});
     let out = dir.join("predictions.jsonl");
@@ -302,7 +188,7 @@ fn infer_from_prepared_data_streams_in_order() {
     let data = dir.join("test.jsonl");
     let o = cli().args(["prepare", recipe, "--split", "test", "-o"]).arg(&data).output().unwrap();
     assert!(o.status.success(), "prepare: {}", String::from_utf8_lossy(&o.stderr));
-    let server = Server::start();
+    let server = Server::start(answer_text);
     let engine = json!({"__type__": "open_ai_inference_engine", "model_name": "m", "num_parallel_requests": 7,
         "base_url": format!("http://127.0.0.1:{}/v1", server.port), "credentials": {"api_key": "k"}});
     let o = cli().args(["infer", recipe, "--split", "test", "--engine", &engine.to_string()]).output().unwrap();

@@ -8,42 +8,14 @@
 //! assessments, selected options, positional bias, prompts, criteria, ...) and the global
 //! scores with their confidence intervals. A missing Python or `openai` package fails the test.
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::path::Path;
+use std::process::Command;
+
+use common::{canonical, python, root, sorted_canonical, Server};
 use serde_json::{json, Value};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// The Python with Unitxt 1.26.10 (`UNITXT_PYTHON`, else `/work/main/.venv/bin/python`).
-fn python() -> PathBuf {
-    std::env::var_os("UNITXT_PYTHON").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/main/.venv/bin/python"))
-}
-
-/// `v` with object keys sorted, as text.
-fn canonical(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let sorted: BTreeMap<&String, Value> = m.iter().map(|(k, v)| (k, sort(v))).collect();
-                let mut out = serde_json::Map::new();
-                for (k, v) in sorted {
-                    out.insert(k.clone(), v);
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_string()
-}
 
 /// FNV-1a of a text: the server's source of variety.
 fn fnv(text: &str) -> u64 {
@@ -78,83 +50,6 @@ fn answer_text(body: &Value) -> String {
         };
     }
     format!("Assessment {}: the response {} the criteria.", h % 997, if h.is_multiple_of(2) { "meets" } else { "partly meets" })
-}
-
-/// A server on 127.0.0.1 that answers every `POST .../chat/completions` and records its body.
-struct Server {
-    port: u16,
-    bodies: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start() -> Server {
-        Server::failing("")
-    }
-    /// A server that answers HTTP 400 to the requests whose body contains `fail` (when not
-    /// empty).
-    fn failing(fail: &'static str) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let log = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let log = log.clone();
-                std::thread::spawn(move || handle(stream, &log, fail));
-            }
-        });
-        Server { port, bodies }
-    }
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.bodies.lock().unwrap())
-    }
-}
-
-fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, fail: &str) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-    let mut length = 0usize;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" || h == "\n" {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body).unwrap();
-    let text = String::from_utf8(body).unwrap();
-    let (status, out) = if !fail.is_empty() && text.contains(fail) {
-        log.lock().unwrap().push(text);
-        ("400 Bad Request", r#"{"error": {"message": "refused by the test server"}}"#.to_string())
-    } else if path.ends_with("/chat/completions") {
-        let parsed: Value = serde_json::from_str(&text).unwrap();
-        log.lock().unwrap().push(text);
-        let answer = json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": parsed["model"],
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer_text(&parsed)}}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-        });
-        ("200 OK", answer.to_string())
-    } else {
-        ("404 Not Found", "{}".to_string())
-    };
-    let mut stream = stream;
-    let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}", out.len());
-}
-
-fn sorted_canonical(bodies: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = bodies.iter().map(|b| canonical(&serde_json::from_str(b).unwrap())).collect();
-    out.sort();
-    out
 }
 
 fn cli() -> Command {
@@ -286,7 +181,7 @@ fn compare_on(card: &str, predictions: &[Value], metric: &str, tag: &str) -> (Va
     let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-{tag}", std::process::id()));
     let catalog = dir.join("catalog");
     std::fs::create_dir_all(&catalog).unwrap();
-    let server = Server::start();
+    let server = Server::start(answer_text);
     write_catalog(&catalog, server.port, metric);
     let preds = dir.join("predictions.json");
     std::fs::write(&preds, serde_json::to_string(predictions).unwrap()).unwrap();
@@ -441,7 +336,7 @@ fn evaluate_rs(server: &Server, metric: &str, tag: &str, extra: &[&str]) -> (std
 /// (exit status 4), with no score written and the key shown nowhere.
 #[test]
 fn a_failed_judge_request_names_the_judge_the_endpoint_and_the_instance() {
-    let server = Server::failing("It is green.");
+    let server = Server::failing(answer_text, "It is green.");
     let (o, written) = evaluate_rs(&server, "judge_test.custom_judge", "fail", &[]);
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(4), "{stderr}");
@@ -455,7 +350,7 @@ fn a_failed_judge_request_names_the_judge_the_endpoint_and_the_instance() {
 /// same scores.
 #[test]
 fn judge_answers_are_cached() {
-    let server = Server::start();
+    let server = Server::start(answer_text);
     let cache = std::env::temp_dir().join(format!("unitxt-rs-judge-cache-{}.sqlite", std::process::id()));
     let cache_arg = cache.to_str().unwrap().to_string();
     let (o, first) = evaluate_rs(&server, "judge_test.custom_judge", "cache1", &["--cache", &cache_arg]);

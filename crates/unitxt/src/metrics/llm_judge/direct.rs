@@ -10,7 +10,7 @@ use crate::artifact::{Art, BuildContext};
 use crate::error::{Error, Result};
 use crate::inference::ModelClient;
 use crate::metrics::criteria::{Criteria, CriteriaOption};
-use crate::metrics::{nan_mean, value_score, Metric, MetricInput, MetricKind, Scores};
+use crate::metrics::{Metric, MetricInput, MetricKind, Scores};
 use crate::value::{Instance, Map, Value};
 
 /// A built `llm_judge_direct`. Each instance's record is `{"main_score": .., "scores": ..}`
@@ -232,26 +232,16 @@ impl Metric for LlmJudgeDirect {
         Ok(records)
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
-        let scores = record.get("scores").and_then(Value::as_object).ok_or_else(|| Error::invalid("not a judge record"))?;
-        Ok(scores.iter().filter(|(_, v)| matches!(v, Value::Number(_))).map(|(k, v)| (k.to_string(), value_score(v).unwrap_or(f64::NAN))).collect())
+        JudgeBase::record_scores(record)
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        let mut main = self.main_score().to_string();
-        let mut xs = Vec::with_capacity(records.len());
-        for r in records {
-            main = r.get("main_score").and_then(Value::as_str).unwrap_or(&main).to_string();
-            xs.push(r.get("scores").and_then(|s| s.get(&main)).map(value_score).transpose()?.unwrap_or(f64::NAN));
-        }
-        Ok([(main, nan_mean(xs))].into_iter().collect())
+        JudgeBase::reduce_records(self.main_score(), records)
     }
     fn kind(&self) -> MetricKind {
         MetricKind::BulkInstance
     }
     fn n_resamples(&self) -> Option<usize> {
-        match &self.base.config.n_resamples {
-            None => Some(1000),
-            Some(v) => v.as_u64().map(|n| n as usize),
-        }
+        self.base.n_resamples()
     }
     fn unavailable(&self) -> Option<crate::error::Unavailable> {
         Some(self.base.unavailable())

@@ -101,6 +101,33 @@ pub struct JudgeBase {
 }
 
 impl JudgeBase {
+    /// The instance scores of a judge's record (`{"main_score", "scores": {...}}`): its numeric
+    /// scores (the texts, prompts and booleans stay in the record).
+    pub fn record_scores(record: &Value) -> Result<crate::metrics::Scores> {
+        let scores = record.get("scores").and_then(Value::as_object).ok_or_else(|| Error::invalid("not a judge record"))?;
+        Ok(scores.iter().filter(|(_, v)| matches!(v, Value::Number(_))).map(|(k, v)| (k.to_string(), crate::metrics::value_score(v).unwrap_or(f64::NAN))).collect())
+    }
+
+    /// The global score of judge records: the mean of each record's main score (named by the
+    /// records, else `main`), NaNs left out, as Unitxt's `BulkInstanceMetric` reduces.
+    pub fn reduce_records(main: &str, records: &[&Value]) -> Result<crate::metrics::Scores> {
+        let mut main = main.to_string();
+        let mut xs = Vec::with_capacity(records.len());
+        for r in records {
+            main = r.get("main_score").and_then(Value::as_str).unwrap_or(&main).to_string();
+            xs.push(r.get("scores").and_then(|s| s.get(&main)).map(crate::metrics::value_score).transpose()?.unwrap_or(f64::NAN));
+        }
+        Ok([(main, crate::metrics::nan_mean(xs))].into_iter().collect())
+    }
+
+    /// The bootstrap resamples: the judge's `n_resamples`, else Unitxt's 1,000.
+    pub fn n_resamples(&self) -> Option<usize> {
+        match &self.config.n_resamples {
+            None => Some(1000),
+            Some(v) => v.as_u64().map(|n| n as usize),
+        }
+    }
+
     /// Builds the engine and the criteria of `config` in `cx`. Errors: an engine or criteria
     /// that does not build, a `format` other than `formats.chat_api`, `context_fields` that is
     /// not a name, a list or a dict of names.
