@@ -377,20 +377,26 @@ pub struct SerializeTableRowAsText {
 }
 
 impl InstanceOperator for SerializeTableRowAsText {
-    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let mut text = String::new();
-        for f in &self.fields {
-            let mut value = dict_get(&instance, f)?.into_owned();
-            if let Some(max) = self.max_cell_length {
-                if let Some(cut) = truncate_cell(&value, max)? {
-                    value = cut;
-                }
-            }
-            text.push_str(&format!("{f} is {}, ", s(&value)));
-        }
-        instance.insert(self.to_field.as_str().into(), Value::from(text));
-        Ok(instance)
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        serialize_row(instance, &self.fields, self.max_cell_length, &self.to_field, " is ")
     }
+}
+
+/// The row serializers' work: `"{field}{between}{value}, "` for each of `fields` (values as
+/// Python's `str()`, strings cut to `max_cell_length`), stored at `to_field`.
+fn serialize_row(mut instance: Instance, fields: &[String], max_cell_length: Option<i64>, to_field: &str, between: &str) -> Result<Instance> {
+    let mut text = String::new();
+    for f in fields {
+        let mut value = dict_get(&instance, f)?.into_owned();
+        if let Some(max) = max_cell_length {
+            if let Some(cut) = truncate_cell(&value, max)? {
+                value = cut;
+            }
+        }
+        text.push_str(&format!("{f}{between}{}, ", s(&value)));
+    }
+    instance.insert(to_field.into(), Value::from(text));
+    Ok(instance)
 }
 
 /// Python's `len(v)` of a list, string or dict, `TypeError` otherwise.
@@ -849,19 +855,8 @@ pub struct SerializeTableRowAsList {
 }
 
 impl InstanceOperator for SerializeTableRowAsList {
-    fn process_instance(&self, mut instance: Instance, _split: &str) -> Result<Instance> {
-        let mut text = String::new();
-        for f in &self.fields {
-            let mut value = dict_get(&instance, f)?.into_owned();
-            if let Some(max) = self.max_cell_length {
-                if let Some(cut) = truncate_cell(&value, max)? {
-                    value = cut;
-                }
-            }
-            text.push_str(&format!("{f}: {}, ", s(&value)));
-        }
-        instance.insert(self.to_field.as_str().into(), Value::from(text));
-        Ok(instance)
+    fn process_instance(&self, instance: Instance, _split: &str) -> Result<Instance> {
+        serialize_row(instance, &self.fields, self.max_cell_length, &self.to_field, ": ")
     }
 }
 
