@@ -32,8 +32,10 @@ pub enum CatalogCommand {
         catalogs: Vec<PathBuf>,
     },
     /// Build every artifact (or those whose name starts with PREFIX, e.g. `cards.`) and report,
-    /// per top folder, how many work, need a model (or an LLM judge, an inference engine), need
-    /// the network, and fail, with the reasons grouped; exits with 1 when any fails.
+    /// per top folder, how many work, need an endpoint (engines that call an OpenAI-compatible
+    /// API, LLM judges whose engine does), need a model (local weights, an engine that cannot be
+    /// called here), need the network, and fail, with the reasons grouped; exits with 1 when any
+    /// fails.
     Check {
         /// Only artifacts whose name starts with this (e.g. `cards.mmlu`).
         #[arg(default_value = "")]
@@ -44,9 +46,9 @@ pub enum CatalogCommand {
         /// List every artifact that does not work, with its reason, not only the groups.
         #[arg(long)]
         list: bool,
-        /// Print the report as JSON: `{"folders": {FOLDER: {"works", "needs_model",
-        /// "needs_network", "fails"}}, "total": {...}, "artifacts": [{"name", "status",
-        /// "reason"}]}` (artifacts that work are not listed).
+        /// Print the report as JSON: `{"folders": {FOLDER: {"works", "needs_endpoint",
+        /// "needs_model", "needs_network", "fails"}}, "total": {...}, "artifacts": [{"name",
+        /// "status", "reason"}]}` (artifacts that work are not listed).
         #[arg(long)]
         json: bool,
     },
@@ -76,20 +78,23 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
     }
 }
 
-/// The four columns of `catalog check`, in order, as the JSON report names them.
-const STATUSES: [&str; 4] = ["works", "needs_model", "needs_network", "fails"];
+/// The five columns of `catalog check`, in order, as the JSON report names them.
+const STATUSES: [&str; 5] = ["works", "needs_endpoint", "needs_model", "needs_network", "fails"];
 
 /// The column of `outcome` in [`STATUSES`], with its reason.
 fn status(outcome: &Outcome) -> (usize, Option<&str>) {
     match outcome {
         Outcome::Works => (0, None),
-        Outcome::Needs(u) if u.need == Need::Model => (1, Some(&u.reason)),
-        Outcome::Needs(u) => (2, Some(&u.reason)),
-        Outcome::Fails(cause) => (3, Some(cause)),
+        Outcome::Needs(u) => match u.need {
+            Need::Endpoint => (1, Some(&u.reason)),
+            Need::Model => (2, Some(&u.reason)),
+            Need::Network => (3, Some(&u.reason)),
+        },
+        Outcome::Fails(cause) => (4, Some(cause)),
     }
 }
 
-/// `catalog check`: prints a table of the four counts ([`STATUSES`]) per top folder (`cards`,
+/// `catalog check`: prints a table of the five counts ([`STATUSES`]) per top folder (`cards`,
 /// `metrics`, ...) and in total, then, for each column but "works", the reasons with their
 /// count and one artifact that has it, most frequent first (with `list`: every such artifact
 /// and its reason). With `json`, the same as one JSON document on stdout. Errors when an
@@ -104,8 +109,8 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             if dirs.is_empty() { "none".to_string() } else { dirs.join(", ") }
         )));
     }
-    let mut folders: IndexMap<&str, [usize; 4]> = IndexMap::new();
-    let mut total = [0usize; 4];
+    let mut folders: IndexMap<&str, [usize; 5]> = IndexMap::new();
+    let mut total = [0usize; 5];
     for (name, outcome) in &results {
         let folder = name.split('.').next().unwrap_or_default();
         let (col, _) = status(outcome);
@@ -113,9 +118,9 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
         total[col] += 1;
     }
     folders.sort_keys();
-    let fails = total[3];
+    let fails = total[4];
     if json {
-        let counts = |c: &[usize; 4]| -> serde_json::Value {
+        let counts = |c: &[usize; 5]| -> serde_json::Value {
             STATUSES
                 .iter()
                 .zip(c)
@@ -141,8 +146,8 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
         )?;
     } else {
         outln!(
-            "{:<16} {:>7} {:>12} {:>14} {:>6}",
-            "folder", "works", "needs model", "needs network", "fails"
+            "{:<16} {:>7} {:>15} {:>12} {:>14} {:>6}",
+            "folder", "works", "needs endpoint", "needs model", "needs network", "fails"
         )?;
         for (folder, c) in folders
             .iter()
@@ -150,14 +155,15 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             .chain([("total", &total)])
         {
             outln!(
-                "{folder:<16} {:>7} {:>12} {:>14} {:>6}",
-                c[0], c[1], c[2], c[3]
+                "{folder:<16} {:>7} {:>15} {:>12} {:>14} {:>6}",
+                c[0], c[1], c[2], c[3], c[4]
             )?;
         }
         for (col, title) in [
-            (1, "needs a model, an LLM judge or an inference engine"),
-            (2, "needs the network"),
-            (3, "fails"),
+            (1, "needs an endpoint (an OpenAI-compatible API and its key)"),
+            (2, "needs a model (local weights, or an engine that cannot be called here)"),
+            (3, "needs the network"),
+            (4, "fails"),
         ] {
             let of_col: Vec<(&str, &str)> = results
                 .iter()
