@@ -120,6 +120,7 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
                 exc.setattr("need", match u.need {
                     Need::Model => "model",
                     Need::Network => "network",
+                    Need::Endpoint => "endpoint",
                 })?;
                 exc.setattr("reason", &u.reason)?;
             }
