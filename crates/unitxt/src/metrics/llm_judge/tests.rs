@@ -126,7 +126,7 @@ impl crate::inference::ModelClient for FakeClient {
                 Some(crate::json!({"choices": [{"message": {"role": "assistant", "content": text}}]}))
             })
             .collect();
-        Ok(crate::inference::Answers { answers, failed: Vec::new() })
+        Ok(crate::inference::Answers { answers, failed: Vec::new(), ..Default::default() })
     }
 }
 
