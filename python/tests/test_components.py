@@ -78,7 +78,11 @@ def components(FieldOperator, InstanceOperator, SingleTypeSerializer, InstanceMe
 
         def compute(self, references, predictions, task_data):
             hits = [p == r[0] for p, r in zip(predictions, references)]
-            return {"hit_rate": sum(hits) / len(hits), "positives": float(sum(p == "positive" for p in predictions))}
+            # Text, a list and an integer beside the scores: kept in the instance and global
+            # scores as computed, as Unitxt keeps them.
+            return {"summary": f"{sum(hits)} of {len(hits)}", "hit_rate": sum(hits) / len(hits),
+                    "misses": sorted({p for p, r in zip(predictions, references) if p != r[0]}),
+                    "n": len(hits), "positives": float(sum(p == "positive" for p in predictions))}
 
     class Boom(FieldOperator):
         def process_value(self, value):
@@ -183,8 +187,12 @@ def test_metrics_equal_unitxts(unitxt):
     g_ours, g_theirs = dict(results["ours"].global_scores), dict(results["theirs"].global_scores)
     assert "overlap_ci_low" in g_ours and "hit_rate_ci_low" in g_ours
     close(g_ours, g_theirs)
+    assert g_ours["summary"] == "20 of 30" and g_ours["misses"] == ["negative", "positive good"]
+    assert isinstance(g_ours["n"], int) and g_ours == g_theirs, (g_ours, g_theirs)
+    assert list(g_ours) == list(g_theirs), "the global scores' order is Unitxt's"
     inst = plain(results["ours"].instance_scores)
     assert {s["verdict"] for s in inst} == {"match", "miss"}
+    assert {s["summary"] for s in inst} == {"1 of 1", "0 of 1"} and inst[0]["n"] == 1
     close(inst, plain(results["theirs"].instance_scores))
 
 

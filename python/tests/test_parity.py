@@ -319,10 +319,12 @@ def test_groups_scores_summary_equals_unitxts(unitxt):
     close(plain(r_ours), plain(r_theirs))
 
 
-@pytest.mark.parametrize("fmt", [None, "formats.empty"])
+@pytest.mark.parametrize("fmt", [None, "formats.empty", "formats.chat_api"])
 def test_in_memory_pil_images_equal_unitxts(unitxt, fmt):
     """A card built in Python whose data holds PIL images (RGB without a format, RGBA, one
-    read from PNG bytes): the rows, image bytes included, are Unitxt's."""
+    read from PNG bytes, a JPEG): the rows, image bytes included, are Unitxt's. A chat format
+    embeds each image in the message as a data URL of the bytes Pillow writes for it, as
+    Unitxt's image_to_data_url (PNG, and JPEG for the image whose format says JPEG)."""
     import io
 
     from PIL import Image
@@ -334,17 +336,28 @@ def test_in_memory_pil_images_equal_unitxts(unitxt, fmt):
 
     buf = io.BytesIO()
     Image.new("L", (3, 5), 90).save(buf, format="PNG")
+    # A JPEG whose pixels vary (a gradient), so that re-encoding it is lossy.
+    jpeg = io.BytesIO()
+    Image.frombytes("RGB", (16, 8), bytes((x * 13 + y * 29 + c * 71) % 256 for y in range(8) for x in range(16) for c in range(3))).save(jpeg, format="JPEG")
 
     def data():
-        imgs = [Image.new("RGB", (6, 4), (200, 30, 40)), Image.new("RGBA", (2, 2), (0, 0, 255, 128)), Image.open(io.BytesIO(buf.getvalue()))]
+        imgs = [Image.new("RGB", (6, 4), (200, 30, 40)), Image.new("RGBA", (2, 2), (0, 0, 255, 128)), Image.open(io.BytesIO(buf.getvalue())),
+                Image.open(io.BytesIO(jpeg.getvalue()))]
         return {"test": [{"context": {"image": im, "format": f}, "context_type": "image", "question": f"Color {i}?", "answers": ["red"]}
-                         for i, (im, f) in enumerate(zip(imgs, ["PNG", "PNG", "JPEG"]))]}
+                         for i, (im, f) in enumerate(zip(imgs, ["PNG", "PNG", "JPEG", "JPEG"]))]}
 
     kw = dict(template="templates.qa.with_context.simple", split="test", **({"format": fmt} if fmt else {}))
     ours = unitxt_rs.load_dataset(card=TaskCard(loader=LoadFromDictionary(data=data()), task="tasks.qa.with_context"), **kw)
     theirs = unitxt.load_dataset(card=UCard(loader=ULoad(data=data()), task="tasks.qa.with_context"), **kw)
-    assert len(rows(ours)) == 3
-    assert rows(ours)[0]["media"]["images"][0]["bytes"].startswith(b"\x89PNG")
+    assert len(rows(ours)) == 4
+    if fmt == "formats.chat_api":
+        urls = [[p["image_url"]["url"] for p in r["source"][0]["content"] if p["type"] == "image_url"] for r in rows(ours)]
+        assert [u[0].split(",")[0] for u in urls] == ["data:image/png;base64"] * 2 + ["data:image/jpeg;base64"] * 2
+        assert [u[0] for u in urls] == [
+            [p["image_url"]["url"] for p in r["source"][0]["content"] if p["type"] == "image_url"][0] for r in rows(theirs)
+        ]
+    else:
+        assert rows(ours)[0]["media"]["images"][0]["bytes"].startswith(b"\x89PNG")
     assert rows(ours) == rows(theirs)
 
 

@@ -246,3 +246,61 @@ def test_fuse_skips_a_subset_without_the_split_but_not_a_missing_demos_split(clu
     assert e.value.split == "nosuch"
     assert "train" in e.value.available
     assert not isinstance(e.value, unitxt_rs.MissingSplitError)
+
+
+# ---- registered types -----------------------------------------------------------------------
+
+
+def _typed_card(lib, texts):
+    """A card built in code whose task types `text` with the registered NewType `RaySentence`
+    (a str), with either library's classes."""
+    prefix = "unitxt_rs" if lib == "ours" else "unitxt"
+    card_mod, loaders, task_mod, templates = (
+        _import(f"{prefix}.{m}") for m in ("card", "loaders", "task", "templates")
+    )
+    return card_mod.TaskCard(
+        loader=loaders.LoadFromDictionary(data={"test": [{"text": t, "label": f"l{i % 3}"} for i, t in enumerate(texts)]}),
+        task=task_mod.Task(input_fields={"text": RAY_SENTENCE}, reference_fields={"label": str}, prediction_type=str,
+                           metrics=["metrics.accuracy"]),
+        templates=[templates.InputOutputTemplate(input_format="Say: {text}", output_format="{label}")],
+    )
+
+
+from typing import NewType  # noqa: E402
+
+RAY_SENTENCE = NewType("RaySentence", str)
+
+
+def test_registered_types_reach_the_workers(cluster):
+    """A task field typed with a type registered on the driver (`type_utils.register_type`) is
+    checked in the workers as the type it stands for (a str here; an unknown name would be
+    taken as a dict there and reject every instance): the rows are Unitxt's, and a value not of
+    the type is rejected by a worker, as by Unitxt."""
+    unitxt_rs = _import("unitxt_rs")
+    uray = _import("unitxt_rs.ray")
+    unitxt = _import("unitxt")
+    from unitxt import type_utils as their_types
+    from unitxt_rs import type_utils as our_types
+
+    our_types.register_type(RAY_SENTENCE)
+    their_types.register_type(RAY_SENTENCE)
+    texts = [f"sentence {i}" for i in range(20)]
+    got = _collect(cluster, uray.prepare(card=_typed_card("ours", texts), split="test", num_workers=2, batch_size=4))
+    want = unitxt.load_dataset(card=_typed_card("theirs", texts), split="test")
+    assert got.num_rows == len(want) == 20
+    assert got.to_pylist() == unitxt_rs.load_dataset(card=_typed_card("ours", texts), split="test").data.table.to_pylist()
+    keys = ["source", "target", "references", "task_data", "metrics", "postprocessors", "groups", "subset",
+            "data_classification_policy"]
+    for i, row in enumerate(got.to_pylist()):
+        assert {k: row[k] for k in keys} == {k: want[i][k] for k in keys}, f"row {i} differs"
+    assert '"text": "sentence 3"' in got.to_pylist()[3]["task_data"]
+    # The fusion's workers too.
+    fused = _collect(cluster, uray.fuse([{"card": _typed_card("ours", texts)}], split="test", num_workers=1, batch_size=4))
+    assert fused.select(keys).to_pylist() == got.select(keys).to_pylist()
+
+    # A list where the type says str: Unitxt refuses it, and so does a worker.
+    bad = texts[:5] + [["not", "a", "sentence"]]
+    with pytest.raises(Exception, match="RaySentence"):
+        list(unitxt.load_dataset(card=_typed_card("theirs", bad), split="test"))
+    with pytest.raises(Exception, match="RaySentence"):
+        _collect(cluster, uray.prepare(card=_typed_card("ours", bad), split="test", num_workers=1, batch_size=4))

@@ -320,8 +320,10 @@ class InstanceMetric(_Metric):
 
 class GlobalMetric(_Metric):
     """Unitxt's ``GlobalMetric``: set ``main_score`` and override ``compute(self, references,
-    predictions, task_data)`` over lists. Instance scores are one-instance computes; bootstrap
-    intervals (``n_resamples``, default 100) for ``ci_scores`` (default: the main score)."""
+    predictions, task_data)`` over lists. Instance scores are one-instance computes, global
+    scores the compute over all instances, each its whole dict (text, lists and integers kept as
+    returned) with ``score`` and ``score_name``; bootstrap intervals (``n_resamples``, default
+    100) for ``ci_scores`` (default: the main score)."""
 
     _kind = "global_metric"
 

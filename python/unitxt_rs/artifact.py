@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import json
 import sys
 import types as _types
+import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _native
@@ -77,7 +79,43 @@ def _pil_data_url(img: Any) -> str:
             f"a PIL image of mode {img.mode!r} is stored by datasets in a format unitxt-rs does not read "
             "(PNG, JPEG, GIF, WebP, BMP); convert it first, e.g. image.convert('RGB')"
         )
+    _ORIGINAL_IMAGES[hashlib.sha256(data).digest()] = img
     return f"data:image/{sub};base64," + base64.b64encode(data).decode("ascii")
+
+
+#: The PIL images :func:`_pil_data_url` encoded, by the SHA-256 of the bytes they became, while
+#: the user's program holds them: a chat format embeds the image itself (see
+#: :func:`_chat_image_data_url`), not the bytes datasets made of it (a JPEG's are re-encoded).
+_ORIGINAL_IMAGES: "weakref.WeakValueDictionary[bytes, Any]" = weakref.WeakValueDictionary()
+
+
+def _chat_image_data_url(image_json: str) -> str:
+    """Called by the engine's chat formats for an image tag of the instance's media: the image
+    (Unitxt's image value ``{"image": <data URL>, "format": ...}`` as JSON text) as Unitxt's
+    ``image_to_data_url`` makes it: converted to RGB and saved by Pillow in the value's format
+    (JPEG when it has none), as a ``data:image/<format in lower case>;base64,...`` URL. The image
+    is the PIL image the data URL was made from when it is still alive, else the data URL's bytes
+    opened by Pillow (what Unitxt holds for an image read from a dataset)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    value = json.loads(image_json)
+    if not isinstance(value, dict) or not isinstance(value.get("image"), str):
+        raise InvalidInputError(f"an image in the instance's media must be {{'image': ..., 'format': ...}}, got {image_json[:80]}")
+    url = value["image"]
+    if not url.startswith("data:") or ";base64," not in url:
+        raise InvalidInputError(f"an image in the instance's media must be a data URL, got {url[:40]!r}")
+    data = base64.b64decode(url.split(",", 1)[1])
+    img = _ORIGINAL_IMAGES.get(hashlib.sha256(data).digest())
+    if img is None:
+        img = Image.open(io.BytesIO(data))
+    fmt = value.get("format") or "JPEG"
+    with io.BytesIO() as buf:
+        img.convert("RGB").save(buf, format=fmt.upper())
+        encoded = base64.b64encode(buf.getvalue()).decode("utf-8")
+    return f"data:image/{fmt.lower()};base64,{encoded}"
 
 
 def _jsonable(v: Any) -> Any:

@@ -89,7 +89,7 @@ class ReferenceCycleError(InvalidInputError):
 
 class NeedsError(UnsupportedError):
     """A well-formed artifact that needs what this engine does not have here. Attributes:
-    ``need`` (``"model"`` or ``"network"``) and ``reason`` (one line)."""
+    ``need`` (``"model"``, ``"network"`` or ``"endpoint"``) and ``reason`` (one line)."""
 
     need = None
     reason = None

@@ -26,7 +26,8 @@ Most cards' preprocessing is per instance (``rename``, ``map_instance_values``, 
 ``copy``, ...), so the workers do most of the work. Loading is not distributed: the driver
 reads the source data (through the card's loader and the Hugging Face cache, as ``load_dataset``).
 Every node needs the catalog (``unitxt-rs catalog install``, or the same ``UNITXT_CATALOGS``)
-because workers build the recipe from its arguments. Benchmarks run whole on the driver (their
+because workers build the recipe from its arguments; the task field types registered on the
+driver (``unitxt_rs.type_utils.register_type``) are registered in each worker. Benchmarks run whole on the driver (their
 rows are then spread over the cluster).
 
 Rows come out in ``load_dataset``'s order: :func:`prepare` turns on Ray Data's
@@ -67,6 +68,14 @@ def _ipc(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def _worker_setup(seed: int, types: Sequence[Sequence[str]]) -> None:
+    """What a worker process takes from the driver's process before it builds a recipe: the
+    global seed and the registered task field types."""
+    _native.set_seed(seed)
+    for name, definition in types:
+        _native.register_type(name, definition)
+
+
 class PrepareBatches:
     """The per-instance half of a recipe, as a Ray Data callable class: one instance per
     actor builds the recipe's per-instance stages for the split once (``__init__``), then each
@@ -78,6 +87,9 @@ class PrepareBatches:
         recipe, args_json, split, catalog_dirs: the recipe, as :func:`prepare` staged it.
         demos_pool_json: the demos pool the driver took (JSON text), or None.
         seed: the driver's global seed (:func:`unitxt_rs.get_seed`), set in the worker process.
+        types: the task field types the driver registered
+            (:func:`unitxt_rs.type_utils.register_type`), as ``(name, definition)`` pairs,
+            registered in the worker process before the recipe is built.
     """
 
     def __init__(
@@ -88,8 +100,9 @@ class PrepareBatches:
         catalog_dirs: List[str],
         demos_pool_json: Optional[str],
         seed: int,
+        types: Sequence[Sequence[str]] = (),
     ) -> None:
-        _native.set_seed(seed)
+        _worker_setup(seed, types)
         self._worker = _native.InstanceWorker(recipe, args_json, split, catalog_dirs, demos_pool_json)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -177,6 +190,7 @@ def prepare(
             "catalog_dirs": catalogs,
             "demos_pool_json": staged.demos_pool_json(),
             "seed": _api.get_seed(),
+            "types": _native.registered_types(),
         },
         batch_size=None,
         batch_format="pyarrow",
@@ -208,10 +222,17 @@ class FuseBatches:
         subsets: per recipe, the keyword arguments of ``_native.InstanceWorker``.
         names: per recipe, its name (a named fusion) or None.
         seed: the driver's global seed.
+        types: the driver's registered task field types (see :class:`PrepareBatches`).
     """
 
-    def __init__(self, subsets: List[Dict[str, Any]], names: List[Optional[str]], seed: int) -> None:
-        _native.set_seed(seed)
+    def __init__(
+        self,
+        subsets: List[Dict[str, Any]],
+        names: List[Optional[str]],
+        seed: int,
+        types: Sequence[Sequence[str]] = (),
+    ) -> None:
+        _worker_setup(seed, types)
         self._workers = [_native.InstanceWorker(**s) for s in subsets]
         self._names = names
 
@@ -349,7 +370,12 @@ def fuse(
     blocks = [fused.slice(i, batch_size) for i in range(0, fused.num_rows, batch_size)]
     return ray.data.from_arrow(blocks).map_batches(
         FuseBatches,
-        fn_constructor_kwargs={"subsets": specs, "names": [names[k] for k in keep], "seed": _api.get_seed()},
+        fn_constructor_kwargs={
+            "subsets": specs,
+            "names": [names[k] for k in keep],
+            "seed": _api.get_seed(),
+            "types": _native.registered_types(),
+        },
         batch_size=None,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=num_workers),

@@ -32,8 +32,10 @@ pub enum CatalogCommand {
         catalogs: Vec<PathBuf>,
     },
     /// Build every artifact (or those whose name starts with PREFIX, e.g. `cards.`) and report,
-    /// per top folder, how many work, need a model (or an LLM judge, an inference engine), need
-    /// the network, and fail, with the reasons grouped; exits with 1 when any fails.
+    /// per top folder, how many work, need an endpoint (engines that call an OpenAI-compatible
+    /// API, LLM judges whose engine does), need a model (local weights, an engine that cannot be
+    /// called here), need the network, and fail, with the reasons grouped; exits with 1 when any
+    /// fails.
     Check {
         /// Only artifacts whose name starts with this (e.g. `cards.mmlu`).
         #[arg(default_value = "")]
@@ -44,11 +46,22 @@ pub enum CatalogCommand {
         /// List every artifact that does not work, with its reason, not only the groups.
         #[arg(long)]
         list: bool,
-        /// Print the report as JSON: `{"folders": {FOLDER: {"works", "needs_model",
-        /// "needs_network", "fails"}}, "total": {...}, "artifacts": [{"name", "status",
-        /// "reason"}]}` (artifacts that work are not listed).
+        /// Print the report as JSON: `{"folders": {FOLDER: {"works", "needs_endpoint",
+        /// "needs_model", "needs_network", "fails"}}, "total": {...}, "artifacts": [{"name",
+        /// "status", "reason"}]}` (artifacts that work are not listed), and with `--endpoint`
+        /// `"endpoint": {"url", "model", "families": {FAMILY: {"status": "ran" | "failed",
+        /// "requests", "detail"}}}`.
         #[arg(long)]
         json: bool,
+        /// Also run one small built-in example of each LLM judge family (`llm_judge_direct`,
+        /// `llm_judge_pairwise`) and one inference request against this OpenAI-compatible base
+        /// URL (e.g. `http://localhost:8000/v1`), through an `open_ai_inference_engine` (its key
+        /// from OPENAI_API_KEY), and report each as ran or failed (exit 1 when one fails).
+        #[arg(long)]
+        endpoint: Option<String>,
+        /// The model to ask at `--endpoint`.
+        #[arg(long = "endpoint-model", default_value = "gpt-4o")]
+        endpoint_model: String,
     },
 }
 
@@ -72,29 +85,37 @@ pub fn run(cmd: CatalogCommand) -> Result<()> {
             catalogs,
             list,
             json,
-        } => check(&Arc::new(Catalog::standard(&catalogs)), &prefix, list, json),
+            endpoint,
+            endpoint_model,
+        } => {
+            let probe = endpoint.map(|url| (probe_endpoint(&url, &endpoint_model, &catalogs), url, endpoint_model));
+            check(&Arc::new(Catalog::standard(&catalogs)), &prefix, list, json, probe.as_ref())
+        }
     }
 }
 
-/// The four columns of `catalog check`, in order, as the JSON report names them.
-const STATUSES: [&str; 4] = ["works", "needs_model", "needs_network", "fails"];
+/// The five columns of `catalog check`, in order, as the JSON report names them.
+const STATUSES: [&str; 5] = ["works", "needs_endpoint", "needs_model", "needs_network", "fails"];
 
 /// The column of `outcome` in [`STATUSES`], with its reason.
 fn status(outcome: &Outcome) -> (usize, Option<&str>) {
     match outcome {
         Outcome::Works => (0, None),
-        Outcome::Needs(u) if u.need == Need::Model => (1, Some(&u.reason)),
-        Outcome::Needs(u) => (2, Some(&u.reason)),
-        Outcome::Fails(cause) => (3, Some(cause)),
+        Outcome::Needs(u) => match u.need {
+            Need::Endpoint => (1, Some(&u.reason)),
+            Need::Model => (2, Some(&u.reason)),
+            Need::Network => (3, Some(&u.reason)),
+        },
+        Outcome::Fails(cause) => (4, Some(cause)),
     }
 }
 
-/// `catalog check`: prints a table of the four counts ([`STATUSES`]) per top folder (`cards`,
+/// `catalog check`: prints a table of the five counts ([`STATUSES`]) per top folder (`cards`,
 /// `metrics`, ...) and in total, then, for each column but "works", the reasons with their
 /// count and one artifact that has it, most frequent first (with `list`: every such artifact
 /// and its reason). With `json`, the same as one JSON document on stdout. Errors when an
 /// artifact fails, or when no artifact matches `prefix`.
-fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()> {
+fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool, probe: Option<&(Vec<Probe>, String, String)>) -> Result<()> {
     let results = unitxt::registry::check(cat, prefix);
     if results.is_empty() {
         let dirs: Vec<String> = cat.dirs().iter().map(|d| d.display().to_string()).collect();
@@ -104,8 +125,8 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             if dirs.is_empty() { "none".to_string() } else { dirs.join(", ") }
         )));
     }
-    let mut folders: IndexMap<&str, [usize; 4]> = IndexMap::new();
-    let mut total = [0usize; 4];
+    let mut folders: IndexMap<&str, [usize; 5]> = IndexMap::new();
+    let mut total = [0usize; 5];
     for (name, outcome) in &results {
         let folder = name.split('.').next().unwrap_or_default();
         let (col, _) = status(outcome);
@@ -113,9 +134,9 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
         total[col] += 1;
     }
     folders.sort_keys();
-    let fails = total[3];
+    let fails = total[4];
     if json {
-        let counts = |c: &[usize; 4]| -> serde_json::Value {
+        let counts = |c: &[usize; 5]| -> serde_json::Value {
             STATUSES
                 .iter()
                 .zip(c)
@@ -130,19 +151,32 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
                 Some(serde_json::json!({"name": name, "status": STATUSES[col], "reason": reason?}))
             })
             .collect();
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "folders": folders.iter().map(|(f, c)| (f.to_string(), counts(c))).collect::<serde_json::Map<_, _>>(),
             "total": counts(&total),
             "artifacts": artifacts,
         });
+        if let Some((probes, url, model)) = probe {
+            let families: serde_json::Map<String, serde_json::Value> = probes
+                .iter()
+                .map(|p| {
+                    let (status, detail) = match &p.outcome {
+                        Ok(d) => ("ran", d),
+                        Err(d) => ("failed", d),
+                    };
+                    (p.family.to_string(), serde_json::json!({"status": status, "requests": p.requests, "detail": detail}))
+                })
+                .collect();
+            doc["endpoint"] = serde_json::json!({"url": url, "model": model, "families": families});
+        }
         outln!(
             "{}",
             serde_json::to_string_pretty(&doc).map_err(|e| Error::invalid(e.to_string()))?
         )?;
     } else {
         outln!(
-            "{:<16} {:>7} {:>12} {:>14} {:>6}",
-            "folder", "works", "needs model", "needs network", "fails"
+            "{:<16} {:>7} {:>15} {:>12} {:>14} {:>6}",
+            "folder", "works", "needs endpoint", "needs model", "needs network", "fails"
         )?;
         for (folder, c) in folders
             .iter()
@@ -150,14 +184,15 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             .chain([("total", &total)])
         {
             outln!(
-                "{folder:<16} {:>7} {:>12} {:>14} {:>6}",
-                c[0], c[1], c[2], c[3]
+                "{folder:<16} {:>7} {:>15} {:>12} {:>14} {:>6}",
+                c[0], c[1], c[2], c[3], c[4]
             )?;
         }
         for (col, title) in [
-            (1, "needs a model, an LLM judge or an inference engine"),
-            (2, "needs the network"),
-            (3, "fails"),
+            (1, "needs an endpoint (an OpenAI-compatible API and its key)"),
+            (2, "needs a model (local weights, or an engine that cannot be called here)"),
+            (3, "needs the network"),
+            (4, "fails"),
         ] {
             let of_col: Vec<(&str, &str)> = results
                 .iter()
@@ -189,13 +224,122 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool) -> Result<()>
             }
         }
     }
+    if let (Some((probes, url, model)), false) = (probe, json) {
+        outln!("\nendpoint {url} (model {model}):")?;
+        for p in probes {
+            let n = format!("{} request{}", p.requests, if p.requests == 1 { "" } else { "s" });
+            match &p.outcome {
+                Ok(d) => outln!("  {:<20} ran ({n}; {d})", p.family)?,
+                Err(e) => outln!("  {:<20} failed ({n}): {e}", p.family)?,
+            }
+        }
+    }
     if fails > 0 {
         return Err(Error::invalid(format!(
             "{fails} of {} artifacts fail",
             results.len()
         )));
     }
+    if let Some((probes, url, _)) = probe {
+        let failed = probes.iter().filter(|p| p.outcome.is_err()).count();
+        if failed > 0 {
+            return Err(Error::io(format!("{failed} of {} checks against {url} failed", probes.len())));
+        }
+    }
     Ok(())
+}
+
+/// One check of `--endpoint`: the family run (`inference`, `llm_judge_direct`,
+/// `llm_judge_pairwise`), the requests it sent, and what came of it: a short summary (the
+/// answer, the judge's main score) or the error, on one line.
+pub struct Probe {
+    family: &'static str,
+    requests: usize,
+    outcome: std::result::Result<String, String>,
+}
+
+/// A [`RunClient`](unitxt_inference::RunClient) that counts the bodies it is given and sends
+/// each once (no retries: a check should say quickly that an endpoint does not answer).
+struct ProbeClient {
+    inner: unitxt_inference::RunClient,
+    requests: std::sync::atomic::AtomicUsize,
+}
+
+impl unitxt::inference::ModelClient for ProbeClient {
+    fn complete(&self, endpoint: &unitxt::inference::Endpoint, bodies: &[unitxt::value::Value]) -> Result<unitxt::inference::Answers> {
+        self.requests.fetch_add(bodies.len(), std::sync::atomic::Ordering::Relaxed);
+        let mut endpoint = endpoint.clone();
+        endpoint.max_retries = Some(0);
+        self.inner.complete(&endpoint, bodies)
+    }
+}
+
+/// The question of the built-in examples, its reference and a second system's answer.
+const PROBE_QUESTION: &str = "What is 2 + 2? Answer with one number.";
+
+/// Runs the built-in examples of `--endpoint` against base URL `url` and model `model`: one
+/// inference request, one `llm_judge_direct` evaluation (a yes/no criteria, no positional
+/// bias: 2 requests) and one `llm_judge_pairwise` evaluation (two systems, no positional bias:
+/// 2 requests), each judge's engine an `open_ai_inference_engine` on `url` (key from
+/// OPENAI_API_KEY). `catalogs`: where the evaluation looks names up.
+fn probe_endpoint(url: &str, model: &str, catalogs: &[PathBuf]) -> Vec<Probe> {
+    use unitxt::value::Value;
+    let engine = serde_json::json!({"__type__": "open_ai_inference_engine", "model_name": model, "base_url": url, "use_cache": false});
+    let one_line = |e: &Error| e.to_string().replace("\n  ", "; ");
+    let client = || Arc::new(ProbeClient { inner: unitxt_inference::RunClient { cache: None, progress: false }, requests: Default::default() });
+    let mut out = Vec::new();
+
+    // One inference request.
+    let c = client();
+    let outcome = (|| -> Result<String> {
+        let cat = Arc::new(Catalog::standard(catalogs));
+        let e = unitxt::registry::build_as::<dyn unitxt::inference::InferenceEngine>(&Value::from(engine.clone()), &cat)?;
+        let mut instance = unitxt::value::Instance::new();
+        instance.insert("source".into(), Value::from(PROBE_QUESTION));
+        let got = unitxt::inference::infer(&*e.inner, &*c, &[instance])?;
+        if let Some(f) = got.failed.first() {
+            return Err(Error::io(f.detail.clone()));
+        }
+        let answer = got.predictions.first().cloned().flatten().unwrap_or(Value::Null);
+        let text = answer.as_str().map(str::to_string).unwrap_or_else(|| answer.to_string());
+        let short: String = text.chars().take(60).collect();
+        Ok(format!("answer {:?}{}", short, if short.len() < text.len() { "..." } else { "" }))
+    })();
+    out.push(Probe { family: "inference", requests: c.requests.load(std::sync::atomic::Ordering::Relaxed), outcome: outcome.map_err(|e| one_line(&e)) });
+
+    // One evaluation by each judge family.
+    let direct = serde_json::json!({"__type__": "llm_judge_direct", "inference_engine": engine, "check_positional_bias": false,
+        "context_fields": ["question"],
+        "criteria": {"__type__": "criteria_with_options", "name": "correct", "description": "Does the response answer the question correctly?",
+            "options": [{"__type__": "criteria_option", "name": "Yes", "description": "The answer is correct."},
+                        {"__type__": "criteria_option", "name": "No", "description": "The answer is wrong."}],
+            "option_map": {"Yes": 1.0, "No": 0.0}}});
+    let pairwise = serde_json::json!({"__type__": "llm_judge_pairwise", "inference_engine": engine, "check_positional_bias": false,
+        "context_fields": ["question"],
+        "criteria": {"__type__": "criteria", "name": "correct", "description": "Which response answers the question correctly?"}});
+    for (family, judge, prediction) in [
+        ("llm_judge_direct", direct, serde_json::json!("4")),
+        ("llm_judge_pairwise", pairwise, serde_json::json!(["4", "5"])),
+    ] {
+        let c = client();
+        let outcome = (|| -> Result<String> {
+            let mut instance = unitxt::value::Instance::new();
+            instance.insert("source".into(), Value::from(PROBE_QUESTION));
+            instance.insert("references".into(), Value::from(serde_json::json!(["4"])));
+            instance.insert("task_data".into(), Value::from(serde_json::json!({"question": PROBE_QUESTION}).to_string()));
+            instance.insert("metrics".into(), Value::from(serde_json::json!([judge.to_string()])));
+            instance.insert("postprocessors".into(), Value::Array(Vec::new()));
+            instance.insert("subset".into(), Value::Array(Vec::new()));
+            instance.insert("groups".into(), Value::Array(Vec::new()));
+            let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: catalogs.to_vec(), model_client: Some(c.clone()) };
+            let res = unitxt::evaluate::evaluate(&[instance], &[Value::from(prediction)], &opts)?;
+            let name = res.global.get("score_name").map(|v| v.to_json()).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            let score = res.global.get("score").map(|v| v.to_json().to_string()).unwrap_or_default();
+            Ok(format!("{name} = {score}"))
+        })();
+        out.push(Probe { family, requests: c.requests.load(std::sync::atomic::Ordering::Relaxed), outcome: outcome.map_err(|e| one_line(&e)) });
+    }
+    out
 }
 
 const UNPACK: &str = r#"

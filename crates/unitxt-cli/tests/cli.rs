@@ -15,6 +15,8 @@ fn run(args: &[&str]) -> Output {
         .current_dir(root())
         .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
         .env_remove("UNITXT_CATALOGS")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
         .output()
         .expect("run unitxt-rs")
 }
@@ -441,26 +443,26 @@ fn task_errors_after_a_set_of_constants_are_unchanged() {
     assert!(errors.iter().all(|x| x == e), "{errors:#?}");
 }
 
-/// `catalog check` builds every artifact and its nested parts and sorts it into four columns
+/// `catalog check` builds every artifact and its nested parts and sorts it into five columns
 /// per top folder: the example catalog alone fails, as its task and template name a metric and
 /// a processor of Unitxt's catalog, not of its own (and so does the card over that task); with
 /// a catalog that has them it works whole (exit 0); a catalog with an artifact of an unknown type (fails),
-/// a metric that needs a model, a card whose loader needs the network, an inference engine (which builds: calling it is
-/// another matter) and
+/// a metric that needs a model (named), a card whose loader needs the network, an inference engine on an
+/// OpenAI-compatible API without its key (needs an endpoint) and
 /// a `dataset_recipe` over the example card gives each its column, as a table (with the
 /// reasons grouped, and listed with `--list`) and as JSON, and exits 1 because one fails.
 #[test]
-fn catalog_check_sorts_artifacts_into_four_columns() {
+fn catalog_check_sorts_artifacts_into_five_columns() {
     let o = run(&["catalog", "check", "--catalog", "examples/catalog", "--list"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(
         out.starts_with(
-            "folder             works  needs model  needs network  fails\n\
-             cards                  0            0              0      1\n\
-             tasks                  0            0              0      1\n\
-             templates              0            0              0      1\n\
-             total                  0            0              0      3\n"
+            "folder             works  needs endpoint  needs model  needs network  fails\n\
+             cards                  0               0            0              0      1\n\
+             tasks                  0               0            0              0      1\n\
+             templates              0               0            0              0      1\n\
+             total                  0               0            0              0      3\n"
         ),
         "{out}"
     );
@@ -489,13 +491,13 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
-        "folder             works  needs model  needs network  fails\n\
-         cards                  1            0              0      0\n\
-         metrics                1            0              0      0\n\
-         processors             1            0              0      0\n\
-         tasks                  1            0              0      0\n\
-         templates              1            0              0      0\n\
-         total                  5            0              0      0\n"
+        "folder             works  needs endpoint  needs model  needs network  fails\n\
+         cards                  1               0            0              0      0\n\
+         metrics                1               0            0              0      0\n\
+         processors             1               0            0              0      0\n\
+         tasks                  1               0            0              0      0\n\
+         templates              1               0            0              0      0\n\
+         total                  5               0            0              0      0\n"
     );
     std::fs::write(
         d.join("recipes/capitals.json"),
@@ -539,24 +541,32 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
     assert_eq!(
         table,
         [
-            "folder             works  needs model  needs network  fails",
-            "cards                  1            0              1      0",
-            "engines                1            0              0      0",
-            "metrics                2            1              0      0",
-            "operators              0            0              0      1",
-            "processors             1            0              0      0",
-            "recipes                1            0              0      0",
-            "tasks                  1            0              0      0",
-            "templates              1            0              0      0",
+            "folder             works  needs endpoint  needs model  needs network  fails",
+            "cards                  1               0            0              1      0",
+            "engines                0               1            0              0      0",
+            "metrics                2               0            1              0      0",
+            "operators              0               0            0              0      1",
+            "processors             1               0            0              0      0",
+            "recipes                1               0            0              0      0",
+            "tasks                  1               0            0              0      0",
+            "templates              1               0            0              0      0",
         ]
     );
     assert!(
-        out.contains("total                  8            1              1      1\n"),
+        out.contains("total                  7               1            1              1      1\n"),
         "{out}"
     );
     assert!(out.contains("\nfails (1 artifacts; count, reason, e.g. artifact):\n     1  unknown artifact type `__type__: no_such_operator`  (operators.odd)\n  operators.odd: unknown artifact type"), "{out}");
     assert!(
-        out.contains("  metrics.bs: metric `bert_score` needs a model"),
+        out.contains("  metrics.bs: metric `bert_score` needs a model or an inference engine (not available in unitxt-rs): model `bert-base-uncased`\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\nneeds an endpoint (an OpenAI-compatible API and its key) (1 artifacts; count, reason, e.g. artifact):\n     1  inference engine \
+             `open_ai_inference_engine` calls an OpenAI-compatible endpoint once set up: `open_ai_inference_engine` needs an API key: set the \
+             environment variable OPENAI_API_KEY or `credentials.api_key`  (engines.gpt)\n"
+        ),
         "{out}"
     );
     assert!(
@@ -581,11 +591,11 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(
         doc["total"],
-        serde_json::json!({"works": 8, "needs_model": 1, "needs_network": 1, "fails": 1})
+        serde_json::json!({"works": 7, "needs_endpoint": 1, "needs_model": 1, "needs_network": 1, "fails": 1})
     );
     assert_eq!(
         doc["folders"]["engines"],
-        serde_json::json!({"works": 1, "needs_model": 0, "needs_network": 0, "fails": 0})
+        serde_json::json!({"works": 0, "needs_endpoint": 1, "needs_model": 0, "needs_network": 0, "fails": 0})
     );
     let statuses: Vec<(&str, &str)> = doc["artifacts"]
         .as_array()
@@ -597,6 +607,7 @@ fn catalog_check_sorts_artifacts_into_four_columns() {
         statuses,
         [
             ("cards.space", "needs_network"),
+            ("engines.gpt", "needs_endpoint"),
             ("metrics.bs", "needs_model"),
             ("operators.odd", "fails")
         ]

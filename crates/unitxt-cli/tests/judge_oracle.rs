@@ -363,3 +363,59 @@ fn judge_answers_are_cached() {
     assert!(first.contains("answer_quality_selected_option"));
     assert_eq!(first, second);
 }
+
+/// `catalog check --endpoint URL` runs one inference request and one evaluation by each judge
+/// family against the scripted server (2 requests per judge: assessment and option or winner
+/// selection), and reports each as ran, with the answer or the judge's main score; against a
+/// server that refuses every request, each family is reported as failed, naming the endpoint,
+/// and the command fails.
+#[test]
+fn catalog_check_endpoint_runs_each_judge_family() {
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-endpoint", std::process::id()));
+    std::fs::create_dir_all(dir.join("metrics")).unwrap();
+    std::fs::write(dir.join("metrics/acc.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    let check = |port: u16| {
+        cli()
+            .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
+            .env_remove("UNITXT_CATALOGS")
+            .env("OPENAI_API_KEY", "sk-probe-secret")
+            .args(["catalog", "check", "--catalog"])
+            .arg(&dir)
+            .args(["--endpoint", &format!("http://127.0.0.1:{port}/v1"), "--endpoint-model", "probe-model"])
+            .output()
+            .unwrap()
+    };
+    let server = Server::start();
+    let o = check(server.port);
+    let bodies = server.take();
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let url = format!("http://127.0.0.1:{}/v1", server.port);
+    assert_eq!(
+        out.split_once("\n\n").unwrap().1,
+        format!(
+            "endpoint {url} (model probe-model):\n  \
+             inference            ran (1 request; answer \"{}\")\n  \
+             llm_judge_direct     ran (2 requests; correct = 1.0)\n  \
+             llm_judge_pairwise   ran (2 requests; 1_winrate = 1.0)\n",
+            answer_text(&serde_json::from_str(&bodies[0]).unwrap())
+        )
+    );
+    assert_eq!(bodies.len(), 5);
+    assert!(bodies.iter().all(|b| serde_json::from_str::<Value>(b).unwrap()["model"] == json!("probe-model")));
+
+    let refusing = Server::failing("probe-model");
+    let o = check(refusing.port);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!o.status.success());
+    assert!(err.contains(&format!("3 of 3 checks against http://127.0.0.1:{}/v1 failed", refusing.port)), "{err}");
+    assert!(!out.contains("sk-probe-secret") && !err.contains("sk-probe-secret"));
+    std::fs::remove_dir_all(&dir).ok();
+    let lines: Vec<&str> = out.split_once("\n\n").unwrap().1.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    for (line, family) in lines[1..].iter().zip(["inference", "llm_judge_direct", "llm_judge_pairwise"]) {
+        assert!(line.starts_with(&format!("  {family:<20} failed (1 request): ")), "{line}");
+        assert!(line.contains("HTTP 400"), "{line}");
+    }
+}

@@ -4,9 +4,11 @@
 //! to `unitxt_rs._callbacks.dispatch` as JSON text and reads its JSON answer back; everything
 //! else runs in the engine without the GIL. A Python exception becomes an engine error whose
 //! message is the exception's type and text (the engine adds the component and the instance).
+//! The chat formats' image encoder (Pillow) is called the same way.
 
 use pyo3::prelude::*;
 use unitxt::error::{Error, Result};
+use unitxt::py::pillow::ImageEncoder;
 use unitxt::registry::callback::CallbackHost;
 use unitxt::value::Value;
 
@@ -40,7 +42,27 @@ impl CallbackHost for PyHost {
     }
 }
 
-/// Installs [`PyHost`] as the engine's callback host (once per process).
+/// The engine's chat image encoder: Pillow, through
+/// `unitxt_rs.artifact._chat_image_data_url(json) -> str` (Unitxt's `image_to_data_url`), with
+/// the GIL taken for the call.
+pub(crate) struct PyImageEncoder;
+
+impl ImageEncoder for PyImageEncoder {
+    fn image_to_data_url(&self, image: &Value) -> Result<String> {
+        let json = image.to_string();
+        Python::attach(|py| -> std::result::Result<String, String> {
+            let run = || -> PyResult<String> {
+                py.import("unitxt_rs.artifact")?.getattr("_chat_image_data_url")?.call1((json,))?.extract()
+            };
+            run().map_err(|e| e.to_string())
+        })
+        .map_err(|msg| Error::invalid(format!("Python raised {msg}")))
+    }
+}
+
+/// Installs [`PyHost`] as the engine's callback host and [`PyImageEncoder`] as its chat image
+/// encoder (once per process).
 pub(crate) fn install() {
     unitxt::registry::callback::set_host(Box::new(PyHost));
+    unitxt::py::pillow::set_encoder(Box::new(PyImageEncoder));
 }

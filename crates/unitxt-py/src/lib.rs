@@ -120,6 +120,7 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
                 exc.setattr("need", match u.need {
                     Need::Model => "model",
                     Need::Network => "network",
+                    Need::Endpoint => "endpoint",
                 })?;
                 exc.setattr("reason", &u.reason)?;
             }
@@ -430,6 +431,13 @@ fn register_type(py: Python<'_>, name: String, definition: String) -> PyResult<(
     unitxt::task::register_type(&name, &definition).map_err(|e| py_err(py, e))
 }
 
+/// Every task field type registered in this process, as `(name, definition)` pairs in the order
+/// registered (see `unitxt::task::registered_types`); `unitxt_rs.ray` hands them to its workers.
+#[pyfunction]
+fn registered_types() -> Vec<(String, String)> {
+    unitxt::task::registered_types()
+}
+
 /// The Unitxt version whose behaviour and catalog this build follows.
 #[pyfunction]
 fn unitxt_version() -> &'static str {
@@ -451,6 +459,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(post_process, m)?)?;
     m.add_function(wrap_pyfunction!(known_types, m)?)?;
     m.add_function(wrap_pyfunction!(register_type, m)?)?;
+    m.add_function(wrap_pyfunction!(registered_types, m)?)?;
     ray::register(m)?;
     callbacks::install();
     Ok(())

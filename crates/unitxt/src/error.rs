@@ -34,12 +34,16 @@ pub enum ErrorKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Need {
     /// A model, an LLM judge or an inference engine (a metric that scores with a model, an
-    /// inference engine that cannot be called from here).
+    /// inference engine that cannot be called from here, a judge whose engine cannot be).
     Model,
     /// The network: a loader or operator that fetches from a service (`load_from_hf_space`,
     /// `load_from_kaggle`, `wikipedia_fetcher`, a URL), or data that must be downloaded first
     /// (NLTK's wordnet for METEOR).
     Network,
+    /// An endpoint to call, and nothing else: an inference engine that calls an
+    /// OpenAI-compatible API, or an LLM judge whose engine does (`unitxt-rs catalog check`
+    /// counts these apart; they run once given the endpoint and its key).
+    Endpoint,
 }
 
 /// Why a well-formed artifact cannot work here: what it [`Need`]s, and a sentence saying so

@@ -798,33 +798,49 @@ fn apply_metric(m: &Art<dyn Metric>, stream: &[&Item], opts: &EvaluateOptions, s
         }
         MetricKind::Global => {
             for (st, r) in states.iter_mut().zip(&records) {
-                let new = match m.instance_scores(r) {
-                    Ok(s) if !s.is_empty() => {
-                        let mut new = floats(&s);
-                        add_lists(&mut new, m.list_scores(&[r]).unwrap_or_default());
-                        let score = s.get(&main).copied().map(ScoreValue::Float).unwrap_or(ScoreValue::None);
-                        new.insert("score".into(), score);
-                        new.insert("score_name".into(), ScoreValue::Text(main.clone()));
-                        new
-                    }
-                    other => {
-                        let v = if other.is_ok() { ScoreValue::Float(f64::NAN) } else { ScoreValue::None };
-                        let mut new = ScoreMap::new();
-                        new.insert("score".into(), v.clone());
-                        new.insert("score_name".into(), ScoreValue::Text(main.clone()));
-                        new.insert(main.clone(), v);
-                        new
-                    }
+                // A metric with whole score dicts (a Python `GlobalMetric`): the one-instance
+                // dict as computed, then `score` and `score_name` (Unitxt's `_compute`); a
+                // failure or a dict without the main score gives `None` scores, as Unitxt.
+                let none_row = |v: ScoreValue| {
+                    let mut new = ScoreMap::new();
+                    new.insert("score".into(), v.clone());
+                    new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                    new.insert(main.clone(), v);
+                    new
+                };
+                let new = match m.global_dict(&[r]) {
+                    Ok(Some(d)) => whole_scores(&d, &main).unwrap_or_else(|| none_row(ScoreValue::None)),
+                    Err(_) => none_row(ScoreValue::None),
+                    Ok(None) => match m.instance_scores(r) {
+                        Ok(s) if !s.is_empty() => {
+                            let mut new = floats(&s);
+                            add_lists(&mut new, m.list_scores(&[r]).unwrap_or_default());
+                            let score = s.get(&main).copied().map(ScoreValue::Float).unwrap_or(ScoreValue::None);
+                            new.insert("score".into(), score);
+                            new.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                            new
+                        }
+                        Ok(_) => none_row(ScoreValue::Float(f64::NAN)),
+                        Err(_) => none_row(ScoreValue::None),
+                    },
                 };
                 st.instance.extend(add_prefix(new, &prefix));
             }
-            let scores = m.reduce(&all)?;
             let mut g = ScoreMap::new();
             g.insert("num_of_instances".into(), ScoreValue::Int(n as i64));
-            g.extend(floats(&scores));
-            add_lists(&mut g, m.list_scores(&all)?);
-            g.insert("score".into(), ScoreValue::Float(get_f(&scores, &main)?));
-            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+            match m.global_dict(&all)? {
+                Some(d) => g.extend(
+                    whole_scores(&d, &main)
+                        .ok_or_else(|| Error::invalid(format!("the metric gives no score `{main}`")))?,
+                ),
+                None => {
+                    let scores = m.reduce(&all)?;
+                    g.extend(floats(&scores));
+                    add_lists(&mut g, m.list_scores(&all)?);
+                    g.insert("score".into(), ScoreValue::Float(get_f(&scores, &main)?));
+                    g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+                }
+            }
             if let Some(nr) = resamples {
                 let mut names = m.ci_scores();
                 if names.is_empty() {
@@ -929,6 +945,22 @@ fn json_score(v: &Value) -> ScoreValue {
         Value::String(s) => ScoreValue::Text(s.as_str().to_owned()),
         other => ScoreValue::Json(other.clone()),
     }
+}
+
+/// A global metric's whole score dict (see [`Metric::global_dict`]) as its score row: each
+/// value as computed (integers stay integers, `null` is NaN, text, booleans, lists and dicts as
+/// they came), then `score` (the main score's value) and `score_name`, as Unitxt's
+/// `GlobalMetric._compute` sets them. `None` when the dict has no main score.
+fn whole_scores(d: &Instance, main: &str) -> Option<ScoreMap> {
+    let conv = |v: &Value| match v {
+        Value::Null => ScoreValue::Float(f64::NAN),
+        other => json_score(other),
+    };
+    let score = conv(d.get(main)?);
+    let mut row: ScoreMap = d.iter().map(|(k, v)| (k.to_string(), conv(v))).collect();
+    row.insert("score".into(), score);
+    row.insert("score_name".into(), ScoreValue::Text(main.to_string()));
+    Some(row)
 }
 
 /// Unitxt's `_add_score_prefix` on one name.

@@ -70,6 +70,12 @@ pub fn register_type(name: &str, definition: &str) -> Result<()> {
     Ok(())
 }
 
+/// Every registered type as `(name, definition)`, in the order registered (what another process
+/// needs to [`register_type`] them again: a Ray worker preparing instances).
+pub fn registered_types() -> Vec<(String, String)> {
+    REGISTERED.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
 /// The definition of registered type `name`, if it is one.
 fn registered(name: &str) -> Option<String> {
     let reg = REGISTERED.read().unwrap_or_else(|p| p.into_inner());

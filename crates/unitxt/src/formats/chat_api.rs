@@ -20,9 +20,11 @@ use crate::value::{Instance, Value};
 /// list of `text` / `image_url` parts. If the instance has a non-empty `media` dict, its
 /// `images` are set to `[]`.
 ///
-/// Errors when a piece that is concatenated is not a string, when an image refers to the
-/// instance's media (`media/...`; encoding images is not supported), or `__turns__` is not a
-/// list.
+/// An image tag with a `media/...` source embeds that image of the instance's `media` as a data
+/// URL, as Unitxt does (see [`to_content`]).
+///
+/// Errors when a piece that is concatenated is not a string, when an image of the instance's
+/// media cannot be found or encoded, or `__turns__` is not a list.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChatApiFormat {
@@ -47,8 +49,9 @@ fn message(role: &str, content: Value) -> Value {
 }
 
 impl ChatApiFormat {
-    /// Builds the chat messages from the fields taken from an instance.
-    pub fn to_chat(&self, f: &FormatFields) -> Result<Vec<Value>> {
+    /// Builds the chat messages from the fields taken from an instance; `media` is the
+    /// instance's `media` dict, where image tags with a `media/` source find their images.
+    pub fn to_chat(&self, f: &FormatFields, media: Option<&Value>) -> Result<Vec<Value>> {
         let place = self.place_instruction_in_user_turns;
         let instruction_set = truthy(&f.instruction);
         let mut messages = Vec::new();
@@ -61,7 +64,7 @@ impl ChatApiFormat {
             if !place {
                 text.push_str(need_str(&f.instruction, "instruction")?);
             }
-            messages.push(message("system", to_content(&text)?));
+            messages.push(message("system", to_content(&text, media)?));
         }
         let with_instruction = |text: &Value, what: &str| -> Result<String> {
             if instruction_set && place {
@@ -73,14 +76,14 @@ impl ChatApiFormat {
         let target_prefix = need_str(&f.target_prefix, "target_prefix")?;
         for (i, d) in f.demos.iter().enumerate() {
             let text = with_instruction(&d.source, "source of a demo").with_ctx(|| format!("demo {i}"))?;
-            messages.push(message("user", to_content(&text)?));
+            messages.push(message("user", to_content(&text, media)?));
             let target = need_str(&d.target, "target of a demo").with_ctx(|| format!("demo {i}"))?;
-            messages.push(message("assistant", to_content(&format!("{target_prefix}{target}"))?));
+            messages.push(message("assistant", to_content(&format!("{target_prefix}{target}"), media)?));
         }
         match &f.turns {
             None => {
                 let text = with_instruction(&f.source, "source")?;
-                messages.push(message("user", to_content(&text)?));
+                messages.push(message("user", to_content(&text, media)?));
             }
             Some(Value::Array(turns)) => messages.extend(turns.iter().cloned()),
             Some(other) => {
@@ -104,7 +107,7 @@ impl Format for ChatApiFormat {
     }
 
     fn model_input(&self, instance: &mut Instance, f: FormatFields) -> Result<Value> {
-        let chat = self.to_chat(&f)?;
+        let chat = self.to_chat(&f, instance.get("media"))?;
         if let Some(Value::Object(media)) = instance.get_mut("media") {
             if !media.is_empty() {
                 media.insert("images".into(), Value::Array(Vec::new()));
@@ -183,8 +186,13 @@ fn text_part(s: String) -> Value {
 }
 
 /// Unitxt's `ChatAPIFormat.to_content`: the text itself when it has no image tags, else the
-/// list of its text and `image_url` parts. Errors on images taken from the instance's media.
-pub fn to_content(text: &str) -> Result<Value> {
+/// list of its text and `image_url` parts. An image tag whose source is `media/<path>` embeds
+/// the image at `<path>` in `media` (the instance's media dict) as Unitxt's
+/// `image_to_data_url` does (see [`crate::py::pillow`]); any other source is kept as the URL.
+/// Errors: a `media/` path that names no image (Unitxt's `dict_get` rules), or an image that
+/// cannot be encoded (in a program without Pillow's encoder, any `media/` image: kind
+/// `Unsupported`).
+pub fn to_content(text: &str, media: Option<&Value>) -> Result<Value> {
     if !may_hold_img(text) {
         return Ok(Value::String(text.into()));
     }
@@ -196,11 +204,19 @@ pub fn to_content(text: &str) -> Result<Value> {
         if last < start {
             parts.push(text_part(t[last..start].iter().collect()));
         }
-        if url.starts_with("media/") {
-            return Err(Error::unsupported(format!(
-                "chat_api_format: embedding the instance's image {url:?} as a data URL is not supported"
-            )));
-        }
+        let url = match url.strip_prefix("media/") {
+            Some(path) => {
+                let empty = Instance::new();
+                let media = match media {
+                    Some(Value::Object(m)) => m,
+                    _ => &empty,
+                };
+                let image = crate::py::dict_path::dict_get(media, path)
+                    .with_ctx(|| format!("chat_api_format: the image tag's source {url:?} in the instance's media"))?;
+                crate::py::pillow::image_to_data_url(&image).with_ctx(|| format!("chat_api_format: the image {url:?}"))?
+            }
+            None => url,
+        };
         let mut iu = Instance::new();
         iu.insert("url".into(), Value::String(url.into()));
         iu.insert("detail".into(), Value::String("low".into()));
@@ -233,7 +249,7 @@ mod tests {
         }
         for text in ["plain text", "a < b", "<b>bold</b>", "ends with <", "<\u{fc}nitxt-img src='a'>"] {
             assert!(!may_hold_img(text), "{text:?}");
-            assert_eq!(to_content(text).unwrap(), Value::String(text.into()));
+            assert_eq!(to_content(text, None).unwrap(), Value::String(text.into()));
         }
     }
 }

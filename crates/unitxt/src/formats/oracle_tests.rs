@@ -109,10 +109,15 @@ fn augmentors_match_unitxt() {
 fn image_tags_split_like_unitxt() {
     for pair in cases()["contents"].as_array().unwrap() {
         let text = pair[0].as_str().unwrap();
-        let got = super::chat_api::to_content(text).unwrap();
+        let got = super::chat_api::to_content(text, None).unwrap();
         assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&pair[1]).unwrap(), "{text:?}");
     }
-    assert!(super::chat_api::to_content("<unitxt-img src='media/images/0'>").is_err());
+    // An image of the instance's media: not in it, or (no encoder installed in this test
+    // process) not encodable.
+    assert!(super::chat_api::to_content("<unitxt-img src='media/images/0'>", None).is_err());
+    let media = crate::json!({"images": [{"image": "data:image/png;base64,AA==", "format": "PNG"}]});
+    let e = super::chat_api::to_content("<unitxt-img src='media/images/0'>", Some(&media)).unwrap_err();
+    assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{e}");
 }
 
 #[test]

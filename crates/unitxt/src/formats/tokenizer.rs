@@ -616,8 +616,8 @@ impl Format for HfSystemFormat {
         self.args.demos_field.as_deref()
     }
 
-    fn model_input(&self, _instance: &mut Instance, f: FormatFields) -> Result<Value> {
-        let messages = self.chat.to_chat(&f)?;
+    fn model_input(&self, instance: &mut Instance, f: FormatFields) -> Result<Value> {
+        let messages = self.chat.to_chat(&f, instance.get("media"))?;
         let mut text = self.template.render(&messages, &self.args.chat_kwargs_dict, true)?;
         text.push_str(need_str(&f.target_prefix, "target_prefix")?);
         Ok(Value::String(text.into()))

@@ -106,6 +106,16 @@ pub trait Metric: Send + Sync {
     fn instance_others(&self, _record: &Value) -> Vec<(String, Value)> {
         Vec::new()
     }
+    /// For a global metric whose computation gives values besides numbers (a user's Python
+    /// `GlobalMetric` returning text, lists or dicts beside its scores): the whole score dict
+    /// of `records` (all instances, or one for an instance's scores), every value as computed,
+    /// in the order computed (numbers as numbers, NaN as `null`). Unitxt keeps all of it in the
+    /// instance and global scores. `None` (the default): the scores are
+    /// [`Metric::instance_scores`] and [`Metric::reduce`]; bootstrap resamples always use
+    /// [`Metric::reduce`]. Errors: the computation failed.
+    fn global_dict(&self, _records: &[&Value]) -> Result<Option<Instance>> {
+        Ok(None)
+    }
     /// Names of instance scores that Unitxt stores as a one-element list (`[x]`) rather than a
     /// number (`prediction_length`). Empty by default.
     fn list_instance_scores(&self) -> &[&str] {

@@ -236,7 +236,9 @@ impl Serializer for SerializerCall {
 /// A Python `InstanceMetric` or `GlobalMetric`. Records: an instance metric's are its instance
 /// scores (one `compute` call per instance); a global metric's are the instance's inputs
 /// `{"p", "r", "t"}`, and every reduction (all instances, one instance, a bootstrap resample)
-/// is a `compute` call over lists.
+/// is a `compute` call over lists; the instance and global scores are its whole dicts
+/// ([`Metric::global_dict`]: text, lists and dicts kept beside the numbers, as Unitxt keeps
+/// them), the resamples read only its numbers.
 struct MetricCall {
     id: u64,
     name: String,
@@ -273,10 +275,15 @@ fn record_part<'a>(record: &'a Value, part: &str) -> &'a Value {
 }
 
 impl MetricCall {
-    fn compute_global(&self, records: &[&Value]) -> Result<Scores> {
+    /// A global metric's `compute` over `records`: its dict as returned.
+    fn compute_dict(&self, records: &[&Value]) -> Result<Value> {
         let col = |k: &str| Value::Array(records.iter().map(|r| r.get(k).cloned().unwrap_or(Value::Null)).collect());
         let args = obj([("references", col("r")), ("predictions", col("p")), ("task_data", col("t"))]);
-        Ok(scores_of(call(self.id, &self.name, "compute", args)?, &self.name)?.0)
+        call(self.id, &self.name, "compute", args)
+    }
+
+    fn compute_global(&self, records: &[&Value]) -> Result<Scores> {
+        Ok(scores_of(self.compute_dict(records)?, &self.name)?.0)
     }
 }
 
@@ -318,6 +325,15 @@ impl Metric for MetricCall {
         match record_part(record, "o") {
             Value::Object(m) if !self.global => m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             _ => Vec::new(),
+        }
+    }
+    fn global_dict(&self, records: &[&Value]) -> Result<Option<Instance>> {
+        if !self.global {
+            return Ok(None);
+        }
+        match self.compute_dict(records)? {
+            Value::Object(m) => Ok(Some(m)),
+            _ => Err(Error::invalid(format!("Python metric `{}`: compute must return a dict of scores", self.name))),
         }
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
@@ -367,6 +383,10 @@ mod tests {
                     let hit = args.get("prediction") == args.get("references").and_then(|r| r.as_array()).and_then(|r| r.first());
                     Ok(serde_json::from_str(&format!(r#"{{"acc": {}, "label": "x"}}"#, if hit { 1.0 } else { 0.0 })).unwrap())
                 }
+                (5, "compute") => {
+                    let n = args.get("predictions").and_then(|p| p.as_array()).map_or(0, |p| p.len());
+                    Ok(serde_json::from_str(&format!(r#"{{"note": "{n} seen", "hits": 0.5, "n": {n}, "ok": true}}"#)).unwrap())
+                }
                 _ => Err(Error::invalid("ValueError: boom")),
             }
         }
@@ -409,5 +429,16 @@ mod tests {
         assert!(m.ci_scores().is_empty(), "no ci_scores given: no intervals, as Unitxt");
 
         assert!(build(&json(r#"{"__type__": "python_callback", "kind": "nope", "id": 4, "name": "X"}"#)).is_err());
+
+        // A global metric's whole dict comes back as computed, text and integers included.
+        let g = match build(&json(r#"{"__type__": "python_callback", "kind": "global_metric", "id": 5, "name": "G", "main_score": "hits"}"#)).unwrap() {
+            Artifact::Metric(m) => m,
+            _ => panic!("not a metric"),
+        };
+        let r = g.map(&Value::from("a"), &[Value::from("a")], &td).unwrap();
+        let d = g.global_dict(&[&r, &r, &r]).unwrap().unwrap();
+        assert_eq!(Value::Object(d), json(r#"{"note": "3 seen", "hits": 0.5, "n": 3, "ok": true}"#));
+        assert_eq!(g.reduce(&[&r]).unwrap().get("n"), Some(&1.0));
+        assert_eq!(m.global_dict(&[&r1]).unwrap(), None, "an instance metric has no whole dicts");
     }
 }
