@@ -385,7 +385,7 @@ fn catalog_check_endpoint_runs_each_judge_family() {
             .output()
             .unwrap()
     };
-    let server = Server::start();
+    let server = Server::start(answer_text);
     let o = check(server.port);
     let bodies = server.take();
     let out = String::from_utf8_lossy(&o.stdout).to_string();
@@ -404,7 +404,7 @@ fn catalog_check_endpoint_runs_each_judge_family() {
     assert_eq!(bodies.len(), 5);
     assert!(bodies.iter().all(|b| serde_json::from_str::<Value>(b).unwrap()["model"] == json!("probe-model")));
 
-    let refusing = Server::failing("probe-model");
+    let refusing = Server::failing(answer_text, "probe-model");
     let o = check(refusing.port);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
