@@ -174,16 +174,17 @@ pub fn run(
     mut on_answer: impl FnMut(usize, &Value),
 ) -> Result<RunReport, RunError> {
     // The distinct bodies, each with the input positions that carry it.
+    // Each body's cache key is computed once, here, and handed on with it.
     let url = config.completions_url();
-    let mut distinct: Vec<&Value> = Vec::new();
+    let mut distinct: Vec<(String, &Value)> = Vec::new();
     let mut positions: Vec<Vec<usize>> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (index, body) in requests.iter().enumerate() {
         match seen.entry(cache_key(&url, body)) {
             std::collections::hash_map::Entry::Occupied(d) => positions[*d.get()].push(index),
             std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(distinct.len());
-                distinct.push(body);
+                distinct.push((v.key().clone(), body));
+                v.insert(distinct.len() - 1);
                 positions.push(vec![index]);
             }
         }
@@ -193,7 +194,7 @@ pub fn run(
         answers: vec![None; requests.len()],
         ..RunReport::default()
     };
-    let stats = run_stream(config, distinct.into_iter().cloned(), |d, outcome| {
+    let stats = run_keyed(config, distinct.into_iter().map(|(key, body)| (key, body.clone())), |d, outcome| {
         let (answer, cached) = match outcome {
             Outcome::Answered(a) => (a, false),
             Outcome::Cached(a) => (a, true),
@@ -263,10 +264,24 @@ enum Done {
 pub fn run_stream<I>(
     config: &RunConfig,
     requests: I,
-    mut on_outcome: impl FnMut(usize, Outcome<'_>),
+    on_outcome: impl FnMut(usize, Outcome<'_>),
 ) -> Result<RunStats, RunError>
 where
     I: Iterator<Item = Value> + Send,
+{
+    let url = config.completions_url();
+    run_keyed(config, requests.map(move |body| (cache_key(&url, &body), body)), on_outcome)
+}
+
+/// [`run_stream`] over `(cache key, body)` pairs: the key is computed by whoever yields the
+/// body ([`run`] has it already from merging identical bodies).
+fn run_keyed<I>(
+    config: &RunConfig,
+    requests: I,
+    mut on_outcome: impl FnMut(usize, Outcome<'_>),
+) -> Result<RunStats, RunError>
+where
+    I: Iterator<Item = (String, Value)> + Send,
 {
     validate(config)?;
     let cache_error = |path: &PathBuf, source| RunError::Cache {
@@ -278,7 +293,6 @@ where
         Some(path) => Some(Cache::open(path).map_err(|e| cache_error(path, e))?),
         None => None,
     };
-    let url = config.completions_url();
     let total = match requests.size_hint() {
         (low, Some(high)) if low == high => Some(low as u64),
         _ => None,
@@ -299,20 +313,25 @@ where
     // Bounded: a worker waits while the calling thread is behind, so that no more than about
     // twice the workers' bodies are ever taken and not yet handed on.
     let (results, received) = mpsc::sync_channel::<Done>(workers);
-    let pool = Pool { source: &source, sender: &sender, stop: &stop, progress: &progress, url: &url, spawned: AtomicUsize::new(0), workers };
+    let pool = Pool { source: &source, sender: &sender, stop: &stop, progress: &progress, spawned: AtomicUsize::new(0), workers };
     std::thread::scope(|scope| {
         pool.spawn(scope, results.clone());
         drop(results);
         for done in received {
-            stats.requests += 1;
+            // The requests this message settles.
+            let settled = match &done {
+                Done::Hits(hits) => hits.len(),
+                Done::Sent { .. } => 1,
+                Done::CacheError(_) => 0,
+            };
+            stats.requests += settled;
+            progress.inc(settled as u64);
             match done {
                 Done::Hits(hits) => {
-                    stats.requests += hits.len() - 1;
                     stats.cached += hits.len();
                     for (index, answer) in &hits {
                         on_outcome(*index, Outcome::Cached(answer));
                     }
-                    progress.inc(hits.len() as u64 - 1);
                 }
                 Done::Sent { index, key, text, result: Ok(answer) } => {
                     if let (Some(cache), Some(path), None) = (&cache, &config.cache_path, &error) {
@@ -330,7 +349,6 @@ where
                     on_outcome(index, Outcome::Failed(&failure));
                 }
                 Done::CacheError(e) => {
-                    stats.requests -= 1;
                     if error.is_none() {
                         if let Some(path) = &config.cache_path {
                             error = Some(cache_error(path, e));
@@ -339,7 +357,6 @@ where
                     stop.store(true, Ordering::Relaxed);
                 }
             }
-            progress.inc(1);
         }
     });
     progress.finish_and_clear();
@@ -369,12 +386,11 @@ struct Pool<'a, I> {
     sender: &'a Sender<'a>,
     stop: &'a AtomicBool,
     progress: &'a ProgressBar,
-    url: &'a str,
     spawned: AtomicUsize,
     workers: usize,
 }
 
-impl<'a, I: Iterator<Item = Value> + Send> Pool<'a, I> {
+impl<'a, I: Iterator<Item = (String, Value)> + Send> Pool<'a, I> {
     /// Starts one more worker, unless all are running.
     fn spawn<'scope>(&'scope self, scope: &'scope std::thread::Scope<'scope, '_>, results: mpsc::SyncSender<Done>)
     where
@@ -392,7 +408,7 @@ impl<'a, I: Iterator<Item = Value> + Send> Pool<'a, I> {
     where
         'a: 'scope,
     {
-        let (source, sender, stop, progress, url) = (self.source, self.sender, self.stop, self.progress, self.url);
+        let (source, sender, stop, progress) = (self.source, self.sender, self.stop, self.progress);
         while !stop.load(Ordering::Relaxed) {
             // Take requests while they are in the cache (up to HIT_BATCH of them), and the
             // first that is not: hits go to the calling thread as one message.
@@ -402,8 +418,7 @@ impl<'a, I: Iterator<Item = Value> + Send> Pool<'a, I> {
             if let Ok(mut guard) = source.lock() {
                 let (input, reader) = &mut *guard;
                 while hits.len() < HIT_BATCH {
-                    let Some((index, body)) = input.next() else { break };
-                    let key = cache_key(url, &body);
+                    let Some((index, (key, body))) = input.next() else { break };
                     match reader.as_ref().map(|r| r.get_text(&key)).transpose() {
                         Ok(Some(Some(text))) => hits.push((index, text, key, body)),
                         Ok(_) => {

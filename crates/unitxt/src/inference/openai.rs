@@ -152,13 +152,16 @@ fn label_openai() -> String {
     "openai".into()
 }
 
-/// The body Unitxt's OpenAI engine sends for `instance`: `model`, `messages`, `tools`
-/// (`null` when the instance has none) and the parameters that are set.
-fn openai_body(model: &str, params: &[(&'static str, Value)], instance: &Instance) -> Result<Value> {
+/// The body Unitxt's OpenAI engine sends for `instance`: `model`, `messages`, `tools` when
+/// `with_tools` (`null` when the instance has none; `_get_logprobs` sends no `tools` key) and
+/// the parameters that are set.
+fn openai_body(model: &str, params: &[(&'static str, Value)], instance: &Instance, with_tools: bool) -> Result<Value> {
     let mut body = Map::new();
     body.insert("model".into(), Value::from(model));
     body.insert("messages".into(), to_messages(instance)?);
-    body.insert("tools".into(), to_tools(instance)?.unwrap_or(Value::Null));
+    if with_tools {
+        body.insert("tools".into(), to_tools(instance)?.unwrap_or(Value::Null));
+    }
     for (k, v) in params {
         body.insert((*k).into(), v.clone());
     }
@@ -204,25 +207,14 @@ impl OpenAiInferenceEngine {
     /// The bodies of `instances` for model `model`.
     fn bodies(&self, model: &str, instances: &[Instance]) -> Result<Vec<Value>> {
         let params = self.params.set(self.config.parameters.as_ref());
-        instances.iter().map(|i| openai_body(model, &params, i)).collect()
+        instances.iter().map(|i| openai_body(model, &params, i, true)).collect()
     }
 
     /// The bodies of `infer_log_probs` (Unitxt's `_get_logprobs`): `messages`, `model` (the
     /// engine's `model_name`, also for RITS) and the parameters; never `tools`.
     fn log_prob_bodies(&self, instances: &[Instance]) -> Result<Vec<Value>> {
         let params = self.params.set(self.config.parameters.as_ref());
-        instances
-            .iter()
-            .map(|i| {
-                let mut body = Map::new();
-                body.insert("model".into(), Value::from(self.config.model_name.as_str()));
-                body.insert("messages".into(), to_messages(i)?);
-                for (k, v) in &params {
-                    body.insert((*k).into(), v.clone());
-                }
-                Ok(Value::Object(body))
-            })
-            .collect()
+        instances.iter().map(|i| openai_body(&self.config.model_name, &params, i, false)).collect()
     }
 
     /// `model_name` and `label`, as Unitxt's `get_return_object` reports them.
