@@ -49,6 +49,27 @@ fn answer_text(body: &Value) -> String {
             _ => format!("Resp {s}"),
         };
     }
+    let all = canonical(body);
+    // Template judges: a rating, an arena-hard verdict, a verbal groundedness, yes or no.
+    if all.contains("Rating: [[5]]") {
+        return match h % 5 {
+            0 => format!("The response is fine. Rating: [[{}]]", h % 10 + 1),
+            1 => format!("Explanation: partly relevant.\n\nRating: [[{}.5]]", h % 9),
+            2 => "I cannot rate this.".to_string(),
+            _ => format!("[[{}]]", (h / 5) % 10 + 1),
+        };
+    }
+    if all.contains("[[A>>B]]") {
+        let verdicts = ["[[A>B]]", "[[A>>B]]", "[[A=B]]", "[[B>A]]", "[[B>>A]]", "no verdict"];
+        return format!("My own answer first. My final verdict is: {}", verdicts[(h % 6) as usize]);
+    }
+    if all.contains("Reply with one of the 4 options") {
+        let options = ["Completely Grounded", "Mostly grounded", "Somewhat grounded", "Not grounded", "Unsure"];
+        return options[(h % 5) as usize].to_string();
+    }
+    if all.contains("Answer only \\\"Yes\\\" or \\\"No\\\"") {
+        return ["Yes", "No", "Yes it is", "no"][(h % 4) as usize].to_string();
+    }
     format!("Assessment {}: the response {} the criteria.", h % 997, if h.is_multiple_of(2) { "meets" } else { "partly meets" })
 }
 
@@ -127,13 +148,34 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("judge_test/pairwise_judge.json", &json!({"__type__": "llm_judge_pairwise", "inference_engine": "engines.judge_test",
         "evaluator_name": "Pair", "criteria": {"__type__": "criteria", "name": "Helpfulness", "description": "Which response helps the user more?"},
         "generate_summaries": true, "context_fields": "question"}));
+    // Template judges (Unitxt's `llm_as_judge_from_template.py`).
+    put("judge_test/rating_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
+        "template": "templates.response_assessment.rating.generic_single_turn", "task": "rating.single_turn",
+        "format": "formats.chat_api", "main_score": "rating_judge", "prediction_type": "str"}));
+    put("judge_test/arena_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
+        "template": "templates.response_assessment.pairwise_comparative_rating.arena_hard_with_shuffling",
+        "task": "pairwise_comparative_rating.single_turn", "format": "formats.empty", "main_score": "arena_judge"}));
+    put("judge_test/faithfulness_logprobs.json", &json!({"__type__": "task_based_ll_mas_judge", "inference_model": "engines.judge_test",
+        "template": "templates.rag_eval.faithfulness.judge_with_question_simplified_logprobs", "task": "tasks.rag_eval.faithfulness.binary",
+        "format": null, "main_score": "faithfulness_logprobs", "prediction_field": "answer", "infer_log_probs": true}));
+    let rag_rows: Vec<Value> = ROWS
+        .iter()
+        .enumerate()
+        .map(|(i, (q, a, _))| json!({"question": q, "contexts": [format!("Passage {i}: the answer is {a}."), "Unrelated « text » 🙂"], "reference_answer": a}))
+        .collect();
+    put("cards/judge_rag.json", &json!({"__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rag_rows}, "data_classification_policy": ["public"]},
+        "task": {"__type__": "task", "input_fields": {"question": "str", "contexts": "List[str]"}, "reference_fields": {"reference_answer": "str"},
+            "prediction_type": "str", "metrics": [metric]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{contexts}\n\nQuestion: {question}", "output_format": "{reference_answer}",
+            "instruction": "Answer from the passages.", "target_prefix": "Answer: "}]}));
     let custom_text = custom_criteria().to_string();
     let rows: Vec<Value> = ROWS
         .iter()
         .map(|(q, a, c)| json!({"question": q, "answer": a, "judgement": if *c == "CUSTOM" { custom_text.clone() } else { c.to_string() }}))
         .collect();
     put("cards/judge_qa.json", &json!({"__type__": "task_card",
-        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}, "data_classification_policy": ["public"]},
         "task": {"__type__": "task", "input_fields": {"question": "str", "judgement": "str"}, "reference_fields": {"answer": "str"},
             "prediction_type": "str", "metrics": [metric]},
         "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]}));
@@ -305,6 +347,73 @@ fn pairwise_judge_with_named_systems_and_summaries_matches_unitxt() {
     assert_eq!(requests, PREDICTIONS.len() * 3 * 5);
     assert_eq!(theirs["global"]["score_name"], json!("alpha_winrate"));
     assert!(theirs["instances"][1]["gamma_summaries"].is_array());
+}
+
+/// `llm_as_judge` with a rating template: the question is each instance's input as its own
+/// template renders it (formats.empty), the answer its prediction; the score is the rating
+/// the template's postprocessor reads (0 when the answer has none).
+#[test]
+fn rating_template_judge_matches_unitxt() {
+    let (theirs, requests) = compare("judge_test.rating_judge", "rating");
+    assert_eq!(requests, PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("rating_judge"));
+    assert!(theirs["global"]["rating_judge_ci_low"].is_number(), "{}", theirs["global"]);
+    assert!(theirs["instances"][0]["rating_judge_judge_raw_input"].is_array(), "chat API prompts are kept as messages");
+}
+
+/// A catalog `llm_as_judge` with a reference (its engine replaced): the first reference is the
+/// reference answer.
+#[test]
+fn catalog_rating_judge_with_reference_matches_unitxt() {
+    let (theirs, _) = compare(
+        "metrics.llm_as_judge.rating.llama_3_70b_instruct.generic_single_turn_with_reference[inference_model=engines.judge_test]",
+        "rating-ref",
+    );
+    assert_eq!(theirs["global"]["score_name"], json!("llama_3_70b_instruct_template_generic_single_turn_with_reference"));
+}
+
+/// `llm_as_judge` comparing each prediction with the reference (arena-hard verdicts, as text
+/// with formats.empty): its global score is the weighted win rate, without an interval.
+#[test]
+fn pairwise_template_judge_matches_unitxt() {
+    let (theirs, requests) = compare("judge_test.arena_judge", "arena");
+    assert_eq!(requests, PREDICTIONS.len());
+    assert!(theirs["global"]["arena_judge"].is_number());
+    assert!(theirs["global"].get("arena_judge_ci_low").is_none());
+    assert!(theirs["instances"][0]["arena_judge_judge_raw_input"].is_string());
+}
+
+/// Predictions on the RAG card.
+fn rag_predictions() -> Vec<Value> {
+    PREDICTIONS.iter().map(|p| json!(p)).collect()
+}
+
+/// A catalog `task_based_ll_mas_judge` (its engine replaced): the judge task's fields from the
+/// task data, the prediction as `answer`, a verbal judgement; the engine's meta data in the
+/// scores, every score prefixed by the engine's id.
+#[test]
+fn task_based_judge_matches_unitxt() {
+    let (theirs, requests) = compare_on(
+        "cards.judge_rag",
+        &rag_predictions(),
+        "metrics.rag.response_generation.faithfulness.gpt_4o_azure_judge[inference_model=engines.judge_test]",
+        "task-based",
+    );
+    assert_eq!(requests, PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("judge_model_openai_faithfulness_judge"));
+    assert!(theirs["instances"][0]["judge_model_openai_faithfulness_judge_input_tokens"].is_number(), "{}", theirs["instances"][0]);
+}
+
+/// A `task_based_ll_mas_judge` that reads log probabilities: `Yes`/`No` probabilities of the
+/// first tokens become the score; the raw output is the log probabilities as JSON text.
+#[test]
+fn log_probability_judge_matches_unitxt() {
+    let (theirs, requests) = compare_on("cards.judge_rag", &rag_predictions(), "judge_test.faithfulness_logprobs", "logprobs");
+    assert_eq!(requests, PREDICTIONS.len());
+    let raw = theirs["instances"][0]["judge_model_openai_faithfulness_logprobs_judge_raw_output"].as_str().unwrap();
+    assert!(raw.starts_with("[{\"text\": "), "{raw}");
+    let scores: Vec<f64> = (0..PREDICTIONS.len()).map(|i| theirs["instances"][i]["judge_model_openai_faithfulness_logprobs"].as_f64().unwrap()).collect();
+    assert!(scores.iter().any(|x| *x > 0.0 && *x < 1.0), "{scores:?}");
 }
 
 /// Runs `unitxt-rs evaluate` with `metric` on the question card against `server`; returns the

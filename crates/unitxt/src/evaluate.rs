@@ -445,10 +445,6 @@ fn prepare_item(inst: &Instance, prediction: Value, catalog: &std::sync::Arc<Cat
     Ok(Item { prediction, references, task_data, metrics })
 }
 
-fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Unitxt's `DeleteTargetPrefix`: when `task_data.metadata` names a template with a non-empty
 /// `target_prefix`, that prefix (formatted with `task_data`) is removed from the start of a
 /// string prediction together with surrounding whitespace.
@@ -468,18 +464,7 @@ fn delete_target_prefix(prediction: Value, task_data: &Instance, catalog: &std::
         entry = Some(next);
     }
     let raw = entry.as_deref().unwrap_or(template);
-    let prefix = raw.get("target_prefix").and_then(Value::as_str).unwrap_or("");
-    if prefix.is_empty() {
-        return Ok(prediction);
-    }
-    let prefix = crate::py::str_format::py_format(prefix, task_data)
-        .map_err(|e| Error::invalid(format!("formatting the template's target_prefix {prefix:?}: {e:?}")))?;
-    let Value::String(p) = prediction else { return Ok(prediction) };
-    let rest = p.trim_start_matches(py_space);
-    Ok(Value::String(match rest.strip_prefix(prefix.as_str()) {
-        Some(after) => after.trim_start_matches(py_space).into(),
-        None => p,
-    }))
+    crate::processors::post_process::delete_target_prefix(raw, prediction, task_data)
 }
 
 /// The operator catalog artifact `name` is (built once per catalog, see
@@ -884,12 +869,16 @@ fn bulk_instance_scores(records: &[Value], resamples: Option<usize>, prefix: &st
     let n = records.len();
     let mut main = String::new();
     let mut means: Vec<String> = Vec::new();
+    let mut win_rates: Vec<String> = Vec::new();
     let mut rows: Vec<ScoreMap> = Vec::with_capacity(n);
     for (i, r) in records.iter().enumerate() {
         let bad = || Error::invalid(format!("instance {i}: a bulk instance metric's record must be {{\"main_score\": .., \"scores\": {{..}}}}"));
         main = r.get("main_score").and_then(Value::as_str).ok_or_else(bad)?.to_string();
+        let names = |a: &Vec<Value>| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>();
+        win_rates = r.get("weighted_win_rate").and_then(Value::as_array).map(names).unwrap_or_default();
         means = match r.get("mean").and_then(Value::as_array) {
-            Some(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            Some(a) => names(a),
+            None if !win_rates.is_empty() => Vec::new(),
             None => vec![main.clone()],
         };
         let scores = r.get("scores").and_then(Value::as_object).ok_or_else(bad)?;
@@ -918,7 +907,31 @@ fn bulk_instance_scores(records: &[Value], resamples: Option<usize>, prefix: &st
             g.insert("score_name".into(), ScoreValue::Text(main.clone()));
         }
     }
-    if let Some(nr) = resamples {
+    // Unitxt's `weighted_win_rate` reduction: a positive score counts as that many battles
+    // won, a negative one as that many lost, zero as a tie (one of two won).
+    for field in &win_rates {
+        let (mut wins, mut battles) = (0.0, 0.0);
+        for (i, x) in column(field)?.into_iter().enumerate() {
+            if x.is_nan() && !rows[i].get(field.as_str()).is_some_and(|v| v.as_f64().is_some()) {
+                return Err(Error::invalid(format!("instance {i}: the score `{field}` is not a number; its weighted win rate cannot be computed")));
+            }
+            if x > 0.0 {
+                battles += x;
+                wins += x;
+            } else if x < 0.0 {
+                battles += x.abs();
+            } else {
+                battles += 2.0;
+                wins += 1.0;
+            }
+        }
+        g.insert(field.clone(), ScoreValue::Float(wins / battles));
+        if *field == main {
+            g.insert("score".into(), ScoreValue::Float(wins / battles));
+            g.insert("score_name".into(), ScoreValue::Text(main.clone()));
+        }
+    }
+    if let Some(nr) = resamples.filter(|_| !means.is_empty()) {
         if let Some((lo, hi)) = unitxt_instance_metric_ci(&column(&main)?, None, nr, level, method, seed())? {
             g.insert(format!("{main}_ci_low"), ScoreValue::Float(lo));
             g.insert(format!("{main}_ci_high"), ScoreValue::Float(hi));

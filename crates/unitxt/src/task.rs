@@ -438,6 +438,21 @@ impl Task {
         Some(Fixed { input, reference, fields })
     }
 
+    /// [`Task::process`] on the inference stream (Unitxt's `Task.process` with
+    /// `constants.inference_stream`, as `produce` runs it): `input_fields` and the carried
+    /// fields only; the reference fields are neither required nor kept. Errors: an input
+    /// field is missing or not of its type.
+    pub fn process_inference(&self, mut instance: Instance) -> Result<Instance> {
+        self.add_defaults(&mut instance);
+        let fixed = Fixed::default();
+        let input_fields = self.pick(&self.input_fields, &self.input_names, &mut instance, &fixed, &fixed.input, None)?;
+        let mut out = Instance::with_capacity(16);
+        let keys = output_keys();
+        out.push_new_name(&keys.input_fields, Value::Object(input_fields));
+        self.carry(&mut instance, &mut out);
+        Ok(out)
+    }
+
     /// [`Task::process`], with `metrics` (when given) after `input_fields`.
     fn process_with(&self, mut instance: Instance, fixed: &Fixed, metrics: Option<Value>) -> Result<Instance> {
         self.add_defaults(&mut instance);

@@ -93,9 +93,13 @@ fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, answer_text: AnswerFn, fa
                 "function": {"name": name, "arguments": format!("{{\"n\": {}}}", answer_text(&parsed).len())}}]}),
             None => json!({"role": "assistant", "content": answer_text(&parsed)}),
         };
+        let mut choice = json!({"index": 0, "finish_reason": "stop", "message": message});
+        if parsed["logprobs"] == json!(true) {
+            choice["logprobs"] = log_probs(&answer_text(&parsed), parsed["top_logprobs"].as_u64().unwrap_or(0) as usize);
+        }
         let answer = json!({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": parsed["model"],
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            "choices": [choice],
             "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
         });
         ("200 OK", answer.to_string())
@@ -104,6 +108,28 @@ fn handle(stream: TcpStream, log: &Mutex<Vec<String>>, answer_text: AnswerFn, fa
     };
     let mut stream = stream;
     let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}", out.len());
+}
+
+/// The `logprobs` of an answer `text` (asked with `"logprobs": true`): one entry per
+/// space-separated word, its log probability and `top` alternatives (`Yes`, `No`, ` yes`,
+/// ` no`, then other words), all with log probabilities that depend on the word and its place.
+fn log_probs(text: &str, top: usize) -> Value {
+    let alternatives = ["Yes", "No", " yes", " no", "Maybe", "The", "I", "It"];
+    let content: Vec<Value> = text
+        .split(' ')
+        .enumerate()
+        .map(|(k, word)| {
+            let seed = word.bytes().fold(k as u64 + 7, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+            let tops: Vec<Value> = alternatives
+                .iter()
+                .take(top)
+                .enumerate()
+                .map(|(j, t)| json!({"token": t, "logprob": -(((seed >> (j * 3)) % 40) as f64) / 8.0 - 0.015625 * j as f64, "bytes": null}))
+                .collect();
+            json!({"token": word, "logprob": -((seed % 13) as f64) / 16.0, "bytes": null, "top_logprobs": tops})
+        })
+        .collect();
+    json!({"content": content})
 }
 
 /// `v` with object keys sorted, as text: equal texts are equal JSON (numbers keep their

@@ -106,6 +106,28 @@ pub struct Postprocessors {
     steps: Vec<(String, std::result::Result<Art<dyn Operator>, Error>)>,
 }
 
+/// Unitxt's `DeleteTargetPrefix` for a template given as its catalog JSON `template`: when
+/// the template has a non-empty `target_prefix`, that prefix (formatted with `task_data`, as
+/// `str.format`) is removed from the start of a string prediction, with the whitespace
+/// around it. Other predictions are returned unchanged. Errors: the prefix does not format
+/// with `task_data` (a missing field).
+pub fn delete_target_prefix(template: &Value, prediction: Value, task_data: &Instance) -> Result<Value> {
+    let prefix = template.get("target_prefix").and_then(Value::as_str).unwrap_or("");
+    if prefix.is_empty() {
+        return Ok(prediction);
+    }
+    let prefix = crate::py::str_format::py_format(prefix, task_data)
+        .map_err(|e| Error::invalid(format!("formatting the template's target_prefix {prefix:?}: {e:?}")))?;
+    let Value::String(p) = prediction else { return Ok(prediction) };
+    // Python's `str.strip()` whitespace.
+    let py_space = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+    let rest = p.trim_start_matches(py_space);
+    Ok(Value::String(match rest.strip_prefix(prefix.as_str()) {
+        Some(after) => after.trim_start_matches(py_space).into(),
+        None => p,
+    }))
+}
+
 impl Postprocessors {
     /// The postprocessors named in `names`, each built by `fetch` (which gives the operator a
     /// catalog name names, or an error naming what it is instead).

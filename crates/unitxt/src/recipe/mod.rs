@@ -25,6 +25,7 @@ use crate::splitters::Sampler;
 use crate::stream::{MultiStream, Stream};
 use crate::system_prompts::{SystemPrompt, SYSTEM_PROMPT_FIELD};
 use crate::task::{Fixed, Task};
+use crate::templates::base::INFERENCE_STREAM;
 use crate::templates::{RenderPlan, Rendered, Template};
 use crate::value::{Constant, Instance, Shared, Value};
 
@@ -824,7 +825,13 @@ impl Recipe {
             Some(r) => r,
             None => Rendered::taken_from(&mut inst).with_ctx(in_template)?,
         };
-        let Rendered { source, instruction, target_prefix, input_fields, reference_fields, target, references, postprocessors } = rendered;
+        let Rendered { source, instruction, target_prefix, input_fields, mut reference_fields, mut target, mut references, postprocessors } = rendered;
+        if split == INFERENCE_STREAM {
+            // Produced for a model: no references; the task data holds the input fields only.
+            reference_fields.get_or_insert_with(Default::default);
+            target.get_or_insert_with(|| Value::from(""));
+            references.get_or_insert_with(|| Value::Array(Vec::new()));
+        }
         let system_prompt = self.system_prompt.system_prompt(inst.swap_remove(SYSTEM_PROMPT_FIELD), split);
         let source = if self.format.scope().applies(split) {
             let pieces = Pieces { source: Some(source), instruction, system_prompt, target_prefix };
@@ -843,6 +850,41 @@ impl Recipe {
             fixed_items: Some(fixed_items),
         };
         finalize(inst, v, &self.group_by, meta, pool_demos)
+    }
+}
+
+impl Recipe {
+    /// Verbalizes task instances for a model (Unitxt's `DatasetRecipe.produce` without demos):
+    /// each instance (a dict of the task's input fields, plus optionally its
+    /// `data_classification_policy`) goes through the task, the template, the system prompt,
+    /// the format and finalization as an instance of Unitxt's inference stream: no target, no
+    /// references, `task_data` with the input fields and the metadata only. The card's loader
+    /// and preprocess steps are not run. Returns the output instances without `target` and
+    /// `references`, in order. Errors: a recipe with demos (`num_demos`), and every error of
+    /// the task, template and format, naming the instance.
+    pub fn produce_instances(&self, instances: Vec<Instance>) -> Result<Vec<Instance>> {
+        if self.num_demos.max() > 0 {
+            return Err(Error::unsupported("producing instances with demos is not supported here (num_demos > 0)"));
+        }
+        let task = &self.card.task.inner;
+        let fixed_items = FixedItems::default();
+        let render_plans: Vec<RenderPlan> = self.templates.all().iter().map(|t| t.plan(&Instance::new())).collect();
+        let mut out = Vec::with_capacity(instances.len());
+        for (i, inst) in instances.into_iter().enumerate() {
+            let inst = task.process_inference(inst).map_err(|e| Steps::locate(e, TASK_STEP, INFERENCE_STREAM, i))?;
+            let done = self.verbalize_and_finalize(inst, INFERENCE_STREAM, None, &fixed_items, &render_plans).map_err(|e| e.at_instance(INFERENCE_STREAM, i))?;
+            let mut m = done.into_instance();
+            m.shift_remove("target");
+            m.shift_remove("references");
+            out.push(m);
+        }
+        Ok(out)
+    }
+}
+
+impl crate::metrics::llm_judge::template::Produce for Recipe {
+    fn produce(&self, instances: Vec<Instance>) -> Result<Vec<Instance>> {
+        self.produce_instances(instances)
     }
 }
 

@@ -253,7 +253,12 @@ impl Artifact {
             Artifact::Sampler(a) => AnyArt::new(kind, a),
             Artifact::Serializer(a) => AnyArt::new(kind, a),
             Artifact::Metric(a) => AnyArt::new(kind, a),
-            Artifact::Recipe(a) => AnyArt::new(kind, a),
+            // A component builds a recipe only to produce instances with it (a template
+            // judge's prompts): it receives it as such.
+            Artifact::Recipe(a) => {
+                let inner: Arc<dyn crate::metrics::llm_judge::template::Produce> = a.inner;
+                AnyArt::new(kind, Art { id: a.id, raw: a.raw, inner })
+            }
             Artifact::Benchmark(a) => AnyArt::new(kind, a),
             Artifact::Criteria(a) => AnyArt::new(kind, a),
             Artifact::Engine(a) => AnyArt::new(kind, a),
@@ -875,14 +880,12 @@ artifact_types! {
         | "kpa"
         | "llama_index_correctness"
         | "llama_index_faithfulness"
-        | "llm_as_judge"
         | "meteor_fast"
         | "perplexity"
         | "regard_metric"
         | "reward"
         | "safety_metric"
         | "sentence_bert"
-        | "task_based_ll_mas_judge"
         | "f1_strings"
         | "fin_qa_eval"
         | "reflection_tool_calling_metric"
@@ -931,6 +934,12 @@ artifact_types! {
         });
         "llm_judge_pairwise" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
             Ok(metric_art(v, mt::llm_judge::pairwise::LlmJudgePairwise::build(from_value(t, v)?, cx)?))
+        });
+        "llm_as_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::LlmAsJudge, from_value(t, v)?, v, cx)?))
+        });
+        "task_based_ll_mas_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::TaskBased, from_value(t, v)?, v, cx)?))
         });
         "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))

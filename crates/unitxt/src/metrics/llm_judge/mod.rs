@@ -16,6 +16,7 @@
 
 pub mod direct;
 pub mod pairwise;
+pub mod template;
 
 use std::sync::Arc;
 
@@ -289,16 +290,8 @@ impl JudgeBase {
             })
             .collect();
         let inferred = crate::inference::infer(&*self.engine, client, &instances).map_err(|e| e.context(format!("{}, {stage} stage", self.name())))?;
-        if let Some(f) = inferred.failed.first() {
-            let endpoint = self.engine.requests(&[]).map(|(e, _)| e.base_url).unwrap_or_else(|_| "its endpoint".to_string());
-            return Err(Error::io(format!(
-                "{}: the {stage} request of instance {} to {endpoint} failed: {} ({} of {} requests of this stage failed)",
-                self.name(),
-                instance_of(f.index),
-                f.detail,
-                inferred.failed.len(),
-                prompts.len()
-            )));
+        if !inferred.failed.is_empty() {
+            return Err(request_failed(&self.name(), &*self.engine, stage, &inferred.failed, prompts.len(), instance_of));
         }
         Ok(inferred
             .predictions
@@ -310,6 +303,20 @@ impl JudgeBase {
             })
             .collect())
     }
+}
+
+/// The error of a judge stage whose requests failed: the judge (`name`), the stage, the
+/// engine's endpoint, the first failed request's instance (`instance_of` maps a request's
+/// position to its instance) and what went wrong, and how many of `total` requests failed.
+pub fn request_failed(name: &str, engine: &dyn InferenceEngine, stage: &str, failed: &[crate::inference::FailedRequest], total: usize, instance_of: impl Fn(usize) -> usize) -> Error {
+    let endpoint = engine.requests(&[]).map(|(e, _)| e.base_url).unwrap_or_else(|_| "its endpoint".to_string());
+    let Some(f) = failed.first() else { return Error::invalid(format!("{name}: no request of the {stage} stage failed")) };
+    Error::io(format!(
+        "{name}: the {stage} request of instance {} to {endpoint} failed: {} ({} of {total} requests of this stage failed)",
+        instance_of(f.index),
+        f.detail,
+        failed.len(),
+    ))
 }
 
 /// Python truthiness of a `context_fields` value.
