@@ -229,8 +229,8 @@ fn check(cat: &Arc<Catalog>, prefix: &str, list: bool, json: bool, probe: Option
         for p in probes {
             let n = format!("{} request{}", p.requests, if p.requests == 1 { "" } else { "s" });
             match &p.outcome {
-                Ok(d) => outln!("  {:<20} ran ({n}; {d})", p.family)?,
-                Err(e) => outln!("  {:<20} failed ({n}): {e}", p.family)?,
+                Ok(d) => outln!("  {:<24} ran ({n}; {d})", p.family)?,
+                Err(e) => outln!("  {:<24} failed ({n}): {e}", p.family)?,
             }
         }
     }
@@ -279,8 +279,9 @@ const PROBE_QUESTION: &str = "What is 2 + 2? Answer with one number.";
 
 /// Runs the built-in examples of `--endpoint` against base URL `url` and model `model`: one
 /// inference request, one `llm_judge_direct` evaluation (a yes/no criteria, no positional
-/// bias: 2 requests) and one `llm_judge_pairwise` evaluation (two systems, no positional bias:
-/// 2 requests), each judge's engine an `open_ai_inference_engine` on `url` (key from
+/// bias: 2 requests), one `llm_judge_pairwise` evaluation (two systems, no positional bias:
+/// 2 requests), one `llm_as_judge` rating and one `task_based_ll_mas_judge` groundedness
+/// judgement (1 request each), each judge's engine an `open_ai_inference_engine` on `url` (key from
 /// OPENAI_API_KEY). `catalogs`: where the evaluation looks names up.
 fn probe_endpoint(url: &str, model: &str, catalogs: &[PathBuf]) -> Vec<Probe> {
     use unitxt::value::Value;
@@ -317,16 +318,27 @@ fn probe_endpoint(url: &str, model: &str, catalogs: &[PathBuf]) -> Vec<Probe> {
     let pairwise = serde_json::json!({"__type__": "llm_judge_pairwise", "inference_engine": engine, "check_positional_bias": false,
         "context_fields": ["question"],
         "criteria": {"__type__": "criteria", "name": "correct", "description": "Which response answers the question correctly?"}});
+    // The template judges: a rating of the answer (the question rendered by the instance's
+    // template), and a groundedness judgement of the answer in the instance's contexts.
+    let rating = serde_json::json!({"__type__": "llm_as_judge", "inference_model": engine, "task": "rating.single_turn",
+        "template": "templates.response_assessment.rating.generic_single_turn", "format": "formats.chat_api"});
+    let task_based = serde_json::json!({"__type__": "task_based_ll_mas_judge", "inference_model": engine,
+        "task": "tasks.rag_eval.faithfulness.binary", "template": "templates.rag_eval.faithfulness.judge_with_question_simplified_verbal",
+        "format": null, "main_score": "faithfulness", "prediction_field": "answer", "include_meta_data": false});
     for (family, judge, prediction) in [
         ("llm_judge_direct", direct, serde_json::json!("4")),
         ("llm_judge_pairwise", pairwise, serde_json::json!(["4", "5"])),
+        ("llm_as_judge", rating, serde_json::json!("4")),
+        ("task_based_ll_mas_judge", task_based, serde_json::json!("4")),
     ] {
         let c = client();
         let outcome = (|| -> Result<String> {
             let mut instance = unitxt::value::Instance::new();
             instance.insert("source".into(), Value::from(PROBE_QUESTION));
             instance.insert("references".into(), Value::from(serde_json::json!(["4"])));
-            instance.insert("task_data".into(), Value::from(serde_json::json!({"question": PROBE_QUESTION}).to_string()));
+            let task_data = serde_json::json!({"question": PROBE_QUESTION, "contexts": ["2 + 2 = 4."], "answer": "4",
+                "metadata": {"template": {"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}}});
+            instance.insert("task_data".into(), Value::from(task_data.to_string()));
             instance.insert("metrics".into(), Value::from(serde_json::json!([judge.to_string()])));
             instance.insert("postprocessors".into(), Value::Array(Vec::new()));
             instance.insert("subset".into(), Value::Array(Vec::new()));

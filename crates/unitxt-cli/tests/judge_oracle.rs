@@ -152,6 +152,10 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("judge_test/rating_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
         "template": "templates.response_assessment.rating.generic_single_turn", "task": "rating.single_turn",
         "format": "formats.chat_api", "main_score": "rating_judge", "prediction_type": "str"}));
+    put("judge_test/source_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
+        "template": "templates.response_assessment.rating.generic_single_turn_with_reference", "task": "rating.single_turn_with_reference",
+        "format": "formats.empty", "main_score": "source_judge", "strip_system_prompt_and_format_from_inputs": false,
+        "reduction_map": {"mean": ["source_judge"]}, "n_resamples": 20}));
     put("judge_test/arena_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
         "template": "templates.response_assessment.pairwise_comparative_rating.arena_hard_with_shuffling",
         "task": "pairwise_comparative_rating.single_turn", "format": "formats.empty", "main_score": "arena_judge"}));
@@ -372,6 +376,17 @@ fn catalog_rating_judge_with_reference_matches_unitxt() {
     assert_eq!(theirs["global"]["score_name"], json!("llama_3_70b_instruct_template_generic_single_turn_with_reference"));
 }
 
+/// `llm_as_judge` reading each instance's input as the model got it (its `source`, with the
+/// card's instruction and target prefix), a reference answer, formats.empty, a reduction map
+/// and fewer resamples.
+#[test]
+fn template_judge_on_the_model_input_matches_unitxt() {
+    let (theirs, requests) = compare_on("cards.judge_rag", &rag_predictions(), "judge_test.source_judge", "source");
+    assert_eq!(requests, PREDICTIONS.len());
+    let input = theirs["instances"][0]["source_judge_judge_raw_input"].as_str().unwrap();
+    assert!(input.contains("Answer from the passages."), "{input}");
+}
+
 /// `llm_as_judge` comparing each prediction with the reference (arena-hard verdicts, as text
 /// with formats.empty): its global score is the weighted win rate, without an interval.
 #[test]
@@ -482,13 +497,14 @@ fn judge_answers_are_cached() {
 fn catalog_check_endpoint_runs_each_judge_family() {
     let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-endpoint", std::process::id()));
     std::fs::create_dir_all(dir.join("metrics")).unwrap();
-    std::fs::write(dir.join("metrics/acc.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    std::fs::write(dir.join("metrics/acc_probe_only.json"), r#"{"__type__": "accuracy"}"#).unwrap();
+    // The installed catalog holds the template judges' tasks and templates; only the test's
+    // own artifact is checked.
     let check = |port: u16| {
         cli()
-            .env("UNITXT_RS_CATALOG", root().join("target/no-installed-catalog"))
             .env_remove("UNITXT_CATALOGS")
             .env("OPENAI_API_KEY", "sk-probe-secret")
-            .args(["catalog", "check", "--catalog"])
+            .args(["catalog", "check", "metrics.acc_probe_only", "--catalog"])
             .arg(&dir)
             .args(["--endpoint", &format!("http://127.0.0.1:{port}/v1"), "--endpoint-model", "probe-model"])
             .output()
@@ -500,31 +516,34 @@ fn catalog_check_endpoint_runs_each_judge_family() {
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
     let url = format!("http://127.0.0.1:{}/v1", server.port);
-    assert_eq!(
-        out.split_once("\n\n").unwrap().1,
-        format!(
-            "endpoint {url} (model probe-model):\n  \
-             inference            ran (1 request; answer \"{}\")\n  \
-             llm_judge_direct     ran (2 requests; correct = 1.0)\n  \
-             llm_judge_pairwise   ran (2 requests; 1_winrate = 1.0)\n",
-            answer_text(&serde_json::from_str(&bodies[0]).unwrap())
-        )
-    );
-    assert_eq!(bodies.len(), 5);
-    assert!(bodies.iter().all(|b| serde_json::from_str::<Value>(b).unwrap()["model"] == json!("probe-model")));
-
+    let lines: Vec<&str> = out.split_once("\n\n").unwrap().1.lines().collect();
+    assert_eq!(lines[0], format!("endpoint {url} (model probe-model):"));
+    assert_eq!(lines[1], format!("  inference                ran (1 request; answer \"{}\")", answer_text(&serde_json::from_str(&bodies[0]).unwrap())));
+    assert_eq!(lines[2], "  llm_judge_direct         ran (2 requests; correct = 1.0)");
+    assert_eq!(lines[3], "  llm_judge_pairwise       ran (2 requests; 1_winrate = 1.0)");
+    // The rating and the groundedness depend on the answer (a rating in [0, 1], or 0.0 when
+    // the answer has none; one of 0, 1/3, 2/3, 1).
+    let score = |line: &str, head: &str| -> f64 {
+        assert!(line.starts_with(head), "{line}");
+        line[head.len()..].trim_end_matches(')').parse().unwrap()
+    };
+    assert!((0.0..=1.0).contains(&score(lines[4], "  llm_as_judge             ran (1 request; llm_as_judge = ")));
+    let g = score(lines[5], "  task_based_ll_mas_judge  ran (1 request; probe_model_openai_faithfulness = ");
+    assert!([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0].iter().any(|x| (x - g).abs() < 1e-9), "{g}");
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(bodies.len(), 7);
     let refusing = Server::failing(answer_text, "probe-model");
     let o = check(refusing.port);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(!o.status.success());
-    assert!(err.contains(&format!("3 of 3 checks against http://127.0.0.1:{}/v1 failed", refusing.port)), "{err}");
+    assert!(err.contains(&format!("5 of 5 checks against http://127.0.0.1:{}/v1 failed", refusing.port)), "{err}");
     assert!(!out.contains("sk-probe-secret") && !err.contains("sk-probe-secret"));
     std::fs::remove_dir_all(&dir).ok();
     let lines: Vec<&str> = out.split_once("\n\n").unwrap().1.lines().collect();
-    assert_eq!(lines.len(), 4, "{out}");
-    for (line, family) in lines[1..].iter().zip(["inference", "llm_judge_direct", "llm_judge_pairwise"]) {
-        assert!(line.starts_with(&format!("  {family:<20} failed (1 request): ")), "{line}");
+    assert_eq!(lines.len(), 6, "{out}");
+    for (line, family) in lines[1..].iter().zip(["inference", "llm_judge_direct", "llm_judge_pairwise", "llm_as_judge", "task_based_ll_mas_judge"]) {
+        assert!(line.starts_with(&format!("  {family:<24} failed (1 request): ")), "{line}");
         assert!(line.contains("HTTP 400"), "{line}");
     }
 }

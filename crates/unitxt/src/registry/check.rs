@@ -40,7 +40,7 @@ const NAME_LISTS: &[&str] = &["postprocessors", "metrics"];
 /// Metric types that compute by calling the model of their `inference_engine` (Unitxt's
 /// `LLMJudgeDirect` and `LLMJudgePairwise`): what they need is what their engine needs. Other
 /// metrics that report a need are stand-ins that cannot compute here whatever the endpoint.
-const JUDGE_TYPES: &[&str] = &["llm_judge_direct", "llm_judge_pairwise"];
+const JUDGE_TYPES: &[&str] = &["llm_judge_direct", "llm_judge_pairwise", "llm_as_judge", "task_based_ll_mas_judge"];
 
 /// The outcome of every artifact of `catalog` whose name starts with `prefix`, in the order
 /// of [`Catalog::all_names`] (see [`super::check`]).
@@ -121,7 +121,9 @@ pub(super) fn engine_outcome(e: &dyn InferenceEngine) -> Outcome {
 /// What LLM judge `ty` (its JSON `json`) needs: what its `inference_engine` needs, said of
 /// the judge, its engine built in `catalog`. An engine that does not build fails the judge.
 fn judge_outcome(ty: &str, json: Option<&Value>, catalog: &Arc<Catalog>) -> Outcome {
-    let Some(engine) = json.and_then(|j| j.get("inference_engine")) else {
+    // Unitxt's `llm_as_judge.py` judges name it `inference_engine`, the template judges
+    // `inference_model`.
+    let Some(engine) = json.and_then(|j| j.get("inference_engine").or_else(|| j.get("inference_model"))) else {
         return Outcome::Fails(format!("LLM judge `{ty}` has no `inference_engine`"));
     };
     let built: Result<Art<dyn InferenceEngine>> = super::build_as(engine, catalog);

@@ -89,8 +89,8 @@ pub struct TemplateJudgeConfig {
     #[serde(default, deserialize_with = "super::super::present")]
     pub n_resamples: Option<Value>,
     /// `llm_as_judge`: whether the evaluated instance's input is rendered again by its own
-    /// template without system prompt and format (default true; false is Unitxt's path that
-    /// reads a `source` the task data does not have, an error there too).
+    /// template without system prompt and format (default true); false: its `source` as the
+    /// model got it (evaluation copies it into the task data).
     #[serde(default = "yes")]
     pub strip_system_prompt_and_format_from_inputs: bool,
     /// `task_based_ll_mas_judge`: read the answer's log probabilities instead of its text
@@ -339,14 +339,15 @@ impl TemplateJudge {
     /// The question of each instance (Unitxt's `_get_input_instances` and the text it makes of
     /// each in `_get_instance_for_judge_model`): the instance's input rendered by its own
     /// template (named in `task_data.metadata.template`) from all its task data, then
-    /// `formats.empty`. Errors: a task data without a template, one that does not build or
-    /// render (naming the instance); without stripping, a task data without `source`.
+    /// `formats.empty`; without stripping, the instance's `source`. Errors: a task data
+    /// without a template, one that does not build or render (naming the instance); without
+    /// stripping, a task data without `source`.
     fn questions(&self, inputs: &[MetricInput<'_>]) -> Result<Vec<Value>> {
         let mut sources = Vec::with_capacity(inputs.len());
         if !self.config.strip_system_prompt_and_format_from_inputs {
             for (i, input) in inputs.iter().enumerate() {
                 sources.push(input.task_data.get("source").cloned().ok_or_else(|| {
-                    Error::invalid(format!("{}: instance {i}: the task data has no `source` (set `strip_system_prompt_and_format_from_inputs` to true)", self.name()))
+                    Error::invalid(format!("{}: instance {i}: the task data has no `source` (evaluation puts it there; set `strip_system_prompt_and_format_from_inputs` to true to render the input from the task data)", self.name()))
                 })?);
             }
         } else {
