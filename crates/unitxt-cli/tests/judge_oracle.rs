@@ -152,6 +152,10 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("judge_test/rating_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
         "template": "templates.response_assessment.rating.generic_single_turn", "task": "rating.single_turn",
         "format": "formats.chat_api", "main_score": "rating_judge", "prediction_type": "str"}));
+    put("judge_test/pipeline_judge.json", &json!({"__type__": "metric_pipeline", "main_score": "answer_quality",
+        "preprocess_steps": [{"__type__": "lower_case", "field": "prediction"}],
+        "metric": {"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test", "criteria": "judge_test.custom_criteria",
+            "check_positional_bias": false, "context_fields": "question"}}));
     put("judge_test/source_judge.json", &json!({"__type__": "llm_as_judge", "inference_model": "engines.judge_test",
         "template": "templates.response_assessment.rating.generic_single_turn_with_reference", "task": "rating.single_turn_with_reference",
         "format": "formats.empty", "main_score": "source_judge", "strip_system_prompt_and_format_from_inputs": false,
@@ -351,6 +355,17 @@ fn pairwise_judge_with_named_systems_and_summaries_matches_unitxt() {
     assert_eq!(requests, PREDICTIONS.len() * 3 * 5);
     assert_eq!(theirs["global"]["score_name"], json!("alpha_winrate"));
     assert!(theirs["instances"][1]["gamma_summaries"].is_array());
+}
+
+/// A judge inside a `metric_pipeline`: the pipeline's preprocessing (lower-cased predictions)
+/// reaches the judge's prompts, and the judge gets the whole stream with the model client.
+#[test]
+fn judge_in_a_metric_pipeline_matches_unitxt() {
+    let (theirs, requests) = compare("judge_test.pipeline_judge", "pipeline");
+    assert_eq!(requests, 2 * PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("answer_quality"));
+    let prompt = theirs["instances"][1]["answer_quality_prompts"]["assessment"][0]["content"].as_str().unwrap();
+    assert!(prompt.contains("paris — the capital of france"), "{prompt}");
 }
 
 /// `llm_as_judge` with a rating template: the question is each instance's input as its own

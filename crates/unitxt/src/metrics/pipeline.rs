@@ -120,17 +120,10 @@ impl MetricPipeline {
 /// The stream name Unitxt's evaluation gives the data.
 const STREAM: &str = "all_data";
 
-impl Metric for MetricPipeline {
-    fn main_score(&self) -> &str {
-        &self.main_score
-    }
-    fn unavailable(&self) -> Option<crate::error::Unavailable> {
-        self.metric.unavailable()
-    }
-    fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
-        if self.preprocess.is_empty() {
-            return self.metric.map(prediction, references, task_data);
-        }
+impl MetricPipeline {
+    /// One instance after the `preprocess_steps`: its prediction, references and task data.
+    /// Errors: a step fails, or the steps removed `references`.
+    fn preprocessed(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<(Value, Vec<Value>, Instance)> {
         let mut inst = Instance::new();
         inst.insert("prediction".into(), prediction.clone());
         inst.insert("references".into(), Value::Array(references.to_vec()));
@@ -151,7 +144,38 @@ impl Metric for MetricPipeline {
             Some(Value::Object(o)) => o.clone(),
             _ => Instance::new(),
         };
+        Ok((prediction, references, task_data))
+    }
+}
+
+impl Metric for MetricPipeline {
+    fn main_score(&self) -> &str {
+        &self.main_score
+    }
+    fn unavailable(&self) -> Option<crate::error::Unavailable> {
+        self.metric.unavailable()
+    }
+    fn map(&self, prediction: &Value, references: &[Value], task_data: &Instance) -> Result<Value> {
+        if self.preprocess.is_empty() {
+            return self.metric.map(prediction, references, task_data);
+        }
+        let (prediction, references, task_data) = self.preprocessed(prediction, references, task_data)?;
         self.metric.map(&prediction, &references, &task_data)
+    }
+    /// The wrapped metric's `map_batch` on the preprocessed instances, so that a metric that
+    /// works on a whole stream (an LLM judge) gets it whole, with the model client.
+    fn map_batch(&self, inputs: &[super::MetricInput<'_>], client: Option<&dyn crate::inference::ModelClient>) -> Result<Vec<Value>> {
+        if self.preprocess.is_empty() {
+            return self.metric.map_batch(inputs, client);
+        }
+        let done: Vec<(Value, Vec<Value>, Instance)> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| self.preprocessed(x.prediction, x.references, x.task_data).with_ctx(|| format!("instance {i}")))
+            .collect::<Result<_>>()?;
+        let inputs: Vec<super::MetricInput<'_>> =
+            done.iter().map(|(p, r, t)| super::MetricInput { prediction: p, references: r, task_data: t }).collect();
+        self.metric.map_batch(&inputs, client)
     }
     fn instance_scores(&self, record: &Value) -> Result<Scores> {
         self.metric.instance_scores(record)
@@ -187,6 +211,7 @@ impl Metric for MetricPipeline {
         Some(&self.postprocess)
     }
     fn settings_raw(&self) -> Option<&Value> {
-        Some(&self.metric.raw)
+        // The wrapped metric's settings (a judge's own, with the prefix its type sets).
+        self.metric.settings_raw().or(Some(&self.metric.raw))
     }
 }
