@@ -67,8 +67,8 @@ pub struct TemplateJudgeConfig {
     /// The judge's system prompt (absent or `null`: none).
     #[serde(default)]
     pub system_prompt: Option<Value>,
-    /// The judge's format (absent: `llm_as_judge` uses a default `system_format`;
-    /// `task_based_ll_mas_judge` and `null` choose by engine, see the types).
+    /// The judge's format (absent: a default `system_format`, as Unitxt's class default;
+    /// `null`: none for `llm_as_judge`, chosen by the engine for `task_based_ll_mas_judge`).
     #[serde(default, deserialize_with = "super::super::present")]
     pub format: Option<Value>,
     /// The main score's name (default `llm_as_judge`).
@@ -162,9 +162,10 @@ pub struct TemplateJudge {
 impl TemplateJudge {
     /// Builds a template judge of `family` from its catalog JSON `raw` (read as `config`) in
     /// `cx`: its engine, and a recipe of the judge task, template, system prompt and format.
-    /// Errors: the parts do not build; `llm_as_judge` with a task it does not support, or with
-    /// an OpenAI-family engine and a format other than `formats.chat_api`/`formats.empty` or
-    /// a system prompt (Unitxt refuses them); an unknown reduction.
+    /// Errors: the parts do not build; `llm_as_judge` with a task it does not support; an
+    /// OpenAI-family engine with a format other than `formats.chat_api`/`formats.empty` (a
+    /// format left to the engine excepted) or with a system prompt (Unitxt refuses them); an
+    /// unknown reduction.
     pub fn build(family: Family, config: TemplateJudgeConfig, raw: &Value, cx: &BuildContext<'_>) -> Result<TemplateJudge> {
         let type_name = family.type_name();
         let engine: Art<dyn InferenceEngine> = cx.build(&config.inference_model).map_err(|e| e.in_field("inference_model"))?;
@@ -189,8 +190,11 @@ impl TemplateJudge {
                 (Value::from(format!("tasks.response_assessment.{}", config.task)), format)
             }
             Family::TaskBased => {
+                // Absent, Unitxt's class default (a `SystemFormat`) stays; `null` lets the
+                // engine choose.
                 let format = match &config.format {
-                    None | Some(Value::Null) => Value::from(format_for_engine(&id)),
+                    None => crate::json!({"__type__": "system_format"}),
+                    Some(Value::Null) => Value::from(format_for_engine(&id)),
                     Some(f) => f.clone(),
                 };
                 (Value::from(config.task.as_str()), format)
@@ -211,8 +215,10 @@ impl TemplateJudge {
         }
         let recipe: Art<dyn Produce> = cx.build(&recipe_json).ctx(format!("the judge recipe of `{type_name}` (its task, template, format and system prompt)"))?;
         let template: Art<dyn Template> = cx.build(&config.template).map_err(|e| e.in_field("template"))?;
-        if family == Family::LlmAsJudge && is_openai_family(engine.type_name()) {
-            if !format.is_null() {
+        // Unitxt's `LLMAsJudgeBase.verify`, for both families; the format an engine chooses
+        // (`null`) is never checked.
+        if is_openai_family(engine.type_name()) {
+            if !matches!(config.format, Some(Value::Null)) {
                 let f: Art<dyn Format> = cx.build(&format).map_err(|e| e.in_field("format"))?;
                 let chat_api = f.raw.get("__type__").and_then(Value::as_str) == Some("chat_api_format");
                 let empty = f.id.as_deref() == Some("formats.empty");
