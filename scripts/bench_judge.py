@@ -1,13 +1,22 @@
-"""Wall time of an LLM judge: a direct judge (positional bias on: 4 requests per instance) on N
-instances, against a local OpenAI-compatible server that answers each request after a delay,
-with Unitxt 1.26.10's `evaluate` and with `unitxt-rs evaluate` (same engine, same concurrency).
+"""Wall time of an LLM judge: Unitxt's catalog judge `metrics.llm_as_judge.direct.openai.gpt_4o`
+(direct assessment, positional bias on: 4 requests per instance) with the catalog criteria
+`answer_relevance`, on N instances, against a local OpenAI-compatible server that answers each
+request after a delay, with Unitxt 1.26.10's `evaluate` and with `unitxt-rs evaluate`.
 
     .venv/bin/python scripts/bench_judge.py --bin target/release/unitxt-rs [--n 1000] [--delay 0.2]
-        [--parallel 20]
+        [--rows defaults,rate256,openai256]
 
-Both sides use an `open_ai_inference_engine` with `num_parallel_requests` = --parallel (20 is
-Unitxt's default for that engine) and no answer cache. Prints the requests each side sent and
-its wall time.
+Rows (each run by both libraries, on the same data, server and judge):
+- `defaults`: the judge's own engine as the catalog gives it (`cross_provider_inference_engine`,
+  provider `open-ai`, which Unitxt runs through LiteLLM: at most 6 requests a second, 6 in
+  flight), its `credentials` pointed at the local server;
+- `rate256`: the same engine with `max_requests_per_second` 256 for its provider
+  (`provider_specific_args`: 256 in flight);
+- `openai256`: the judge's engine replaced by an `open_ai_inference_engine` with
+  `num_parallel_requests` 256 (no rate limit).
+
+No answer cache on either side. Prints one JSON line per row: requests each side sent, wall
+times, and Unitxt's time over unitxt-rs's.
 """
 
 import argparse
@@ -30,7 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.count += 1
         last = body["messages"][-1]["content"]
-        text = "Excellent" if "The selected criteria option is:" in last else "The response is fine."
+        text = "Yes" if "The selected criteria option is:" in last else "The response is relevant."
         data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"),
                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
                            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
@@ -44,12 +53,27 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+def engine_for(row, url):
+    """The judge engine of a row (see the module's docstring)."""
+    catalog_engine = {"__type__": "cross_provider_inference_engine", "max_tokens": 1024, "seed": 42, "temperature": 0,
+                      "provider": "open-ai", "model": "gpt-4o-2024-08-06", "credentials": {"api_key": "k", "api_base": url}}
+    if row == "defaults":
+        return catalog_engine
+    if row == "rate256":
+        return dict(catalog_engine, provider_specific_args={"open-ai": {"max_requests_per_second": 256}})
+    if row == "openai256":
+        return {"__type__": "open_ai_inference_engine", "model_name": "gpt-4o-2024-08-06", "base_url": url,
+                "credentials": {"api_key": "k"}, "max_tokens": 1024, "seed": 42, "temperature": 0,
+                "num_parallel_requests": 256, "use_cache": False}
+    raise SystemExit(f"unknown row {row!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--delay", type=float, default=0.2)
-    ap.add_argument("--parallel", type=int, default=20)
+    ap.add_argument("--rows", default="defaults,rate256,openai256")
     args = ap.parse_args()
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -57,46 +81,48 @@ def main():
     srv.request_queue_size = 1024
     srv.delay, srv.count, srv.lock = args.delay, 0, threading.Lock()
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    port = srv.server_address[1]
+    url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
 
-    tmp = tempfile.mkdtemp(prefix="bench-judge-")
-    cat = os.path.join(tmp, "catalog")
-    os.makedirs(os.path.join(cat, "cards"))
-    os.makedirs(os.path.join(cat, "bench"))
-    judge = {"__type__": "llm_judge_direct", "evaluator_name": "Bench",
-             "inference_engine": {"__type__": "open_ai_inference_engine", "model_name": "judge", "base_url": f"http://127.0.0.1:{port}/v1",
-                                  "credentials": {"api_key": "k"}, "num_parallel_requests": args.parallel, "use_cache": False},
-             "criteria": "metrics.llm_as_judge.direct.criteria.answer_relevance", "context_fields": ["question"]}
-    json.dump(judge, open(os.path.join(cat, "bench", "judge.json"), "w"))
-    rows = [{"question": f"Question number {i}?", "answer": str(i)} for i in range(args.n)]
-    card = {"__type__": "task_card", "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
-            "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answer": "str"},
-                     "prediction_type": "str", "metrics": ["bench.judge"]},
-            "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]}
-    json.dump(card, open(os.path.join(cat, "cards", "bench_judge.json"), "w"))
-    preds = [f"Answer {i}" for i in range(args.n)]
-    preds_path = os.path.join(tmp, "preds.json")
-    json.dump(preds, open(preds_path, "w"))
-    recipe = "card=cards.bench_judge,template_card_index=0"
+    for row in args.rows.split(","):
+        tmp = tempfile.mkdtemp(prefix="bench-judge-")
+        cat = os.path.join(tmp, "catalog")
+        os.makedirs(os.path.join(cat, "cards"))
+        os.makedirs(os.path.join(cat, "bench"))
+        json.dump(engine_for(row, url), open(os.path.join(cat, "bench", "engine.json"), "w"))
+        metric = ("metrics.llm_as_judge.direct.openai.gpt_4o[inference_engine=bench.engine,"
+                  "criteria=metrics.llm_as_judge.direct.criteria.answer_relevance,context_fields=[question]]")
+        rows = [{"question": f"Question number {i}?", "answer": str(i)} for i in range(args.n)]
+        card = {"__type__": "task_card",
+                "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}, "data_classification_policy": ["public"]},
+                "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answer": "str"},
+                         "prediction_type": "str", "metrics": [metric]},
+                "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]}
+        json.dump(card, open(os.path.join(cat, "cards", "bench_judge.json"), "w"))
+        preds_path = os.path.join(tmp, "preds.json")
+        json.dump([f"Answer {i}" for i in range(args.n)], open(preds_path, "w"))
+        recipe = "card=cards.bench_judge,template_card_index=0"
+        env = dict(os.environ, UNITXT_CATALOGS=cat)
+        env.pop("OPENAI_API_KEY", None)
+        env.pop("OPENAI_BASE_URL", None)
 
-    t = time.time()
-    subprocess.run([args.bin, "evaluate", recipe, "--split", "test", "--predictions", preds_path, "--catalog", cat,
-                    "-o", os.path.join(tmp, "rs.json")], check=True, stdout=subprocess.DEVNULL)
-    rs_time, rs_count = time.time() - t, srv.count
-    srv.count = 0
+        srv.count = 0
+        t = time.time()
+        subprocess.run([args.bin, "evaluate", recipe, "--split", "test", "--predictions", preds_path, "--catalog", cat,
+                        "-o", os.path.join(tmp, "rs.json")], check=True, stdout=subprocess.DEVNULL, env=env)
+        rs_time, rs_count = time.time() - t, srv.count
 
-    code = ("import json, sys\nfrom unitxt import load_dataset, evaluate\n"
-            f"ds = load_dataset({recipe!r}, split='test')\n"
-            f"preds = json.load(open({preds_path!r}))\n"
-            "evaluate(predictions=preds, data=ds)\n")
-    env = dict(os.environ, UNITXT_CATALOGS=cat)
-    t = time.time()
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    py_time, py_count = time.time() - t, srv.count
-    print(json.dumps({"instances": args.n, "delay_s": args.delay, "num_parallel_requests": args.parallel,
-                      "unitxt": {"requests": py_count, "wall_s": round(py_time, 1)},
-                      "unitxt_rs": {"requests": rs_count, "wall_s": round(rs_time, 1)},
-                      "ratio": round(py_time / rs_time, 2)}))
+        code = ("import json\nfrom unitxt import load_dataset, evaluate\n"
+                f"ds = load_dataset({recipe!r}, split='test')\n"
+                f"preds = json.load(open({preds_path!r}))\n"
+                "evaluate(predictions=preds, data=ds)\n")
+        srv.count = 0
+        t = time.time()
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        py_time, py_count = time.time() - t, srv.count
+        print(json.dumps({"row": row, "instances": args.n, "delay_s": args.delay,
+                          "unitxt": {"requests": py_count, "wall_s": round(py_time, 1)},
+                          "unitxt_rs": {"requests": rs_count, "wall_s": round(rs_time, 1)},
+                          "ratio": round(py_time / rs_time, 2)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -485,6 +485,19 @@ fn a_failed_judge_request_names_the_judge_the_endpoint_and_the_instance() {
     assert!(!stderr.contains("sk-judge-secret"));
 }
 
+/// A template judge whose request fails names the judge, its endpoint and the instance too,
+/// and writes no score.
+#[test]
+fn a_failed_template_judge_request_names_the_judge_the_endpoint_and_the_instance() {
+    let server = Server::failing(answer_text, "It is green.");
+    let (o, written) = evaluate_rs(&server, "judge_test.rating_judge", "fail-template", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("llm_as_judge") && stderr.contains("instance 2") && stderr.contains(&format!("http://127.0.0.1:{}/v1", server.port)), "{stderr}");
+    assert!(written.is_empty());
+    assert!(!stderr.contains("sk-judge-secret"));
+}
+
 /// With `--cache`, judge answers are kept: evaluating again sends no request and gives the
 /// same scores.
 #[test]

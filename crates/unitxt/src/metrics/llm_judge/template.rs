@@ -612,3 +612,34 @@ impl Metric for TemplateJudge {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    /// Texts pass; a two-message chat is its two contents on two lines, a longer one
+    /// `role: content` lines; a one-message chat gives its content and also its `role: content`
+    /// text (Unitxt's `if`/`if`/`else`), the list cut to the number of sources.
+    #[test]
+    fn question_texts_follow_unitxt() {
+        let one = json!([{"role": "user", "content": "Q1"}]);
+        let two = json!([{"role": "system", "content": "S"}, {"role": "user", "content": "Q2"}]);
+        let three = json!([{"role": "system", "content": "S"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]);
+        assert_eq!(
+            question_texts(vec![json!("plain"), two, three]),
+            vec![json!("plain"), json!("S\nQ2"), json!("system: S\nuser: a\nassistant: b")]
+        );
+        assert_eq!(question_texts(vec![one, json!("next")]), vec![json!("Q1"), json!("user: Q1")]);
+    }
+
+    /// A watsonx engine's id picks Llama 3's or Mixtral's format, else `formats.empty`; any
+    /// other engine the chat API.
+    #[test]
+    fn format_by_engine_id() {
+        assert_eq!(format_for_engine("llama_3_3_70b_instruct_wml"), "formats.llama3_instruct");
+        assert_eq!(format_for_engine("mixtral_8x7b_instruct_v01_wml"), "formats.models.mistral.instruction");
+        assert_eq!(format_for_engine("granite_3_8b_instruct_wml"), "formats.empty");
+        assert_eq!(format_for_engine("gpt_4o_2024_08_06_azure_openai"), "formats.chat_api");
+    }
+}
