@@ -343,7 +343,7 @@ fn probe_endpoint(url: &str, model: &str, catalogs: &[PathBuf]) -> Vec<Probe> {
             instance.insert("postprocessors".into(), Value::Array(Vec::new()));
             instance.insert("subset".into(), Value::Array(Vec::new()));
             instance.insert("groups".into(), Value::Array(Vec::new()));
-            let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: catalogs.to_vec(), model_client: Some(c.clone()) };
+            let opts = unitxt::evaluate::EvaluateOptions { confidence_intervals: false, catalogs: catalogs.to_vec(), model_client: Some(c.clone()), ..Default::default() };
             let res = unitxt::evaluate::evaluate(&[instance], &[Value::from(prediction)], &opts)?;
             let name = res.global.get("score_name").map(|v| v.to_json()).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             let score = res.global.get("score").map(|v| v.to_json().to_string()).unwrap_or_default();

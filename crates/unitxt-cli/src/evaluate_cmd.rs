@@ -20,8 +20,10 @@ pub struct EvaluateArgs {
     pub predictions: Option<PathBuf>,
     /// An inference engine that makes the predictions (instead of `predictions`).
     pub engine: Option<String>,
-    /// The answer cache of `engine`.
+    /// The answer cache of `engine` and of the judges.
     pub cache: Option<PathBuf>,
+    /// The engine every LLM judge calls instead of its own (a catalog name or inline JSON).
+    pub judge_engine: Option<String>,
     /// Where to write the scores as JSON (`-` for stdout).
     pub output: Option<PathBuf>,
     /// Extra catalog directories.
@@ -97,7 +99,14 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     // LLM judges among the metrics send their requests to their own engines' endpoints
     // through this client (with the same answer cache).
     let judge_client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
-    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), model_client: Some(std::sync::Arc::new(judge_client)), ..Default::default() };
+    let judge_engine = match args.judge_engine.as_deref() {
+        None => None,
+        Some(e) if e.trim_start().starts_with('{') => {
+            Some(unitxt::py::json::loads(e, false).map_err(|e| Error::invalid(format!("--judge-engine is not valid JSON: {e}")))?)
+        }
+        Some(e) => Some(Value::from(e)),
+    };
+    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), model_client: Some(std::sync::Arc::new(judge_client)), judge_engine, ..Default::default() };
     let res = evaluate(&instances, &predictions, &opts)?;
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
     match args.output.as_deref() {

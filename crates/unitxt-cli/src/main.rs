@@ -75,6 +75,11 @@ enum Command {
         /// Answer cache (an SQLite file) of `--engine` and of the LLM judges among the metrics.
         #[arg(long)]
         cache: Option<PathBuf>,
+        /// The inference engine every LLM judge among the metrics calls instead of its own (a
+        /// catalog name with optional `[overwrites]`, or inline JSON), as the overwrite
+        /// `metric[inference_engine=...]` would set it.
+        #[arg(long)]
+        judge_engine: Option<String>,
         /// Where to write `{"global", "instances", "subsets", "groups"}` as JSON (`-`: stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
@@ -199,8 +204,8 @@ fn main() -> ExitCode {
         Command::Prepare { recipe, split, output, catalogs } => {
             output::prepare(&recipe, split.as_deref(), output.as_deref(), catalogs, std::io::stderr().is_terminal())
         }
-        Command::Evaluate { recipe, split, data, predictions, engine, cache, output, catalogs } => {
-            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, engine, cache, output, catalogs })
+        Command::Evaluate { recipe, split, data, predictions, engine, cache, judge_engine, output, catalogs } => {
+            evaluate_cmd::run(evaluate_cmd::EvaluateArgs { recipe, split, data, predictions, engine, cache, judge_engine, output, catalogs })
         }
         Command::Infer { recipe, data, log_probs, meta_data, split, engine, output, cache, catalogs } => infer_cmd::run(infer_cmd::InferArgs {
             recipe,

@@ -498,6 +498,25 @@ fn a_failed_template_judge_request_names_the_judge_the_endpoint_and_the_instance
     assert!(!stderr.contains("sk-judge-secret"));
 }
 
+/// `--judge-engine` gives every judge among the metrics that engine, as the overwrite
+/// `[inference_engine=...]` does: the same requests and scores as the overwritten catalog judge
+/// (whose scores equal Unitxt's, see `catalog_judge_with_catalog_criteria_matches_unitxt`).
+#[test]
+fn judge_engine_replaces_each_judges_engine() {
+    let server = Server::start(answer_text);
+    let judge = "metrics.llm_as_judge.direct.openai.gpt_4o[criteria=metrics.llm_as_judge.direct.criteria.answer_relevance,context_fields=[question]]";
+    let (o, replaced) = evaluate_rs(&server, judge, "judge-engine", &["--judge-engine", "engines.judge_test"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = sorted_canonical(&server.take());
+    assert_eq!(a.len(), 4 * PREDICTIONS.len());
+    let overwritten = judge.replace("[criteria=", "[inference_engine=engines.judge_test,criteria=");
+    let (o, expected) = evaluate_rs(&server, &overwritten, "judge-engine-overwrite", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(a, sorted_canonical(&server.take()));
+    assert!(replaced.contains("answer_relevance_using_gpt4o_openai"), "{replaced}");
+    assert_eq!(replaced, expected);
+}
+
 /// With `--cache`, judge answers are kept: evaluating again sends no request and gives the
 /// same scores.
 #[test]

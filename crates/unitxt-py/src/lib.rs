@@ -294,6 +294,7 @@ fn evaluate(
             confidence_intervals,
             catalogs: catalogs(catalog_dirs),
             model_client: Some(std::sync::Arc::new(client)),
+            ..Default::default()
         };
         let res = unitxt::evaluate::evaluate(&data, &predictions, &opts)?;
         let mut out = match res.to_json() {

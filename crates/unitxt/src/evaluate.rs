@@ -126,6 +126,11 @@ pub struct EvaluateOptions {
     /// judge's engine names. `None`: evaluating such a metric is an error with
     /// [`crate::error::Reason::Needs`] naming it.
     pub model_client: Option<std::sync::Arc<dyn crate::inference::ModelClient>>,
+    /// The engine every LLM judge among the metrics uses instead of its own (a catalog name
+    /// with optional `[overwrites]`, or an inline engine object), as Unitxt's
+    /// `metric[inference_engine=...]` overwrite sets it; judges inside metric lists and
+    /// pipelines too. `None`: each judge's own engine.
+    pub judge_engine: Option<Value>,
 }
 
 impl std::fmt::Debug for EvaluateOptions {
@@ -134,13 +139,14 @@ impl std::fmt::Debug for EvaluateOptions {
             .field("confidence_intervals", &self.confidence_intervals)
             .field("catalogs", &self.catalogs)
             .field("model_client", &self.model_client.as_ref().map(|_| "<set>"))
+            .field("judge_engine", &self.judge_engine)
             .finish()
     }
 }
 
 impl Default for EvaluateOptions {
     fn default() -> Self {
-        EvaluateOptions { confidence_intervals: true, catalogs: Vec::new(), model_client: None }
+        EvaluateOptions { confidence_intervals: true, catalogs: Vec::new(), model_client: None, judge_engine: None }
     }
 }
 
@@ -489,11 +495,20 @@ pub fn postprocess(
     Postprocessors::fetch(processors, |name| fetch_operator(catalog, name)).apply(prediction, references, task_data)
 }
 
-/// The metrics of `names`, `metrics_list`s expanded (Unitxt's `ApplyMetric`).
-fn fetch_metrics(names: &[String], catalog: &std::sync::Arc<Catalog>) -> Result<Vec<Art<dyn Metric>>> {
+/// The metrics of `names`, `metrics_list`s expanded (Unitxt's `ApplyMetric`); with
+/// `judge_engine`, every LLM judge among them (and inside them) built with that engine.
+fn fetch_metrics(names: &[String], catalog: &std::sync::Arc<Catalog>, judge_engine: Option<&Value>) -> Result<Vec<Art<dyn Metric>>> {
     let mut out = Vec::new();
     for name in names {
-        match crate::registry::fetch(catalog, name).with_ctx(|| format!("metric {name:?}"))? {
+        let rewritten = match judge_engine {
+            Some(engine) => with_judge_engine(name, engine, catalog).with_ctx(|| format!("metric {name:?}"))?,
+            None => None,
+        };
+        let built = match rewritten {
+            Some(json) => crate::registry::build(&json, catalog),
+            None => crate::registry::fetch(catalog, name),
+        };
+        match built.with_ctx(|| format!("metric {name:?}"))? {
             Artifact::Metric(m) => match m.sub_metrics() {
                 Some(items) => out.extend(items.iter().cloned()),
                 None => out.push(m),
@@ -504,12 +519,74 @@ fn fetch_metrics(names: &[String], catalog: &std::sync::Arc<Catalog>) -> Result<
     Ok(out)
 }
 
+/// The JSON of metric `name` (a catalog name with optional overwrites, or JSON text) with
+/// the engine of every LLM judge in it replaced by `engine` (see
+/// [`EvaluateOptions::judge_engine`]): judges given inline or by catalog name under `metric`,
+/// `metrics` or `items`. `None` when it holds no judge (or is neither a name nor JSON text).
+fn with_judge_engine(name: &str, engine: &Value, catalog: &std::sync::Arc<Catalog>) -> Result<Option<Value>> {
+    fn resolve(v: &Value, catalog: &std::sync::Arc<Catalog>) -> Result<Option<Value>> {
+        match v {
+            Value::String(s) if s.trim_start().starts_with('{') => Ok(crate::py::json::loads(s, false).ok()),
+            Value::String(s) => crate::recipe::named_artifact(s, catalog),
+            _ => Ok(None),
+        }
+    }
+    fn rewrite(v: &mut Value, engine: &Value, catalog: &std::sync::Arc<Catalog>, depth: usize) -> Result<bool> {
+        if depth > crate::artifact::MAX_ARTIFACT_DEPTH {
+            return Err(Error::invalid("metrics nest too deeply"));
+        }
+        match v {
+            Value::Object(m) => {
+                let ty = m.get("__type__").and_then(Value::as_str).unwrap_or_default();
+                if let Some(field) = crate::metrics::llm_judge::engine_field(ty) {
+                    m.insert(field.into(), engine.clone());
+                    return Ok(true);
+                }
+                let mut changed = false;
+                for (k, x) in m.iter_mut() {
+                    if matches!(k.as_str(), "metric" | "metrics" | "items") {
+                        changed |= rewrite_slot(x, engine, catalog, depth)?;
+                    }
+                }
+                Ok(changed)
+            }
+            Value::Array(a) => {
+                let mut changed = false;
+                for x in a.iter_mut() {
+                    changed |= rewrite_slot(x, engine, catalog, depth)?;
+                }
+                Ok(changed)
+            }
+            _ => Ok(false),
+        }
+    }
+    /// A value that holds or names a metric: rewritten in place (a name replaced by its
+    /// rewritten JSON) when it holds a judge.
+    fn rewrite_slot(x: &mut Value, engine: &Value, catalog: &std::sync::Arc<Catalog>, depth: usize) -> Result<bool> {
+        let mut resolved = if matches!(x, Value::String(_)) {
+            match resolve(x, catalog)? {
+                Some(r) => r,
+                None => return Ok(false),
+            }
+        } else {
+            x.clone()
+        };
+        if rewrite(&mut resolved, engine, catalog, depth + 1)? {
+            *x = resolved;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+    let Some(mut json) = resolve(&Value::from(name), catalog)? else { return Ok(None) };
+    Ok(rewrite(&mut json, engine, catalog, 0)?.then_some(json))
+}
+
 fn apply_metrics(stream: &[&Item], opts: &EvaluateOptions, catalog: &std::sync::Arc<Catalog>) -> Result<Vec<ScoreState>> {
     let first = stream.first().ok_or_else(|| Error::invalid("empty stream"))?;
     if first.metrics.is_empty() {
         return Err(Error::invalid("the instances name no metrics (field `metrics` is empty or missing)"));
     }
-    let metrics = fetch_metrics(&first.metrics, catalog)?;
+    let metrics = fetch_metrics(&first.metrics, catalog, opts.judge_engine.as_ref())?;
     let mut states = vec![ScoreState::default(); stream.len()];
     for m in metrics.iter().rev() {
         apply_metric(m, stream, opts, &mut states).with_ctx(|| format!("metric {}", m.display_name()))?;

@@ -30,6 +30,17 @@ use crate::error::{Error, Need, Result};
 use crate::inference::{InferenceEngine, ModelClient};
 use crate::value::{Instance, Value};
 
+/// The field that holds the engine of an LLM judge of `__type__` `type_name`
+/// (`inference_engine` for Unitxt's `llm_as_judge.py` judges, `inference_model` for the
+/// template judges); `None` for a type that is not a judge.
+pub fn engine_field(type_name: &str) -> Option<&'static str> {
+    match type_name {
+        "llm_judge_direct" | "llm_judge_pairwise" => Some("inference_engine"),
+        "llm_as_judge" | "task_based_ll_mas_judge" => Some("inference_model"),
+        _ => None,
+    }
+}
+
 /// The catalog fields of Unitxt's `LLMJudge`, shared by the judge families (and the
 /// `BulkInstanceMetric` settings judges accept).
 #[derive(Deserialize, Debug, Clone)]
