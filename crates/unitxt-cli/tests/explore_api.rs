@@ -468,7 +468,7 @@ fn judge_answer(body: &Value) -> String {
         let option = last.lines().filter_map(|l| l.strip_prefix("- \"")).filter_map(|l| l.split('"').next()).next().unwrap_or("");
         return format!("I pick {option}");
     }
-    let h = body.to_string().bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    let h = common::canonical(body).bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
     format!("Assessment {}: <b>fine</b>.", h % 997)
 }
 
@@ -523,6 +523,10 @@ async fn evaluate_with_an_llm_judge_equals_the_cli() {
     assert_eq!(api, cli);
     let inst = &api["instances"][1];
     assert_eq!(inst["answer_relevance_selected_option"], json!("Excellent"), "{inst}");
+    // With the options reversed, the first one listed is the last.
+    assert_eq!(inst["answer_relevance_positional_bias_selected_option"], json!("Bad"));
+    assert_eq!(inst["answer_relevance_positional_bias"], json!(true));
+    assert_eq!(inst["answer_relevance"], json!(1.0));
     let prompt = &inst["answer_relevance_prompts"]["assessment"];
     assert!(prompt.as_array().unwrap().iter().any(|m| m["content"].as_str().unwrap().contains("Lyon <img src=x>")), "{prompt}");
     let body = json!({"messages": prompt});
