@@ -435,11 +435,11 @@ function renderScoreTable() {
 // are shown; matched longest first, so that `x_positional_bias_assessment` is not taken for an
 // `assessment` of `x_positional_bias`.
 const JUDGE_FIELDS = [
-  "selected_option", "positional_bias_selected_option", "positional_bias",
+  "winrate", "ranking", "selected_option", "positional_bias_selected_option", "positional_bias",
   "assessment", "positional_bias_assessment", "summary", "positional_bias_summary",
   "option_selection_completion", "positional_bias_option_selection_completion",
   "judge_raw_output",
-  "winrate", "ranking", "response_name", "compared_to", "selections", "contest_results",
+  "response_name", "compared_to", "selections", "contest_results",
   "assessments", "positional_bias_assessments", "summaries",
   "option_selection_outputs", "positional_bias_selection",
   "prompts", "judge_raw_input", "criteria",
@@ -512,13 +512,17 @@ function judgeField(name, v) {
     : el("div", { class: "field", "data-field": name }, el("div", { class: "fname" }, label), node);
 }
 
+// One instance's judges: a part per judge (per response of a pairwise judge, named in its
+// title), its fields in the order of JUDGE_FIELDS; empty lists (no summaries asked) left out.
 function judgeSection(row, groups) {
+  const shown = (g, f) => g.fields.has(f) && f !== "response_name" && !(Array.isArray(g.fields.get(f)) && !g.fields.get(f).length);
   return el("article", { class: "judged", id: `judge-${row.i}`, "data-index": row.i },
     el("h3", {}, `Instance ${row.i}`),
     field("prediction", el("pre", { class: "target" }, typeof row.prediction === "string" ? row.prediction : JSON.stringify(row.prediction, null, 2))),
     ...groups.map((g) => el("div", { class: "judge-group", "data-judge": g.prefix },
-      el("h4", {}, g.prefix, g.score === undefined ? null : el("span", { class: "count" }, ` score ${fmt(g.score)}`)),
-      ...JUDGE_FIELDS.filter((f) => g.fields.has(f)).map((f) => judgeField(f, g.fields.get(f))))));
+      el("h4", {}, g.fields.has("response_name") ? `response ${g.fields.get("response_name")}` : g.prefix,
+        g.score === undefined ? null : el("span", { class: "count" }, ` score ${fmt(g.score)}`)),
+      ...JUDGE_FIELDS.filter((f) => shown(g, f)).map((f) => judgeField(f, g.fields.get(f))))));
 }
 
 // ---- catalog -------------------------------------------------------------------------------------
