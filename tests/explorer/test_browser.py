@@ -1,6 +1,7 @@
 """The explorer in a real headless Chromium (Debian's chromium + chromium-driver, driven by
 selenium): build a recipe by clicking, open a shared link, compare two recipes, score
-predictions, see markup from the catalog as text, and see an invalid recipe's error. Every
+predictions (with an LLM judge's assessments and prompts per instance, the judge answering from
+a scripted local server), see markup from the catalog as text, and see an invalid recipe's error. Every
 expected value comes from running the `unitxt-rs` binary itself (prepare / evaluate).
 
 Run by scripts/test.sh; needs the binary (target/debug/unitxt-rs, or $UNITXT_RS_BIN), the
@@ -291,3 +292,176 @@ def test_infer_through_a_local_openai_compatible_endpoint(driver, tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
         httpd.shutdown()
+
+
+def _judge_answer(body):
+    """The scripted judge's answer: for an option selection, one of the options the prompt
+    lists (chosen by a hash of the body, sometimes after other words); for a pairwise winner
+    selection, one of the responses; else an assessment text with markup in it, which the page
+    must show as text."""
+    import hashlib
+
+    h = int(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(), 16)
+    last = body["messages"][-1]["content"]
+    if "The selected criteria option is:" in last:
+        options = [line.split('"')[1] for line in last.splitlines() if line.startswith('- "')]
+        o = options[h % len(options)]
+        return [o, f"I choose {o}"][h // 7 % 2]
+    if last.endswith("Answer: "):
+        systems = [line.split('"')[1] for line in last.splitlines() if line.startswith('Choose "')]
+        return f"Response {systems[h % len(systems)]}"
+    return f"Assessment {h % 997}: <b>fine</b> <script>window.__xss = 7</script>\n  second line."
+
+
+@pytest.fixture()
+def judge(tmp_path):
+    """A scripted OpenAI-compatible judge server on 127.0.0.1 (answers: `_judge_answer`) and an
+    explorer whose judges reach it through OPENAI_BASE_URL. Yields (explorer URL, environment,
+    take) where take() returns the request bodies received since the last call, sorted."""
+    import http.server
+    import threading
+
+    bodies, lock = [], threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            with lock:
+                bodies.append(body)
+            answer = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                      "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": _judge_answer(body)}}],
+                      "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+            out = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *a):
+            pass
+
+    def take():
+        with lock:
+            out = sorted(json.dumps(b, sort_keys=True) for b in bodies)
+            bodies.clear()
+        return out
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    env = dict(os.environ, OPENAI_BASE_URL=f"http://127.0.0.1:{httpd.server_port}/v1", OPENAI_API_KEY="sk-test")
+    env.pop("UNITXT_DEFAULT_PROVIDER", None)
+    proc = subprocess.Popen([binary(), "explore", "--port", "0", "--catalog", str(TEST_CATALOG)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2].rstrip("/")
+        yield url, env, take
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        httpd.shutdown()
+
+
+def _cli_evaluate(recipe, preds, env, tmp_path):
+    pf = tmp_path / "p.json"
+    pf.write_text(json.dumps(preds))
+    done = subprocess.run([binary(), "evaluate", recipe, "--split", "test", "--catalog", str(TEST_CATALOG), "--predictions", str(pf),
+                           "--output", "-"], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _evaluate_in_page(driver, url, recipe, preds):
+    open_page(driver, link(url, recipe=recipe, split="test", view="evaluate"))
+    wait_ready(driver, "preview")
+    js(driver, "document.getElementById('predictions').value = arguments[0]", json.dumps(preds))
+    js(driver, "document.body.dataset.ready = ''")
+    driver.find_element(By.ID, "evaluate-btn").click()
+    wait_ready(driver, "evaluate")
+    assert driver.find_element(By.ID, "judge-title").is_displayed()
+
+
+def _judge_text(driver, group, name):
+    return js(driver, "const e = document.querySelector(arguments[0]); return e && e.textContent;", f"{group} [data-field='{name}'] > pre")
+
+
+def _stages(driver, group):
+    """Each stage of a judge's prompts on the page: [stage, [[role, content] of each message]]
+    (a pairwise judge's stages: one list of messages per contest)."""
+    return js(driver, """return [...document.querySelectorAll(arguments[0] + " [data-field='prompts'] details.stage")].map(d => {
+        const chat = (c) => [...c.querySelectorAll('.bubble')].map(b => [b.dataset.role, b.querySelector('pre').textContent]);
+        const items = d.querySelectorAll(':scope > ol > li');
+        return [d.dataset.stage, items.length ? [...items].map(chat) : chat(d)]; });""", group)
+
+
+def test_llm_judge_assessments_selected_options_and_prompts(driver, judge, tmp_path):
+    """A direct LLM judge (the catalog's GPT-4o judge with a catalog criteria; its engine reaches
+    a scripted OpenAI-compatible server through OPENAI_BASE_URL): each evaluated instance shows
+    the judge's selected option, its assessment (the server's answer to the prompt shown) and
+    the positional-bias ones, and each stage's prompt messages, exactly as `unitxt-rs evaluate`
+    scores them on the same server; the model's markup stays text."""
+    url, env, take = judge
+    recipe = "card=cards.explorer_judge,template_card_index=0"
+    preds = ["four", "Lyon <img src=x onerror=\"window.__xss = 8\">", "It is <i>blue</i>."]
+    cli = _cli_evaluate(recipe, preds, env, tmp_path)
+    cli_bodies = take()
+    # Assessment and option selection, each also with the options reversed.
+    assert len(cli_bodies) == 4 * len(preds)
+    _evaluate_in_page(driver, url, recipe, preds)
+    assert take() == cli_bodies
+    main = "answer_relevance"
+    for i, scores in enumerate(cli["instances"]):
+        group = f"#judge-{i} .judge-group[data-judge='{main}']"
+        for name in ["selected_option", "positional_bias_selected_option", "assessment", "positional_bias_assessment",
+                     "option_selection_completion"]:
+            assert _judge_text(driver, group, name) == scores[f"{main}_{name}"], name
+        # The assessment is the server's answer to the assessment prompt the page shows.
+        prompts = scores[f"{main}_prompts"]
+        sent = [b for b in map(json.loads, cli_bodies) if b["messages"] == prompts["assessment"]]
+        assert len(sent) == 1 and _judge_text(driver, group, "assessment") == _judge_answer(sent[0])
+        assert "<script>window.__xss = 7</script>" in _judge_text(driver, group, "assessment")
+        # Each stage's messages, role and content, in the folded prompts.
+        stages = _stages(driver, group)
+        assert stages == [[k, [[m["role"], m["content"]] for m in v]] for k, v in prompts.items()]
+        assert any(preds[i] in content for _, content in stages[0][1])
+    # The prompts are folded until opened.
+    first_stage = f"#judge-1 .judge-group[data-judge='{main}'] [data-field='prompts'] details.stage[data-stage='assessment']"
+    assert not driver.find_element(By.CSS_SELECTOR, first_stage + " .bubble").is_displayed()
+    driver.find_element(By.CSS_SELECTOR, "#judge-1 [data-field='prompts'] > summary").click()
+    driver.find_element(By.CSS_SELECTOR, first_stage + " > summary").click()
+    bubble = driver.find_element(By.CSS_SELECTOR, first_stage + " .bubble.role-user pre")
+    assert bubble.is_displayed() and "Lyon <img src=x" in bubble.text
+    js(driver, "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", "#judge-1 [data-field='selected_option']")
+    assert js(driver, "return window.__xss === undefined")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#judge-details script, #judge-details b, #judge-details img, #judge-details i")
+    # The instance's row links to its judge section.
+    assert driver.find_element(By.CSS_SELECTOR, "#instance-scores tr[data-index='1'] a").get_attribute("href").endswith("#judge-1")
+    shot(driver, "9-judge")
+
+
+def test_pairwise_llm_judge_per_system(driver, judge, tmp_path):
+    """A pairwise LLM judge (the catalog's GPT-4o one, on the scripted server): each instance
+    shows a part per system with its win rate, ranking, the assessments of its contests and the
+    prompts of each contest, exactly as `unitxt-rs evaluate` scores them."""
+    url, env, take = judge
+    recipe = "card=cards.explorer_judge_pairwise,template_card_index=0"
+    preds = [["4", "five <b>5</b>"], ["Paris", "Lyon"]]
+    cli = _cli_evaluate(recipe, preds, env, tmp_path)
+    cli_bodies = take()
+    _evaluate_in_page(driver, url, recipe, preds)
+    assert take() == cli_bodies
+    for i, scores in enumerate(cli["instances"]):
+        for system in ["1", "2"]:  # a list of responses: systems named by position
+            group = f"#judge-{i} .judge-group[data-judge='{system}']"
+            assert _judge_text(driver, group, "winrate") == str(scores[f"{system}_winrate"]).removesuffix(".0")
+            assert _judge_text(driver, group, "ranking") == str(scores[f"{system}_ranking"])
+            items = js(driver, "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)",
+                       f"{group} [data-field='assessments'] > ol > li > pre")
+            assert items == scores[f"{system}_assessments"] and items
+            prompts = scores[f"{system}_prompts"]
+            assert _stages(driver, group) == [[k, [[[m["role"], m["content"]] for m in c] for c in v]] for k, v in prompts.items()]
+    assert not driver.find_elements(By.CSS_SELECTOR, "#judge-details script, #judge-details b")
+    driver.find_element(By.CSS_SELECTOR, "#judge-0 .judge-group[data-judge='1'] [data-field='prompts'] > summary").click()
+    driver.find_element(By.CSS_SELECTOR, "#judge-0 .judge-group[data-judge='1'] details.stage[data-stage='option_selection'] > summary").click()
+    js(driver, "document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", "#judge-0")
+    shot(driver, "10-judge-pairwise")

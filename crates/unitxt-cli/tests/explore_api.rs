@@ -1,10 +1,13 @@
 //! The explorer's JSON API (`unitxt_explore::router`, driven in-process with `tower`'s
 //! `oneshot`, no network port) against the `unitxt-rs` binary: `/api/prepare` gives exactly the
 //! instances `unitxt-rs prepare` writes for oracle recipes, `/api/evaluate` exactly what
-//! `unitxt-rs evaluate` writes; bad requests get a 4xx JSON error; names that try to leave the
-//! catalog and oversized bodies are refused.
+//! `unitxt-rs evaluate` writes (with an LLM judge too, on a scripted local server); bad
+//! requests get a 4xx JSON error; names that try to leave the catalog and oversized bodies are
+//! refused.
 //!
 //! Needs the installed Unitxt catalog and the shared hub cache (`scripts/test.sh` sets both up).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -454,4 +457,90 @@ fn served_explorer_refuses_other_hosts_and_cross_origin_posts() {
     assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some(&format!("http://{own}"))), 200);
     assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some("http://evil.example")), 403);
     assert_eq!(raw_status(addr, "POST", "/api/diff", &own, Some("null")), 403);
+}
+
+/// The answer of the judge test's server: for an option selection, the first option the prompt
+/// lists after the words "I pick"; else an assessment text (with markup, which the page must
+/// show as text) that depends on the body.
+fn judge_answer(body: &Value) -> String {
+    let last = body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
+    if last.contains("The selected criteria option is:") {
+        let option = last.lines().filter_map(|l| l.strip_prefix("- \"")).filter_map(|l| l.split('"').next()).next().unwrap_or("");
+        return format!("I pick {option}");
+    }
+    let h = common::canonical(body).bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    format!("Assessment {}: <b>fine</b>.", h % 997)
+}
+
+/// `/api/evaluate` with a direct LLM judge among the metrics (its engine an OpenAI engine on a
+/// scripted local server) calls the judge's endpoint as `unitxt-rs evaluate` does and returns
+/// exactly what the CLI writes: the score, the selected option, the assessments and the
+/// prompts of each instance. The assessment shown is the server's answer to the prompt shown.
+/// A judge whose endpoint refuses every request is a 502 naming the judge.
+#[tokio::test(flavor = "multi_thread")]
+async fn evaluate_with_an_llm_judge_equals_the_cli() {
+    let server = common::Server::start(judge_answer);
+    let dir = std::env::temp_dir().join(format!("explore-judge-{}", std::process::id()));
+    let catalog = dir.join("catalog");
+    let put = |rel: &str, v: &Value| {
+        let p = catalog.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    };
+    let engine = |port: u16| json!({"__type__": "open_ai_inference_engine", "model_name": "judge-model",
+        "base_url": format!("http://127.0.0.1:{port}/v1"), "credentials": {"api_key": "k"}, "temperature": 0, "use_cache": false});
+    put("explore_judge/judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": engine(server.port),
+        "criteria": "metrics.llm_as_judge.direct.criteria.answer_relevance", "context_fields": ["question"]}));
+    let rows = json!([{"question": "What is 2+2?", "answer": "4"}, {"question": "What is the capital of France?", "answer": "Paris"}]);
+    let card = |metric: &str| json!({"__type__": "task_card", "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answer": "str"}, "prediction_type": "str", "metrics": [metric]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}]});
+    put("cards/explore_judge.json", &card("explore_judge.judge"));
+    let preds = json!(["four", "Lyon <img src=x>"]);
+    let pf = dir.join("preds.json");
+    std::fs::write(&pf, preds.to_string()).unwrap();
+    let recipe = "card=cards.explore_judge,template_card_index=0";
+    let o = Command::new(env!("CARGO_BIN_EXE_unitxt-rs"))
+        .args(["evaluate", recipe, "--split", "test", "--output", "-", "--catalog"])
+        .arg(&catalog)
+        .arg("--predictions")
+        .arg(&pf)
+        .current_dir(root())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cli_bodies = common::sorted_canonical(&server.take());
+    // Assessment and option selection, each again with the options reversed.
+    assert_eq!(cli_bodies.len(), 8);
+
+    let app = app_with(vec![test_catalog(), catalog.clone()]);
+    let (s, api) = post(app.clone(), "/api/evaluate", json!({"recipe": recipe, "split": "test", "predictions": preds})).await;
+    assert_eq!(s, StatusCode::OK, "{api}");
+    assert_eq!(common::sorted_canonical(&server.take()), cli_bodies, "the same requests as the CLI's");
+    assert_eq!(api, cli);
+    let inst = &api["instances"][1];
+    assert_eq!(inst["answer_relevance_selected_option"], json!("Excellent"), "{inst}");
+    // With the options reversed, the first one listed is the last.
+    assert_eq!(inst["answer_relevance_positional_bias_selected_option"], json!("Bad"));
+    assert_eq!(inst["answer_relevance_positional_bias"], json!(true));
+    assert_eq!(inst["answer_relevance"], json!(1.0));
+    let prompt = &inst["answer_relevance_prompts"]["assessment"];
+    assert!(prompt.as_array().unwrap().iter().any(|m| m["content"].as_str().unwrap().contains("Lyon <img src=x>")), "{prompt}");
+    let body = json!({"messages": prompt});
+    let sent: Vec<Value> = cli_bodies.iter().map(|b| serde_json::from_str(b).unwrap()).filter(|b: &Value| b["messages"] == body["messages"]).collect();
+    assert_eq!(sent.len(), 1, "the assessment prompt shown is a request sent");
+    assert_eq!(inst["answer_relevance_assessment"], json!(judge_answer(&sent[0])));
+    assert_eq!(inst["answer_relevance_option_selection_completion"], json!("I pick Excellent"));
+
+    // A judge whose endpoint refuses every request: 502, naming the judge's stage.
+    let refusing = common::Server::failing(judge_answer, "\"messages\"");
+    put("explore_judge/judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": engine(refusing.port),
+        "criteria": "metrics.llm_as_judge.direct.criteria.answer_relevance", "context_fields": ["question"]}));
+    let (s, e) = post(app_with(vec![test_catalog(), catalog]), "/api/evaluate", json!({"recipe": recipe, "split": "test", "predictions": preds})).await;
+    assert_eq!(s, StatusCode::BAD_GATEWAY, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("assessment request"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const KNOWN = ["card", "template", "system_prompt", "format", "augmentor", "num_demos", "demos_pool_size"];
-const state = { view: "preview", offset: 0, extras: [], tasks: [], lastInstances: [], evalRows: [], sortKey: null, sortDir: 1 };
+const state = { view: "preview", offset: 0, extras: [], tasks: [], lastInstances: [], evalRows: [], judged: new Map(), sortKey: null, sortDir: 1 };
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -396,6 +396,7 @@ function renderScores(r, offset) {
       table.append(el("tr", { "data-score": k }, el("td", {}, k), el("td", { class: "value" }, fmt(v)), el("td", {}, fmt(g[k + "_ci_low"] ?? null)), el("td", {}, fmt(g[k + "_ci_high"] ?? null))));
     }
     state.evalRows = r.instances.map((s, i) => ({ i: i + offset, prediction: r.processed[i].prediction, references: r.processed[i].references, score: s.score, score_name: s.score_name }));
+    state.judged = new Map(r.instances.map((s, i) => [i + offset, judgeGroups(s)]));
     renderScoreTable();
   }
 }
@@ -413,7 +414,115 @@ function renderScoreTable() {
     });
   }
   const head = el("tr", {}, ...cols.map((c) => el("th", { class: "sortable", onclick: () => { state.sortDir = state.sortKey === c ? -state.sortDir : 1; state.sortKey = c; renderScoreTable(); } }, c + (state.sortKey === c ? (state.sortDir > 0 ? " \u25B2" : " \u25BC") : ""))));
-  $("instance-scores").replaceChildren(head, ...rows.map((r) => el("tr", { class: r.score >= 1 ? "right" : "wrong" }, ...cols.map((c) => el("td", {}, typeof r[c] === "object" ? JSON.stringify(r[c]) : fmt(r[c]))))));
+  const judged = (r) => state.judged.get(r.i) || [];
+  const cell = (r, c) => {
+    const text = typeof r[c] === "object" ? JSON.stringify(r[c]) : fmt(r[c]);
+    // An instance a judge scored links to its judge section below.
+    return el("td", {}, c === "i" && judged(r).length ? el("a", { href: `#judge-${r.i}` }, text) : text);
+  };
+  $("instance-scores").replaceChildren(head, ...rows.map((r) => el("tr", { class: r.score >= 1 ? "right" : "wrong", "data-index": r.i }, ...cols.map((c) => cell(r, c)))));
+  // The judges' sections follow the table's filter and order.
+  const sections = rows.filter((r) => judged(r).length).map((r) => judgeSection(r, judged(r)));
+  $("judge-title").hidden = !sections.length;
+  $("judge-details").replaceChildren(...sections);
+}
+
+// ---- LLM judges ----------------------------------------------------------------------------------
+
+// What LLM judges add to an instance's scores, as suffixes of score names: `<main>_<suffix>` for
+// a direct judge (`answer_relevance_assessment`), `<system>_<suffix>` for each system of a
+// pairwise judge, `<main>_judge_raw_output` for a template-based judge. Listed in the order they
+// are shown; matched longest first, so that `x_positional_bias_assessment` is not taken for an
+// `assessment` of `x_positional_bias`.
+const JUDGE_FIELDS = [
+  "winrate", "ranking", "selected_option", "positional_bias_selected_option", "positional_bias",
+  "assessment", "positional_bias_assessment", "summary", "positional_bias_summary",
+  "option_selection_completion", "positional_bias_option_selection_completion",
+  "judge_raw_output",
+  "response_name", "compared_to", "selections", "contest_results",
+  "assessments", "positional_bias_assessments", "summaries",
+  "option_selection_outputs", "positional_bias_selection",
+  "prompts", "judge_raw_input", "criteria",
+];
+const JUDGE_BY_LENGTH = JUDGE_FIELDS.slice().sort((a, b) => b.length - a.length);
+// A prefix is a judge's when one of these is among its fields.
+const JUDGE_ANCHORS = new Set(["selected_option", "option_selection_completion", "assessments", "prompts", "judge_raw_output", "judge_raw_input"]);
+// Shown folded: long, and read less often than the verdict.
+const JUDGE_FOLDED = new Set(["prompts", "judge_raw_input", "criteria"]);
+
+// The judges of one instance's scores: [{prefix, score, fields: Map(suffix -> value)}] in the
+// order of the scores; a field without prefix (a pairwise judge's `criteria`) goes to each.
+// Scores of other metrics are left out.
+function judgeGroups(scores) {
+  const groups = new Map(), bare = new Map();
+  for (const [k, v] of Object.entries(scores)) {
+    const suffix = JUDGE_BY_LENGTH.find((f) => k === f || k.endsWith("_" + f));
+    if (!suffix) continue;
+    if (k === suffix) { bare.set(suffix, v); continue; }
+    const prefix = k.slice(0, k.length - suffix.length - 1);
+    if (!groups.has(prefix)) groups.set(prefix, new Map());
+    groups.get(prefix).set(suffix, v);
+  }
+  const out = [];
+  for (const [prefix, fields] of groups) {
+    if (![...fields.keys()].some((f) => JUDGE_ANCHORS.has(f))) continue;
+    for (const [f, v] of bare) if (!fields.has(f)) fields.set(f, v);
+    out.push({ prefix, score: scores[prefix], fields });
+  }
+  // A judge whose fields carry no prefix at all: named after the instance's main score.
+  if (!out.length && [...bare.keys()].some((f) => JUDGE_ANCHORS.has(f))) out.push({ prefix: String(scores.score_name ?? "judge"), score: scores.score, fields: bare });
+  return out;
+}
+
+function isMessage(m) { return m && typeof m === "object" && !Array.isArray(m) && "role" in m && "content" in m; }
+
+// Chat messages as the preview shows them: one bubble per message, its role above its content.
+function chatNode(messages) {
+  return el("div", { class: "chat" }, ...messages.map((m) => el("div", { class: "bubble role-" + String(m.role), "data-role": String(m.role) },
+    el("div", { class: "role" }, String(m.role)),
+    el("pre", { class: "content" }, typeof m.content === "string" ? m.content : JSON.stringify(m.content, null, 2)))));
+}
+
+// A judge's value: text as is, chat messages as bubbles, a list (one item per contest of a
+// pairwise judge) as numbered items, anything else as JSON.
+function judgeValue(v) {
+  if (typeof v === "string") return el("pre", { class: "judge-text" }, v);
+  if (Array.isArray(v) && v.length && v.every(isMessage)) return chatNode(v);
+  if (Array.isArray(v)) return el("ol", { class: "judge-list" }, ...v.map((x) => el("li", {}, judgeValue(x))));
+  if (v === null || typeof v !== "object") return el("pre", { class: "judge-text" }, fmt(v) === "" ? "null" : fmt(v));
+  return pretty(v);
+}
+
+// A judge's prompts: one folded part per stage (`assessment`, `option_selection`, ...), each
+// with the messages sent (a pairwise judge: one prompt per contest).
+function promptsNode(prompts) {
+  if (!prompts || typeof prompts !== "object" || Array.isArray(prompts)) return judgeValue(prompts);
+  return el("div", { class: "stages" }, ...Object.entries(prompts).map(([stage, v]) =>
+    el("details", { class: "stage", "data-stage": stage }, el("summary", {}, stage), judgeValue(v))));
+}
+
+function judgeField(name, v) {
+  let node = name === "prompts" ? promptsNode(v) : judgeValue(v);
+  if (name === "criteria" && typeof v === "string") {
+    try { node = pretty(JSON.parse(v)); } catch (e) { /* not JSON: as text */ }
+  }
+  const label = name.replace(/_/g, " ");
+  return JUDGE_FOLDED.has(name)
+    ? el("details", { class: "field folded", "data-field": name }, el("summary", { class: "fname" }, label), node)
+    : el("div", { class: "field", "data-field": name }, el("div", { class: "fname" }, label), node);
+}
+
+// One instance's judges: a part per judge (per response of a pairwise judge, named in its
+// title), its fields in the order of JUDGE_FIELDS; empty lists (no summaries asked) left out.
+function judgeSection(row, groups) {
+  const shown = (g, f) => g.fields.has(f) && f !== "response_name" && !(Array.isArray(g.fields.get(f)) && !g.fields.get(f).length);
+  return el("article", { class: "judged", id: `judge-${row.i}`, "data-index": row.i },
+    el("h3", {}, `Instance ${row.i}`),
+    field("prediction", el("pre", { class: "target" }, typeof row.prediction === "string" ? row.prediction : JSON.stringify(row.prediction, null, 2))),
+    ...groups.map((g) => el("div", { class: "judge-group", "data-judge": g.prefix },
+      el("h4", {}, g.fields.has("response_name") ? `response ${g.fields.get("response_name")}` : g.prefix,
+        g.score === undefined ? null : el("span", { class: "count" }, ` score ${fmt(g.score)}`)),
+      ...JUDGE_FIELDS.filter((f) => shown(g, f)).map((f) => judgeField(f, g.fields.get(f))))));
 }
 
 // ---- catalog -------------------------------------------------------------------------------------

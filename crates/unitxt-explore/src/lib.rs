@@ -18,6 +18,9 @@
 //!   "offset"}`: the instances exactly as `unitxt-rs prepare` writes them.
 //! - `POST /api/evaluate {"recipe", "split", "predictions", "limit"?}` → what `unitxt-rs
 //!   evaluate --output` writes (`processed: true` adds the processed predictions and references).
+//!   LLM judges among the metrics send their requests to their engines' endpoints, as the CLI's
+//!   do (502 when one fails); their instance scores hold the judge's assessments, selected
+//!   options and prompts, which the page shows per instance.
 //! - `POST /api/diff {"a", "b"}` → `[{"op": "equal"|"delete"|"insert", "text"}]`, a word-level
 //!   diff (the `similar` crate).
 //! - `POST /api/parse {"recipe"}` → the recipe's `key: value` map, as the engine parses it.
@@ -703,8 +706,9 @@ async fn api_evaluate(State(st): State<Arc<AppState>>, body: Result<Json<Evaluat
 }
 
 /// Scores `predictions` on the instances `[offset, offset + limit)` of a recipe's split (the
-/// whole split by default), as `unitxt-rs evaluate` does; `processed` adds each instance's
-/// processed prediction and references.
+/// whole split by default), as `unitxt-rs evaluate` does (LLM judges call their engines'
+/// endpoints); `processed` adds each instance's processed prediction and references. A judge
+/// whose endpoint fails is a 502.
 fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit: Option<usize>, predictions: &[unitxt::Value], processed: bool) -> ApiResult<Json_> {
     check_escapes(st, recipe)?;
     let opts = PrepareOptions { catalogs: st.config.catalogs.clone() };
@@ -717,8 +721,11 @@ fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit:
     if instances.is_empty() {
         return Err(ApiError::bad("the data has no instances (empty split?)"));
     }
-    let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), ..Default::default() };
-    let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts)?;
+    // LLM judges among the metrics send their requests to their own engines' endpoints through
+    // the run core, as `unitxt-rs evaluate` does (no answer cache, no progress bar).
+    let client = unitxt_inference::RunClient { cache: None, progress: false };
+    let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), model_client: Some(Arc::new(client)), ..Default::default() };
+    let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts).map_err(bad_gateway_on_io)?;
     let mut out: Json_ = serde_json::to_value(res.to_json()).map_err(|e| Error::invalid(e.to_string()))?;
     if processed {
         let processed: Vec<Json_> = res
@@ -731,6 +738,15 @@ fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit:
         }
     }
     Ok(out)
+}
+
+/// An error of a run that calls a model: an I/O error (the endpoint failed) is a 502, others
+/// as [`ApiError::from`] decides.
+fn bad_gateway_on_io(e: Error) -> ApiError {
+    match e.kind {
+        ErrorKind::Io => ApiError::new(StatusCode::BAD_GATEWAY, e),
+        _ => ApiError::from(e),
+    }
 }
 
 /// `/api/infer` takes the page of instances `/api/prepare` would show.
@@ -763,10 +779,7 @@ async fn api_infer(State(st): State<Arc<AppState>>, body: Result<Json<InferReq>,
             })
             .collect::<unitxt::Result<Vec<_>>>()?;
         let client = unitxt_inference::RunClient { cache: None, progress: false };
-        let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances).map_err(|e| match e.kind {
-            unitxt::ErrorKind::Io => ApiError::new(StatusCode::BAD_GATEWAY, e),
-            _ => ApiError::from(e),
-        })?;
+        let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances).map_err(bad_gateway_on_io)?;
         if let Some(f) = inferred.failed.first() {
             return Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
