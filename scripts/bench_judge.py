@@ -15,7 +15,7 @@ Rows (each run by both libraries, on the same data, server and judge):
 - `openai256`: the judge's engine replaced by an `open_ai_inference_engine` with
   `num_parallel_requests` 256 (no rate limit).
 
-No answer cache on either side. Prints one JSON line per row: requests each side sent, wall
+No answer cache on either side (`use_cache` off; Unitxt runs in a scratch directory). Prints one JSON line per row: requests each side sent, wall
 times, and Unitxt's time over unitxt-rs's.
 """
 
@@ -56,7 +56,8 @@ class _Handler(BaseHTTPRequestHandler):
 def engine_for(row, url):
     """The judge engine of a row (see the module's docstring)."""
     catalog_engine = {"__type__": "cross_provider_inference_engine", "max_tokens": 1024, "seed": 42, "temperature": 0,
-                      "provider": "open-ai", "model": "gpt-4o-2024-08-06", "credentials": {"api_key": "k", "api_base": url}}
+                      "provider": "open-ai", "model": "gpt-4o-2024-08-06", "credentials": {"api_key": "k", "api_base": url},
+                      "use_cache": False}
     if row == "defaults":
         return catalog_engine
     if row == "rate256":
@@ -117,7 +118,7 @@ def main():
                 "evaluate(predictions=preds, data=ds)\n")
         srv.count = 0
         t = time.time()
-        subprocess.run([sys.executable, "-c", code], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         py_time, py_count = time.time() - t, srv.count
         print(json.dumps({"row": row, "instances": args.n, "delay_s": args.delay,
                           "unitxt": {"requests": py_count, "wall_s": round(py_time, 1)},
