@@ -176,3 +176,62 @@ def test_template_judge_built_in_code_equals_unitxt(case, server):
     for i, (a, b) in enumerate(zip(ours, theirs)):
         _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
     _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+
+
+def test_direct_judge_built_in_code_equals_unitxt(server):
+    """An ``LLMJudgeDirect`` made in code with a ``CriteriaWithOptions`` object serializes into
+    the data as Unitxt's does, and scores the same with the same requests."""
+    import unitxt
+    import unitxt.inference
+    import unitxt.llm_as_judge
+    import unitxt.llm_as_judge_constants as uc
+
+    import unitxt_rs.inference
+    import unitxt_rs.llm_as_judge
+    import unitxt_rs.llm_as_judge_constants as oc
+
+    port = server.server_address[1]
+
+    def judge(inference, judges, constants):
+        criteria = constants.CriteriaWithOptions(
+            name="Grounded",
+            description="Is the response supported by the contexts?",
+            options=[constants.CriteriaOption(name="Yes", description="It is."), constants.CriteriaOption(name="No", description="")],
+            option_map={"Yes": 1.0, "No": 0.0},
+        )
+        engine = inference.OpenAiInferenceEngine(
+            model_name="judge-model", base_url=f"http://127.0.0.1:{port}/v1", credentials={"api_key": "k"}, use_cache=False
+        )
+        return judges.LLMJudgeDirect(inference_engine=engine, criteria=criteria, context_fields=["question", "contexts"])
+
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": ROWS}},
+        "task": {
+            "__type__": "task",
+            "input_fields": {"question": "str", "contexts": "List[str]"},
+            "reference_fields": {"answer": "str"},
+            "prediction_type": "str",
+            "metrics": ["metrics.accuracy"],
+        },
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}],
+    }
+    from unitxt.artifact import fetch_artifact
+
+    theirs_data = unitxt.load_dataset(
+        card=fetch_artifact(json.dumps(card))[0], template_card_index=0, split="test",
+        metrics=[judge(unitxt.inference, unitxt.llm_as_judge, uc)],
+    )
+    our_data = unitxt_rs.load_dataset(
+        card=card, template_card_index=0, split="test", metrics=[judge(unitxt_rs.inference, unitxt_rs.llm_as_judge, oc)]
+    )
+    assert list(our_data["metrics"]) == list(theirs_data["metrics"]), "the judge serializes as Unitxt's"
+    theirs = unitxt.evaluate(predictions=PREDICTIONS, data=theirs_data)
+    their_bodies = _take(server)
+    ours = unitxt_rs.evaluate(predictions=PREDICTIONS, data=our_data)
+    our_bodies = _take(server)
+    assert len(their_bodies) == 4 * len(ROWS)
+    assert our_bodies == their_bodies
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
