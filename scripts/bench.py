@@ -45,6 +45,9 @@ Cases (each tool runs as its own subprocess, one at a time; peak RSS is that pro
   writing its first instance (`max_test_instances=1`), best of 5.
 - infer (not in the default cases): scripts/bench_infer.py, inference against a local server
   that answers after 200 ms (see its docstring).
+- judge (not in the default cases): scripts/bench_judge.py, Unitxt's catalog direct judge on
+  1,000 instances (100 with --quick) against a local server that answers after 200 ms, at the
+  judge's defaults and with more requests in flight (see its docstring).
 
 Both tools read through a local Arrow cache of the decoded data: Unitxt through the `datasets`
 library's (under ~/.cache/huggingface/datasets, filled by earlier runs), unitxt-rs through its own
@@ -615,6 +618,15 @@ def main():
     hub = env["HF_HUB_CACHE"] = os.path.abspath(hub)
     catalogs = [os.path.join(ROOT, "tests", "catalog"), os.path.join(ROOT, "scripts", "bench_catalog")]
     env["UNITXT_CATALOGS"] = ":".join([c for c in env.get("UNITXT_CATALOGS", "").split(":") if c] + catalogs)
+
+    if "judge" in cases and not baseline:
+        # The LLM judge benchmark (scripts/bench_judge.py): its own server, one line per row.
+        import bench_judge
+
+        bench_judge.main(["--bin", a.bin, "--python", py] + (["--n", "100"] if a.quick else []))
+        cases.discard("judge")
+        if not cases:
+            return
 
     if "infer" in cases and not baseline:
         # The inference benchmark (scripts/bench_infer.py): its own server and table.

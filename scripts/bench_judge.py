@@ -69,13 +69,14 @@ def engine_for(row, url):
     raise SystemExit(f"unknown row {row!r}")
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--python", default=sys.executable, help="the Python with Unitxt 1.26.10")
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--delay", type=float, default=0.2)
     ap.add_argument("--rows", default="defaults,rate256,openai256")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     srv.daemon_threads = True
@@ -118,7 +119,7 @@ def main():
                 "evaluate(predictions=preds, data=ds)\n")
         srv.count = 0
         t = time.time()
-        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([args.python, "-c", code], check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         py_time, py_count = time.time() - t, srv.count
         print(json.dumps({"row": row, "instances": args.n, "delay_s": args.delay,
                           "unitxt": {"requests": py_count, "wall_s": round(py_time, 1)},
