@@ -242,8 +242,11 @@ fn handle(stream: TcpStream, log: &Log, dead: &AtomicBool, delay: Duration, scri
             "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("echo: {prompt}")}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": words, "completion_tokens": words + 1, "total_tokens": 2 * words + 1},
         });
-        if write_response(stream, 200, None, &answer.to_string()).is_ok() {
-            log.inner.lock().unwrap().received[slot].answered = true;
+        // Marked before writing: the client may finish (and the test read the log) before
+        // this thread runs again; a write that fails takes the mark back.
+        log.inner.lock().unwrap().received[slot].answered = true;
+        if write_response(stream, 200, None, &answer.to_string()).is_err() {
+            log.inner.lock().unwrap().received[slot].answered = false;
         }
     };
     match script(&prompt, attempt) {

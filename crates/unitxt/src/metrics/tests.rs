@@ -394,15 +394,25 @@ fn metrics_list_merges_items() {
 /// types fail to build with an "unknown artifact type" error that names the type.
 const NOT_IMPLEMENTED: &[&str] = &[];
 
+/// Catalog metrics that fail in Unitxt too: template judges whose engine names
+/// `engines.ibm_gen_ai.llama_3_70b_instruct`, which Unitxt 1.26.10's catalog does not have.
+const CATALOG_BUGS: &[&str] = &[
+    "metrics.llm_as_judge.pairwise_comparative_rating.llama_3_70b_instruct_generic_engine_template_arena_hard",
+    "metrics.llm_as_judge.pairwise_comparative_rating.llama_3_70b_instruct_generic_engine_template_arena_hard_with_shuffling",
+    "metrics.llm_as_judge.pairwise_comparative_rating.llama_3_8b_instruct_generic_engine_template_arena_hard",
+    "metrics.llm_as_judge.pairwise_comparative_rating.llama_3_8b_instruct_generic_engine_template_arena_hard_with_shuffling",
+];
+
 /// Every metric artifact in Unitxt's catalog (624 files) builds: into a metric we compute, into
 /// a [`generation::NeedsModel`], or (the LLM-judge criteria under
 /// `metrics.llm_as_judge.*.criteria`) into criteria data; except the types in
-/// [`NOT_IMPLEMENTED`], which fail with an error naming their type.
+/// [`NOT_IMPLEMENTED`], which fail with an error naming their type, and the [`CATALOG_BUGS`],
+/// which fail as in Unitxt: an artifact not found.
 #[test]
 fn every_catalog_metric_builds() {
     let cat = crate::testutil::unitxt_catalog();
     let mut failures = Vec::new();
-    let (mut n, mut built, mut unsupported, mut criteria) = (0, 0, 0, 0);
+    let (mut n, mut built, mut unsupported, mut criteria, mut bugs) = (0, 0, 0, 0, 0);
     {
         for name in cat.all_names().into_iter().filter(|n| n.starts_with("metrics.")) {
             n += 1;
@@ -419,13 +429,14 @@ fn every_catalog_metric_builds() {
                 {
                     unsupported += 1;
                 }
+                Err(e) if CATALOG_BUGS.contains(&name.as_str()) && e.kind == crate::error::ErrorKind::NotFound => bugs += 1,
                 Ok(a) => failures.push(format!("{name}: built a {}", a.kind())),
                 Err(e) => failures.push(format!("{name}: {e}")),
             }
         }
     }
     assert!(failures.is_empty(), "{} of {n} fail:\n{}", failures.len(), failures.join("\n"));
-    assert_eq!((n, built, unsupported, criteria), (624, 551, 0, 73));
+    assert_eq!((n, built, unsupported, criteria, bugs), (624, 547, 0, 73, 4));
 }
 
 /// Runs `crate::evaluate::evaluate` (no intervals) on instances that name `metric` from the
