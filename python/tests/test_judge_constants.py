@@ -117,7 +117,7 @@ def test_enum_value_as_a_judges_criteria():
     ours = LLMJudgeDirect(
         criteria=DirectCriteriaCatalogEnum.ANSWER_RELEVANCE.value, context_fields=["question"], inference_engine=MockInferenceEngine(model_name="m")
     )
-    theirs = TheirJudge(criteria=TheirEnum.ANSWER_RELEVANCE.value, context_fields=["question"], inference_engine=TheirEngine(model_name="m"))
+    theirs = TheirJudge(criteria=TheirEnum.ANSWER_RELEVANCE.value, context_fields=["question"], inference_engine=TheirEngine(model_name="m", use_cache=False))
     assert json.dumps(ours.to_dict()["criteria"]) == json.dumps(theirs.to_dict()["criteria"])
     assert ours.criteria is DirectCriteriaCatalogEnum.ANSWER_RELEVANCE.value
 
