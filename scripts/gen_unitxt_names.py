@@ -64,6 +64,21 @@ INFER_STUB = (
 )
 
 
+# Modules made at import that also give the names of a module with a file of its own (see
+# artifact.py's `_forward_judge_constants`): module -> that module.
+FORWARDED = {"llm_as_judge": "llm_as_judge_constants"}
+
+
+def module_all(path: str) -> list:
+    """The `__all__` list of the Python file at `path` (read, not imported)."""
+    import ast
+
+    for node in ast.parse(open(path).read()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return []
+
+
 def write_stubs(table, pkg_dir: str) -> None:
     """Writes `<module>.pyi` for each artifact module that has no `.py` of its own (the package
     makes those modules at import): one class per artifact with its keyword arguments, those
@@ -85,6 +100,10 @@ def write_stubs(table, pkg_dir: str) -> None:
         bases = CALLBACK_BASES.get(m, [])
         if bases:
             lines.append(f"from unitxt_rs._callbacks import {', '.join(f'{b} as {b}' for b in bases)}")
+        if m in FORWARDED:
+            src = FORWARDED[m]
+            names = [n for n in module_all(os.path.join(pkg_dir, src + ".py")) if n not in by_module.get(m, {})]
+            lines.append(f"from unitxt_rs.{src} import {', '.join(f'{n} as {n}' for n in names)}")
         lines.append("")
         if bases:
             lines.append(f"__all__ = {sorted(list(by_module.get(m, {})) + bases)!r}")

@@ -113,6 +113,12 @@ CASES = {
         },
         ["four", "Paris, of course.", "It is green."],
     ),
+    # A predefined criteria object given to our `LLMJudgeDirect` class: its JSON holds the
+    # criteria inline, and both libraries judge with it.
+    "direct_enum": (
+        None,
+        ["four", "Paris, of course.", "It is green."],
+    ),
     "pairwise": (
         {
             "__type__": "llm_judge_pairwise",
@@ -131,6 +137,13 @@ def test_judge_scores_and_requests_equal_unitxt(case, server, tmp_path):
     from unitxt import register_local_catalog
 
     judge, predictions = CASES[case]
+    if judge is None:
+        from unitxt_rs.llm_as_judge import LLMJudgeDirect
+        from unitxt_rs.llm_as_judge_constants import DirectCriteriaCatalogEnum
+
+        criteria = DirectCriteriaCatalogEnum.CONCISENESS.value
+        judge = LLMJudgeDirect(criteria=criteria, context_fields=["question"], evaluator_name="Judge").to_dict()
+        assert judge["criteria"]["name"] == "conciseness"
     judge = dict(judge, inference_engine=_engine(server.server_address[1]))
     catalog = tmp_path / "catalog"
     (catalog / "cards").mkdir(parents=True)
@@ -190,3 +203,74 @@ def test_criteria_classes_serialize_as_unitxt():
     ours = CriteriaWithOptions(name="n", description="d", options=[CriteriaOption(name="A", description="a")])
     theirs = UCO(name="n", description="d", options=[UO(name="A", description="a")])
     assert ours.to_json() == theirs.to_json()
+
+
+#: Cards whose criteria come from each instance through the criteria operators: the field each
+#: row gives and the preprocess step that turns it into the `criteria` task field.
+CRITERIA_CARDS = {
+    "load": (
+        ["metrics.llm_as_judge.direct.criteria.answer_relevance", "metrics.llm_as_judge.direct.criteria.conciseness",
+         "metrics.llm_as_judge.direct.criteria.answer_relevance"],
+        {"__type__": "load_criteria_with_options", "field": "raw", "to_field": "criteria"},
+    ),
+    "yes_no": (
+        ["Does the response answer the question?", "Is the response short?", "Is the response in English?"],
+        {"__type__": "create_yes_no_criteria_from_string", "field": "raw", "to_field": "criteria"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRITERIA_CARDS))
+def test_judge_with_criteria_from_operators_equals_unitxt(case, server, tmp_path):
+    """A card whose preprocess steps make each instance's criteria (`load_criteria_with_options`,
+    `create_yes_no_criteria_from_string`), judged by a direct judge reading them from
+    `criteria_field`: the prepared instances, the judge's requests and its scores equal Unitxt's."""
+    import unitxt
+    from unitxt import register_local_catalog
+
+    raws, step = CRITERIA_CARDS[case]
+    judge = {
+        "__type__": "llm_judge_direct",
+        "criteria_field": "criteria",
+        "context_fields": ["question"],
+        "evaluator_name": "Judge",
+        "inference_engine": _engine(server.server_address[1]),
+    }
+    questions = ["What is 2+2?", "What is the capital of France?", "What color is the sky?"]
+    rows = [{"question": q, "response": "", "raw": r} for q, r in zip(questions, raws)]
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": rows}},
+        "preprocess_steps": [step],
+        "task": {
+            "__type__": "task",
+            "input_fields": {"question": "str", "criteria": "Any"},
+            "reference_fields": {},
+            "prediction_type": "str",
+            "metrics": [f"judges.criteria_judge_{case}"],
+        },
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "", "postprocessors": []}],
+    }
+    catalog = tmp_path / "catalog"
+    (catalog / "cards").mkdir(parents=True)
+    (catalog / "judges").mkdir()
+    (catalog / "judges" / f"criteria_judge_{case}.json").write_text(json.dumps(judge))
+    (catalog / "cards" / f"criteria_qa_{case}.json").write_text(json.dumps(card))
+    register_local_catalog(str(catalog))
+    unitxt_rs.register_local_catalog(str(catalog))
+    recipe = f"card=cards.criteria_qa_{case},template_card_index=0"
+    data = unitxt.load_dataset(recipe, split="test")
+    ours_data = unitxt_rs.load_dataset(recipe, split="test")
+    cols = ["source", "target", "references", "task_data", "metrics", "postprocessors"]
+    assert [{c: r[c] for c in cols} for r in ours_data] == [{c: r[c] for c in cols} for r in data]
+
+    predictions = ["4", "Paris, France, a city that is the capital of France.", "Blue."]
+    theirs = unitxt.evaluate(predictions=predictions, data=data)
+    their_bodies = _take(server)
+    ours = unitxt_rs.evaluate(predictions=predictions, data=ours_data)
+    our_bodies = _take(server)
+
+    assert their_bodies and our_bodies == their_bodies
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")

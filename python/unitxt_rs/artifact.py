@@ -480,12 +480,21 @@ def fetch_artifact(artifact: Any) -> Tuple[Artifact, None]:
 
 
 def _install_modules() -> None:
-    """Registers ``unitxt_rs.<module>`` for each Unitxt module that holds artifact classes and
-    has no file of its own here, so that ``from unitxt_rs.templates import InputOutputTemplate``
-    works as with Unitxt."""
+    """Registers ``unitxt_rs.<module>`` for each Unitxt module that holds artifact classes, so
+    that ``from unitxt_rs.templates import InputOutputTemplate`` works as with Unitxt: a module
+    made here when it has no file of its own, else its file imported; either way given the
+    classes it does not define."""
+    import importlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
     for m, classes in MODULE_CLASSES.items():
         full = f"unitxt_rs.{m}"
         mod = sys.modules.get(full)
+        if mod is None and os.path.exists(os.path.join(here, m + ".py")):
+            # A module with a file of its own (more than artifact classes): imported, then
+            # given the classes it does not define.
+            mod = importlib.import_module(full)
         if mod is None:
             mod = _types.ModuleType(full, f"Unitxt's ``unitxt.{m}`` artifact classes, built by the Rust engine.")
             sys.modules[full] = mod
@@ -496,3 +505,19 @@ def _install_modules() -> None:
         if m == "inference":
             mod.TextGenerationInferenceOutput = TextGenerationInferenceOutput
             mod.ListWithMetadata = ListWithMetadata
+        if m == "llm_as_judge":
+            _forward_judge_constants(mod)
+
+
+def _forward_judge_constants(mod: _types.ModuleType) -> None:
+    """Gives ``unitxt_rs.llm_as_judge`` the names Unitxt's ``unitxt.llm_as_judge`` imports from
+    ``llm_as_judge_constants`` (the enums, ``EVALUATORS_METADATA``, the predefined criteria...),
+    looked up there when first asked for, so the predefined criteria stay unread until used."""
+    from . import llm_as_judge_constants as constants
+
+    def forward(name: str) -> Any:
+        if name in constants.__all__:
+            return getattr(constants, name)
+        raise AttributeError(f"module {mod.__name__!r} has no attribute {name!r}")
+
+    mod.__getattr__ = forward

@@ -3,10 +3,53 @@
 from typing import Any
 
 from unitxt_rs.artifact import Artifact
+from unitxt_rs.llm_as_judge_constants import OptionSelectionStrategyEnum as OptionSelectionStrategyEnum, EvaluatorTypeEnum as EvaluatorTypeEnum, EvaluatorNameEnum as EvaluatorNameEnum, ModelProviderEnum as ModelProviderEnum, EVALUATOR_TO_MODEL_ID as EVALUATOR_TO_MODEL_ID, EvaluatorMetadata as EvaluatorMetadata, EVALUATORS_METADATA as EVALUATORS_METADATA, DirectCriteriaCatalogEnum as DirectCriteriaCatalogEnum, PairwiseCriteriaCatalogEnum as PairwiseCriteriaCatalogEnum, DIRECT_CRITERIA as DIRECT_CRITERIA, PAIRWISE_CRITERIA as PAIRWISE_CRITERIA, get_yes_no_criteria as get_yes_no_criteria, get_likert_scale_criteria as get_likert_scale_criteria
+
+
+class CreateCriteriaFromDict(Artifact):
+    """Unitxt's `CreateCriteriaFromDict` (catalog `__type__`: `create_criteria_from_dict`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class CreateCriteriaFromJson(Artifact):
+    """Unitxt's `CreateCriteriaFromJson` (catalog `__type__`: `create_criteria_from_json`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class CreateCriteriaFromString(Artifact):
+    """Unitxt's `CreateCriteriaFromString` (catalog `__type__`: `create_criteria_from_string`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class CreateCriteriaWithOptionsFromDict(Artifact):
     """Unitxt's `CreateCriteriaWithOptionsFromDict` (catalog `__type__`: `create_criteria_with_options_from_dict`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class CreateCriteriaWithOptionsFromJson(Artifact):
+    """Unitxt's `CreateCriteriaWithOptionsFromJson` (catalog `__type__`: `create_criteria_with_options_from_json`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class CreateYesNoCriteriaFromString(Artifact):
+    """Unitxt's `CreateYesNoCriteriaFromString` (catalog `__type__`: `create_yes_no_criteria_from_string`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class CreateYesNoPartiallyCriteriaFromString(Artifact):
+    """Unitxt's `CreateYesNoPartiallyCriteriaFromString` (catalog `__type__`: `create_yes_no_partially_criteria_from_string`)."""
 
     __type__: str
     def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
@@ -52,6 +95,20 @@ class LLMJudgePairwise(Artifact):
 
     __type__: str
     def __init__(self, main_score: Any = ..., prediction_type: Any = ..., single_reference_per_prediction: Any = ..., score_prefix: Any = ..., n_resamples: Any = ..., confidence_interval_calculation: Any = ..., confidence_level: Any = ..., ci_scores: Any = ..., ci_method: Any = ..., reduction_map: Any = ..., implemented_reductions: Any = ..., inference_engine: Any = ..., evaluator_name: Any = ..., check_positional_bias: Any = ..., context_fields: Any = ..., generate_summaries: Any = ..., format: Any = ..., include_prompts_in_result: Any = ..., criteria_field: Any = ..., criteria: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ...) -> None: ...
+
+
+class LoadCriteria(Artifact):
+    """Unitxt's `LoadCriteria` (catalog `__type__`: `load_criteria`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
+
+
+class LoadCriteriaWithOptions(Artifact):
+    """Unitxt's `LoadCriteriaWithOptions` (catalog `__type__`: `load_criteria_with_options`)."""
+
+    __type__: str
+    def __init__(self, field: Any = ..., to_field: Any = ..., field_to_field: Any = ..., use_query: Any = ..., process_every_value: Any = ..., get_default: Any = ..., not_exist_ok: Any = ..., not_exist_do_nothing: Any = ..., *, __title__: Any = ..., __description__: Any = ..., __tags__: Any = ..., __deprecated_msg__: Any = ..., data_classification_policy: Any = ..., requirements: Any = ..., caching: Any = ..., apply_to_streams: Any = ..., dont_apply_to_streams: Any = ..., set_every_value: Any = ...) -> None: ...
 
 
 class Task(Artifact):

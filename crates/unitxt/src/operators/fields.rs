@@ -976,56 +976,6 @@ impl InstanceOperator for FixJsonSchemaOfParameterTypes {
     }
 }
 
-/// `create_criteria_with_options_from_dict` (Unitxt's `CreateCriteriaWithOptionsFromDict`, through
-/// `CriteriaWithOptions.from_obj`): the field's dict becomes an LLM-judge criteria object. In a
-/// value it is the dict Unitxt's `to_dict` writes for that object: `__type__`
-/// (`criteria_with_options`), `name`, `description`, `prediction_field` and `context_fields`
-/// (`None` when absent), `options` (each `{"__type__": "criteria_option", "name", "description"}`,
-/// other keys dropped) and `option_map` (`None` when absent), in that order. Templates print it
-/// with the object's dataclass `repr` ([`crate::py::repr`]). Errors, as Unitxt's `KeyError`,
-/// when `name`, `description`, `options` or an option's `name`/`description` is missing, or the
-/// value is not a dict.
-#[derive(Debug, Deserialize)]
-pub struct CreateCriteriaWithOptionsFromDict {}
-
-impl FieldOperator for CreateCriteriaWithOptionsFromDict {
-    fn process_value(&self, value: Value, _instance: &Instance) -> Result<Value> {
-        const WHAT: &str = "create_criteria_with_options_from_dict";
-        let dict = |v: &Value, what: &str| -> Result<crate::value::Map> {
-            v.as_object()
-                .cloned()
-                .ok_or_else(|| Error::invalid(format!("{WHAT}: {what} must be a dict, got {}", crate::artifact::short(v))))
-        };
-        let take = |m: &mut crate::value::Map, key: &str, what: &str| -> Result<Value> {
-            m.shift_remove(key).ok_or_else(|| Error::invalid(format!("{WHAT}: {what} has no `{key}`")))
-        };
-        let mut c = dict(&value, "the criteria")?;
-        let mut out = crate::value::Map::new();
-        out.insert("__type__".into(), Value::from("criteria_with_options"));
-        out.insert("name".into(), take(&mut c, "name", "the criteria")?);
-        out.insert("description".into(), take(&mut c, "description", "the criteria")?);
-        out.insert("prediction_field".into(), c.shift_remove("prediction_field").unwrap_or_default());
-        out.insert("context_fields".into(), c.shift_remove("context_fields").unwrap_or_default());
-        let options = take(&mut c, "options", "the criteria")?;
-        let options = ops::py_iter(&options)
-            .map_err(|e| Error::invalid(format!("{WHAT}: `options`: {e}")))?
-            .iter()
-            .enumerate()
-            .map(|(i, o)| {
-                let mut o = dict(o, &format!("option {i}"))?;
-                let mut opt = crate::value::Map::new();
-                opt.insert("__type__".into(), Value::from("criteria_option"));
-                opt.insert("name".into(), take(&mut o, "name", &format!("option {i}"))?);
-                opt.insert("description".into(), take(&mut o, "description", &format!("option {i}"))?);
-                Ok(Value::Object(opt))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        out.insert("options".into(), Value::Array(options));
-        out.insert("option_map".into(), c.shift_remove("option_map").unwrap_or_default());
-        Ok(Value::Object(out))
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Public Unitxt classes the catalog does not use (issue 53)
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ use serde::Deserialize;
 
 pub mod collections;
 pub mod composite;
+pub mod criteria;
 pub mod dialog;
 pub mod expressions;
 pub mod fields;

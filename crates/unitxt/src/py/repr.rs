@@ -47,38 +47,52 @@ pub(crate) fn write_repr(v: &Value, out: &mut String) {
     }
 }
 
-/// The artifact objects that instances can hold as values (LLM-judge criteria, made by
-/// `create_criteria_with_options_from_dict`): `__type__`, Python class name, and the class's own
-/// fields in declaration order.
-const VALUE_ARTIFACTS: &[(&str, &str, &[&str])] = &[
+/// The artifact objects that instances can hold as values (LLM-judge criteria, made by the
+/// operators of [`crate::operators::criteria`]): `__type__`, Python class name, and the class's
+/// own fields in declaration order, each with whether the object must have been given it
+/// (the others default to `None`).
+const VALUE_ARTIFACTS: &[(&str, &str, &[(&str, bool)])] = &[
     (
         "criteria_with_options",
         "CriteriaWithOptions",
-        &["name", "description", "prediction_field", "context_fields", "options", "option_map"],
+        &[
+            ("name", true),
+            ("description", true),
+            ("prediction_field", false),
+            ("context_fields", false),
+            ("options", true),
+            ("option_map", false),
+        ],
     ),
-    ("criteria_option", "CriteriaOption", &["name", "description"]),
+    ("criteria", "Criteria", &[("name", true), ("description", true), ("prediction_field", false), ("context_fields", false)]),
+    ("criteria_option", "CriteriaOption", &[("name", true), ("description", true)]),
 ];
 
-/// Appends the dataclass `repr` of an artifact object held as a value, when `map` is exactly
-/// such an object's dict (its `__type__` and all its fields): `Class(__type__='t',
-/// __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None,
-/// data_classification_policy=None, field=repr, ...)`, as Python prints Unitxt's `Artifact`
-/// dataclasses. Returns false (nothing written) for any other dict.
+/// Appends the dataclass `repr` of an artifact object held as a value, when `map` is such an
+/// object's dict (its `to_dict()`: the `__type__`, every required field, and no key that is not
+/// a field): `Class(__type__='t', __title__=None, __description__=None, __tags__={},
+/// __deprecated_msg__=None, data_classification_policy=None, field=repr, ...)` with every field,
+/// those not given as `None`, as Python prints Unitxt's `Artifact` dataclasses. Returns false
+/// (nothing written) for any other dict.
 fn write_artifact_repr(map: &crate::value::Map, out: &mut String) -> bool {
     let Some(t) = map.get("__type__").and_then(Value::as_str) else { return false };
     let Some((_, class, fields)) = VALUE_ARTIFACTS.iter().find(|(ty, _, _)| *ty == t) else { return false };
-    if map.len() != fields.len() + 1 || !fields.iter().all(|f| map.contains_key(f)) {
+    let known = |k: &str| k == "__type__" || fields.iter().any(|(f, _)| *f == k);
+    if !map.keys().all(|k| known(k)) || !fields.iter().all(|(f, required)| !required || map.contains_key(*f)) {
         return false;
     }
     out.push_str(class);
     out.push_str("(__type__=");
     write_str_repr(t, out);
     out.push_str(", __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None");
-    for f in fields.iter() {
+    for (f, _) in fields.iter() {
         out.push_str(", ");
         out.push_str(f);
         out.push('=');
-        write_repr(&map[*f], out);
+        match map.get(*f) {
+            Some(v) => write_repr(v, out),
+            None => out.push_str("None"),
+        }
     }
     out.push(')');
     true
@@ -505,6 +519,24 @@ mod tests {
     // Expected values printed by CPython 3.11.7 (/work/venv/bin/python) for the same inputs.
     use super::*;
     use crate::json;
+
+    /// Unitxt 1.26.10's `repr(CreateCriteriaFromString(field="a").process_value("Is it ok?"))`
+    /// and of `CriteriaOption(name="Yes", description="")`; a dict with a key that is not a field
+    /// stays a dict.
+    #[test]
+    fn criteria_objects_print_as_dataclasses() {
+        let base = "__type__='criteria', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None";
+        assert_eq!(
+            repr(&json!({"__type__": "criteria", "name": "", "description": "Is it ok?"})),
+            format!("Criteria({base}, name='', description='Is it ok?', prediction_field=None, context_fields=None)")
+        );
+        assert_eq!(
+            repr(&json!({"__type__": "criteria_option", "name": "Yes", "description": ""})),
+            "CriteriaOption(__type__='criteria_option', __title__=None, __description__=None, __tags__={}, __deprecated_msg__=None, data_classification_policy=None, name='Yes', description='')"
+        );
+        assert_eq!(repr(&json!({"__type__": "criteria", "name": "", "description": "d", "x": 1})), "{'__type__': 'criteria', 'name': '', 'description': 'd', 'x': 1}");
+        assert_eq!(repr(&json!({"__type__": "criteria", "name": ""})), "{'__type__': 'criteria', 'name': ''}");
+    }
 
     #[test]
     fn escapes_at_every_offset_of_long_strings() {

@@ -593,7 +593,6 @@ artifact_types! {
         "zip_field_values" => instance_op(op::fields::ZipFieldValues);
         "zip_longest" => instance_op(op::collections::ZipLongest);
         // card operators of the dialog, table and JSON-schema families (issue 39)
-        "create_criteria_with_options_from_dict" => field_op(op::fields::CreateCriteriaWithOptionsFromDict);
         "dump_json" => field_op(op::tables::DumpJson);
         "fix_json_schema_of_parameter_types" => instance_op(op::fields::FixJsonSchemaOfParameterTypes);
         "get_num_of_table_cells" => field_op(op::tables::GetNumOfTableCells);
@@ -940,6 +939,17 @@ artifact_types! {
         });
         "task_based_ll_mas_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
             Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::TaskBased, from_value(t, v)?, v, cx)?))
+        });
+        // criteria made from instance fields (Unitxt's llm_as_judge_operators.py)
+        "create_criteria_with_options_from_dict" => field_op(op::criteria::CreateCriteriaWithOptionsFromDict);
+        "create_criteria_with_options_from_json" => field_op(op::criteria::CreateCriteriaWithOptionsFromJson);
+        "create_yes_no_criteria_from_string" => field_op(op::criteria::CreateYesNoCriteriaFromString);
+        "create_yes_no_partially_criteria_from_string" => field_op(op::criteria::CreateYesNoPartiallyCriteriaFromString);
+        "create_criteria_from_dict" => field_op(op::criteria::CreateCriteriaFromDict);
+        "create_criteria_from_json" => field_op(op::criteria::CreateCriteriaFromJson);
+        "create_criteria_from_string" => field_op(op::criteria::CreateCriteriaFromString);
+        "load_criteria_with_options" | "load_criteria" => custom([StreamScope, FieldSpec, op::criteria::LoadCriteria], |t, v, cx| {
+            op::criteria::LoadCriteria::build(t, v, cx).map(operator_art(v))
         });
         "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
             Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
