@@ -324,3 +324,46 @@ def test_errors():
         SequentialOperator(steps=[{"__type__": "metrics_list", "items": ["metrics.accuracy"]}])(
             MultiStream.from_iterables({"test": [{"prediction": "a", "references": ["a"]}]})
         )
+
+
+def test_users_python_operator_and_metric_on_a_multistream_equal_unitxt():
+    """A user's InstanceOperator and InstanceMetric subclasses (called back into Python by the
+    engine) applied to a multi-stream, as Unitxt applies its own."""
+    import unitxt.metrics
+    import unitxt.operator
+    import unitxt.operators
+    import unitxt.stream
+
+    import unitxt_rs.metrics
+    import unitxt_rs.operator
+    import unitxt_rs.operators
+    import unitxt_rs.stream
+
+    def classes(operators, metrics):
+        class StreamTestTopic(operators.InstanceOperator):
+            def process(self, instance, stream_name=None):
+                instance["prediction"] = f"[{instance['topic']}] {instance['prediction']}"
+                return instance
+
+        class StreamTestLength(metrics.InstanceMetric):
+            main_score = "length"
+            reduction_map = {"mean": ["length"]}
+
+            def compute(self, references, prediction, task_data):
+                return {"length": float(len(prediction)), "refs": float(len(references))}
+
+        return StreamTestTopic(), StreamTestLength()
+
+    rows = [
+        {"prediction": "ab", "references": ["x"], "topic": "t"},
+        {"prediction": "abcd", "references": ["x", "y"], "topic": "long"},
+        {"prediction": "", "references": ["x"], "topic": "u"},
+    ]
+
+    def run(op, st, steps):
+        return list(op.SequentialOperator(steps=steps)(st.MultiStream.from_iterables({"test": rows}, copying=True))["test"])
+
+    theirs = run(unitxt.operator, unitxt.stream, list(classes(unitxt.operators, unitxt.metrics)))
+    ours = run(unitxt_rs.operator, unitxt_rs.stream, list(classes(unitxt_rs.operators, unitxt_rs.metrics)))
+    _same(ours, theirs, "user's operator and metric")
+    assert ours[1]["score"]["instance"]["length"] == 11.0
