@@ -198,6 +198,13 @@ class _Component:
     def verify(self) -> None:
         """Called after :meth:`prepare` (Unitxt's ``verify``); override to check settings."""
 
+    def __call__(self, multi_stream: Any = None, **instance: Any) -> Any:
+        """Runs this component on every stream of a multi-stream (see
+        :meth:`unitxt_rs.artifact.Artifact.__call__`)."""
+        from .artifact import Artifact
+
+        return Artifact.__call__(self, multi_stream, **instance)
+
     def _spec(self) -> Dict[str, Any]:
         out = {}
         for k, d in self._base_fields.items():

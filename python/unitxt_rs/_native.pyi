@@ -22,6 +22,9 @@ def evaluate(
 ) -> str:
     """Scores predictions; returns JSON text with global, instances, subsets, groups, summary, processed."""
 
+def run_steps(steps_json: str, streams_json: str, catalog_dirs: List[str], confidence_intervals: bool = True) -> str:
+    """Runs operator and metric steps (a JSON list of artifacts) on named streams (a JSON object of split name to instance dicts); the streams after them, as JSON text of the same shape."""
+
 def post_process(predictions_json: str, data_ipc: Optional[bytes], data_json: Optional[str], catalog_dirs: List[str]) -> str:
     """Each prediction after its instance's postprocessors, as a JSON array."""
 

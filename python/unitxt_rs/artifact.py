@@ -205,6 +205,27 @@ class Artifact:
         else:
             raise InvalidInputError(f"{type(self).__name__} has no argument {name!r}")
 
+    def __call__(self, multi_stream: Any = None, **instance: Any) -> Any:
+        """Runs this operator or metric on every stream of ``multi_stream`` (a
+        :class:`unitxt_rs.stream.MultiStream`, or a dict of split name to instance dicts) and
+        returns the resulting ``MultiStream``, as Unitxt's ``StreamingOperator.__call__``. A
+        ``SequentialOperator`` runs its steps in order; a metric writes each instance's
+        ``score``. See :func:`unitxt_rs.stream.apply_steps`.
+
+        Raises:
+            InvalidInputError: no multi-stream given (single instances as keyword arguments are
+                not supported), or an artifact that is neither an operator nor a metric. And as
+                :func:`unitxt_rs.stream.apply_steps`.
+        """
+        if instance or not isinstance(multi_stream, dict):
+            raise InvalidInputError(
+                f"{type(self).__name__} is applied to a MultiStream (unitxt_rs.stream.MultiStream); got "
+                + (f"keyword arguments {sorted(instance)}" if instance else type(multi_stream).__name__)
+            )
+        from .stream import apply_steps
+
+        return apply_steps([self], multi_stream)
+
     def to_dict(self) -> Dict[str, Any]:
         """The artifact's catalog JSON: ``__type__`` first, then the arguments as given (nested
         artifacts as their JSON, or their catalog name when they have one; Python types as

@@ -311,6 +311,62 @@ fn evaluate(
     res.map_err(|e| py_err(py, e))
 }
 
+/// Runs operator and metric steps on named streams of plain instances (Unitxt's
+/// `SequentialOperator(steps)(multi_stream)`, see `unitxt::evaluate::streams::run_steps`), with
+/// the GIL released. `steps_json`: a JSON array of artifact references (catalog names with
+/// optional `[overwrites]`, objects with `__type__`); `streams_json`: a JSON object, split name
+/// to a list of instance dicts (Python's JSON: `NaN` allowed). LLM judges call their engines'
+/// endpoints through a `unitxt_inference::RunClient`. Returns the streams after the steps as
+/// JSON text of the same shape, every scored instance with its `score`.
+#[pyfunction]
+#[pyo3(signature = (steps_json, streams_json, catalog_dirs, confidence_intervals = true))]
+fn run_steps(
+    py: Python<'_>,
+    steps_json: String,
+    streams_json: String,
+    catalog_dirs: Vec<String>,
+    confidence_intervals: bool,
+) -> PyResult<String> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<String> {
+        let steps = match unitxt::py::json::loads(&steps_json, false) {
+            Ok(Value::Array(a)) => a,
+            _ => return Err(Error::invalid("the steps must be a list of artifacts")),
+        };
+        let streams: unitxt::evaluate::streams::Streams = match unitxt::py::json::loads(&streams_json, false) {
+            Ok(Value::Object(o)) => o
+                .into_iter()
+                .map(|(name, v)| match v {
+                    Value::Array(a) => a
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| match x {
+                            Value::Object(inst) => Ok(inst),
+                            _ => Err(Error::invalid(format!("stream {name:?}: instance {i} is not a dict"))),
+                        })
+                        .collect::<unitxt::error::Result<Vec<Instance>>>()
+                        .map(|a| (name.to_string(), a)),
+                    _ => Err(Error::invalid(format!("stream {name:?} is not a list of instances"))),
+                })
+                .collect::<unitxt::error::Result<_>>()?,
+            Ok(_) => return Err(Error::invalid("the streams must be a dict of split name to instances")),
+            Err(e) => return Err(Error::invalid(format!("the streams are not JSON-like: {e}"))),
+        };
+        let client = unitxt_inference::RunClient { cache: None, progress: false };
+        let opts = unitxt::evaluate::EvaluateOptions {
+            confidence_intervals,
+            catalogs: catalogs(catalog_dirs),
+            model_client: Some(std::sync::Arc::new(client)),
+            ..Default::default()
+        };
+        let out = unitxt::evaluate::streams::run_steps(&steps, streams, &opts)?;
+        let out = Value::Object(out.into_iter().map(|(k, v)| (k, Value::Array(v.into_iter().map(Value::Object).collect()))).collect());
+        // Python's JSON, so that NaN scores arrive as `float('nan')`.
+        let opts = unitxt::py::json::DumpOptions { ensure_ascii: false, sort_keys: false, indent: None };
+        Ok(unitxt::py::json::dumps(&out, opts))
+    });
+    res.map_err(|e| py_err(py, e))
+}
+
 /// Each prediction after its instance's postprocessors ran (Unitxt's `post_process`), as a
 /// JSON array; data as in [`evaluate`].
 #[pyfunction]
@@ -450,6 +506,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SplitStream>()?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(run_steps, m)?)?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(get_from_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(default_catalog_dir, m)?)?;

@@ -24,6 +24,8 @@ use crate::metrics::{Metric, MetricKind, Scores};
 use crate::processors::Postprocessors;
 use crate::value::{Instance, Value};
 
+pub mod streams;
+
 /// Unitxt's random seed setting (`hash(settings.seed) & 0xFFFFFFFF`, the seed itself for
 /// seeds below 2^31), used for every bootstrap.
 fn seed() -> i64 {
