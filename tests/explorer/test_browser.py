@@ -1,7 +1,7 @@
 """The explorer in a real headless Chromium (Debian's chromium + chromium-driver, driven by
 selenium): build a recipe by clicking, open a shared link, compare two recipes, score
-predictions (with an LLM judge's assessments and prompts per instance, the judge answering from
-a scripted local server), see markup from the catalog as text, and see an invalid recipe's error. Every
+predictions (with an LLM judge's assessments and prompts per instance, or a template judge's raw
+output and input, the judge answering from a scripted local server), see markup from the catalog as text, and see an invalid recipe's error. Every
 expected value comes from running the `unitxt-rs` binary itself (prepare / evaluate).
 
 Run by scripts/test.sh; needs the binary (target/debug/unitxt-rs, or $UNITXT_RS_BIN), the
@@ -297,7 +297,8 @@ def test_infer_through_a_local_openai_compatible_endpoint(driver, tmp_path):
 def _judge_answer(body):
     """The scripted judge's answer: for an option selection, one of the options the prompt
     lists (chosen by a hash of the body, sometimes after other words); for a pairwise winner
-    selection, one of the responses; else an assessment text with markup in it, which the page
+    selection, one of the responses; for a rating template judge, a rating after markup; for a
+    groundedness judge, one of its verbal options (one with markup after it); else an assessment text with markup in it, which the page
     must show as text."""
     import hashlib
 
@@ -310,6 +311,11 @@ def _judge_answer(body):
     if last.endswith("Answer: "):
         systems = [line.split('"')[1] for line in last.splitlines() if line.startswith('Choose "')]
         return f"Response {systems[h % len(systems)]}"
+    everything = json.dumps(body)
+    if "Rating: [[5]]" in everything:  # a rating template judge: the rating after markup
+        return f"<b>Fine</b> <script>window.__xss = 9</script>\n\nRating: [[{h % 10 + 1}]]"
+    if "Reply with one of the 4 options" in everything:  # a verbal groundedness (first word counts)
+        return ["Mostly grounded", "Completely Grounded <img src=x onerror=\"window.__xss = 10\">", "Not grounded"][h % 3]
     return f"Assessment {h % 997}: <b>fine</b> <script>window.__xss = 7</script>\n  second line."
 
 
@@ -465,3 +471,93 @@ def test_pairwise_llm_judge_per_system(driver, judge, tmp_path):
     driver.find_element(By.CSS_SELECTOR, "#judge-0 .judge-group[data-judge='1'] details.stage[data-stage='option_selection'] > summary").click()
     js(driver, "document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", "#judge-0")
     shot(driver, "10-judge-pairwise")
+
+
+def _bubbles(driver, selector):
+    """The chat messages under `selector` on the page: [[role, content] of each bubble]."""
+    return js(driver, """return [...document.querySelectorAll(arguments[0] + ' .bubble')]
+        .map(b => [b.dataset.role, b.querySelector('pre').textContent]);""", selector)
+
+
+def _check_template_judge(driver, cli, cli_bodies, main, preds):
+    """Each instance's part for the template judge `main` shows its score, its raw output (the
+    server's answer to the raw input) and its raw input's messages, as `unitxt-rs evaluate`
+    gives them; folded raw input; model markup as text. Returns the page's scores."""
+    shown = []
+    for i, scores in enumerate(cli["instances"]):
+        group = f"#judge-{i} .judge-group[data-judge='{main}']"
+        assert js(driver, "return document.querySelectorAll(arguments[0]).length", f"#judge-{i} .judge-group") == 1
+        score = driver.find_element(By.CSS_SELECTOR, f"{group} h4 .count").get_attribute("textContent")
+        assert score.startswith(" score ") and float(score.removeprefix(" score ")) == pytest.approx(scores[main], abs=1e-4)
+        shown.append(scores[main])
+        raw_output, raw_input = scores[f"{main}_judge_raw_output"], scores[f"{main}_judge_raw_input"]
+        assert _judge_text(driver, group, "judge_raw_output") == raw_output
+        assert isinstance(raw_input, list) and raw_input
+        assert _bubbles(driver, f"{group} [data-field='judge_raw_input']") == [[m["role"], m["content"]] for m in raw_input]
+        assert any(preds[i] in m["content"] for m in raw_input)
+        # The raw output is the server's answer to the messages of the raw input.
+        sent = [b for b in map(json.loads, cli_bodies) if b["messages"] == raw_input]
+        assert len(sent) == 1 and raw_output == _judge_answer(sent[0])
+        # Only the judge's fields: the engine's meta data and the score name are not among them.
+        fields = js(driver, "return [...document.querySelectorAll(arguments[0] + ' [data-field]')].map(e => e.dataset.field)", group)
+        assert fields == ["judge_raw_output", "judge_raw_input"]
+    # The raw input is folded until opened.
+    raw_input = "#judge-0 [data-field='judge_raw_input']"
+    assert not driver.find_element(By.CSS_SELECTOR, raw_input + " .bubble pre").is_displayed()
+    driver.find_element(By.CSS_SELECTOR, raw_input + " > summary").click()
+    assert driver.find_element(By.CSS_SELECTOR, raw_input + " .bubble.role-user pre").is_displayed()
+    assert js(driver, "return window.__xss === undefined")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#judge-details script, #judge-details b, #judge-details img, #judge-details i")
+    assert driver.find_element(By.CSS_SELECTOR, "#instance-scores tr[data-index='1'] a").get_attribute("href").endswith("#judge-1")
+    return shown
+
+
+def test_rating_template_judge_raw_output_and_input(driver, judge, tmp_path):
+    """A template judge (`llm_as_judge`: the catalog's rating judge with formats.chat_api, its
+    engine an OpenAI one reaching the scripted server): each instance shows its rating, the
+    judge's raw output text and the chat messages it was sent (role and content), exactly as
+    `unitxt-rs evaluate` gives them; the model's markup stays text."""
+    url, env, take = judge
+    recipe = "card=cards.explorer_judge_rating,template_card_index=0"
+    preds = ["four <b>4</b>", "Lyon <img src=x onerror=\"window.__xss = 11\">", "It is <i>blue</i>."]
+    cli = _cli_evaluate(recipe, preds, env, tmp_path)
+    cli_bodies = take()
+    assert len(cli_bodies) == len(preds)
+    _evaluate_in_page(driver, url, recipe, preds)
+    assert take() == cli_bodies
+    main = "llama_3_70b_instruct_template_generic_single_turn"
+    assert cli["global"]["score_name"] == main
+    shown = _check_template_judge(driver, cli, cli_bodies, main, preds)
+    assert all(0 < s <= 1 for s in shown) and len(set(shown)) > 1
+    assert "<script>window.__xss = 9</script>" in _judge_text(driver, f"#judge-0 .judge-group[data-judge='{main}']", "judge_raw_output")
+    js(driver, "document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", "#judge-0")
+    shot(driver, "11-judge-rating")
+
+
+def test_task_based_judge_raw_output_and_input(driver, judge, tmp_path):
+    """A task-based template judge (`task_based_ll_mas_judge`: the catalog's faithfulness judge,
+    its engine an OpenAI one reaching the scripted server) on a card with questions and
+    contexts: each instance shows its groundedness score, raw output and raw input as
+    `unitxt-rs evaluate` gives them, under the engine-prefixed score name; the engine's meta
+    data among the scores (generated text, token counts, ...) leaves the view as it is."""
+    url, env, take = judge
+    recipe = "card=cards.explorer_judge_rag,template_card_index=0"
+    preds = ["Four, from the <b>first</b> passage.", "Paris, it says."]
+    cli = _cli_evaluate(recipe, preds, env, tmp_path)
+    cli_bodies = take()
+    assert len(cli_bodies) == len(preds)
+    _evaluate_in_page(driver, url, recipe, preds)
+    assert take() == cli_bodies
+    main = "judge_model_openai_faithfulness_judge"
+    assert cli["global"]["score_name"] == main
+    for scores in cli["instances"]:
+        assert scores[f"{main}_generated_text"] == scores[f"{main}_judge_raw_output"]
+        assert isinstance(scores[f"{main}_input_tokens"], int) and scores[f"{main}_model_name"] == "judge-model"
+    shown = _check_template_judge(driver, cli, cli_bodies, main, preds)
+    assert len(set(shown)) > 1
+    assert "<img src=x" in _judge_text(driver, f"#judge-1 .judge-group[data-judge='{main}']", "judge_raw_output")
+    # The table's score column is the judge's score.
+    cells = js(driver, "return [...document.querySelectorAll('#instance-scores tr[data-index] td:nth-child(4)')].map(e => e.textContent)")
+    assert [float(c) for c in cells] == pytest.approx(shown, abs=1e-4)
+    js(driver, "document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", "#judge-0")
+    shot(driver, "12-judge-task-based")
