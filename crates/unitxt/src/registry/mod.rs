@@ -934,11 +934,11 @@ artifact_types! {
         "llm_judge_pairwise" => custom([mt::llm_judge::JudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
             Ok(metric_art(v, mt::llm_judge::pairwise::LlmJudgePairwise::build(from_value(t, v)?, cx)?))
         });
-        "llm_as_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
-            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::LlmAsJudge, from_value(t, v)?, v, cx)?))
+        "llm_as_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig, mt::llm_judge::template::LlmAsJudgeFields] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::LlmAsJudge, v, cx)?))
         });
-        "task_based_ll_mas_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig] + mt::COMMON_KEYS, |t, v, cx| {
-            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::TaskBased, from_value(t, v)?, v, cx)?))
+        "task_based_ll_mas_judge" => custom([mt::llm_judge::template::TemplateJudgeConfig, mt::llm_judge::template::TaskBasedFields] + mt::COMMON_KEYS, |t, v, cx| {
+            Ok(metric_art(v, mt::llm_judge::template::TemplateJudge::build(mt::llm_judge::template::Family::TaskBased, v, cx)?))
         });
         // criteria made from instance fields (Unitxt's llm_as_judge_operators.py)
         "create_criteria_with_options_from_dict" => field_op(op::criteria::CreateCriteriaWithOptionsFromDict);

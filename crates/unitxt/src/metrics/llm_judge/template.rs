@@ -88,27 +88,46 @@ pub struct TemplateJudgeConfig {
     /// Bootstrap resamples of the main score's interval (default 1000; `null`: none).
     #[serde(default, deserialize_with = "super::super::present")]
     pub n_resamples: Option<Value>,
-    /// `llm_as_judge`: whether the evaluated instance's input is rendered again by its own
-    /// template without system prompt and format (default true); false: its `source` as the
-    /// model got it (evaluation copies it into the task data).
+}
+
+/// The fields only `llm_as_judge` (Unitxt's `LLMAsJudge`) has.
+#[derive(Deserialize, Debug, Clone)]
+pub struct LlmAsJudgeFields {
+    /// Whether the evaluated instance's input is rendered again by its own template without
+    /// system prompt and format (default true); false: its `source` as the model got it
+    /// (evaluation copies it into the task data).
     #[serde(default = "yes")]
     pub strip_system_prompt_and_format_from_inputs: bool,
-    /// `task_based_ll_mas_judge`: read the answer's log probabilities instead of its text
-    /// (the template's postprocessors turn them into a score).
+}
+
+impl Default for LlmAsJudgeFields {
+    fn default() -> Self {
+        LlmAsJudgeFields { strip_system_prompt_and_format_from_inputs: true }
+    }
+}
+
+/// The fields only `task_based_ll_mas_judge` (Unitxt's `TaskBasedLLMasJudge`) has.
+#[derive(Deserialize, Debug, Clone, Default)]
+pub struct TaskBasedFields {
+    /// Read the answer's log probabilities instead of its text (the template's postprocessors
+    /// turn them into a score).
     #[serde(default)]
     pub infer_log_probs: bool,
-    /// `task_based_ll_mas_judge`: judge task field → the evaluated task's field it is read
-    /// from (default: the same name).
+    /// Judge task field → the evaluated task's field it is read from (default: the same name).
     #[serde(default)]
     pub judge_to_generator_fields_mapping: IndexMap<String, String>,
-    /// `task_based_ll_mas_judge`: the judge task field the prediction is put in (a dict
-    /// prediction: its value under that name).
+    /// The judge task field the prediction is put in (a dict prediction: its value under that
+    /// name).
     #[serde(default)]
     pub prediction_field: Option<String>,
-    /// `task_based_ll_mas_judge`: whether the engine's meta data (tokens, model name, ...) is
-    /// kept in the instance scores, as `<main>_<key>` (default true).
-    #[serde(default = "yes")]
-    pub include_meta_data: bool,
+    /// Whether the engine's meta data (tokens, model name, ...) is kept in the instance scores,
+    /// as `<main>_<key>` (default true).
+    #[serde(default = "yes_some")]
+    pub include_meta_data: Option<bool>,
+}
+
+fn yes_some() -> Option<bool> {
+    Some(true)
 }
 
 /// Which of Unitxt's template judges.
@@ -142,6 +161,8 @@ enum Reduction {
 pub struct TemplateJudge {
     family: Family,
     config: TemplateJudgeConfig,
+    llm: LlmAsJudgeFields,
+    task: TaskBasedFields,
     engine: Art<dyn InferenceEngine>,
     /// The judge's recipe: the judge task, template, system prompt and format.
     recipe: Art<dyn Produce>,
@@ -160,14 +181,19 @@ pub struct TemplateJudge {
 }
 
 impl TemplateJudge {
-    /// Builds a template judge of `family` from its catalog JSON `raw` (read as `config`) in
-    /// `cx`: its engine, and a recipe of the judge task, template, system prompt and format.
+    /// Builds a template judge of `family` from its catalog JSON `raw` (the shared fields and
+    /// the family's own) in `cx`: its engine, and a recipe of the judge task, template, system prompt and format.
     /// Errors: the parts do not build; `llm_as_judge` with a task it does not support; an
     /// OpenAI-family engine with a format other than `formats.chat_api`/`formats.empty` (a
     /// format left to the engine excepted) or with a system prompt (Unitxt refuses them); an
     /// unknown reduction.
-    pub fn build(family: Family, config: TemplateJudgeConfig, raw: &Value, cx: &BuildContext<'_>) -> Result<TemplateJudge> {
+    pub fn build(family: Family, raw: &Value, cx: &BuildContext<'_>) -> Result<TemplateJudge> {
         let type_name = family.type_name();
+        let config: TemplateJudgeConfig = crate::artifact::from_value(type_name, raw)?;
+        let (llm, task_fields) = match family {
+            Family::LlmAsJudge => (crate::artifact::from_value::<LlmAsJudgeFields>(type_name, raw)?, TaskBasedFields::default()),
+            Family::TaskBased => (LlmAsJudgeFields::default(), crate::artifact::from_value::<TaskBasedFields>(type_name, raw)?),
+        };
         let engine: Art<dyn InferenceEngine> = cx.build(&config.inference_model).map_err(|e| e.in_field("inference_model"))?;
         let label = engine_label(&engine);
         let id = engine_id(&engine, &label);
@@ -275,7 +301,7 @@ impl TemplateJudge {
             }
         };
         // Unitxt's engines without `get_return_object` give no meta data.
-        let include_meta_data = family == Family::TaskBased && config.include_meta_data && engine.type_name() != "generic_inference_engine";
+        let include_meta_data = family == Family::TaskBased && task_fields.include_meta_data.unwrap_or(true) && engine.type_name() != "generic_inference_engine";
         let settings = match family {
             Family::TaskBased => {
                 let mut s = raw.clone();
@@ -289,6 +315,8 @@ impl TemplateJudge {
         Ok(TemplateJudge {
             family,
             config,
+            llm,
+            task: task_fields,
             engine,
             recipe,
             template_json,
@@ -350,7 +378,7 @@ impl TemplateJudge {
     /// stripping, a task data without `source`.
     fn questions(&self, inputs: &[MetricInput<'_>]) -> Result<Vec<Value>> {
         let mut sources = Vec::with_capacity(inputs.len());
-        if !self.config.strip_system_prompt_and_format_from_inputs {
+        if !self.llm.strip_system_prompt_and_format_from_inputs {
             for (i, input) in inputs.iter().enumerate() {
                 sources.push(input.task_data.get("source").cloned().ok_or_else(|| {
                     Error::invalid(format!("{}: instance {i}: the task data has no `source` (evaluation puts it there; set `strip_system_prompt_and_format_from_inputs` to true to render the input from the task data)", self.name()))
@@ -395,7 +423,7 @@ impl TemplateJudge {
             let td = input.task_data;
             let mut inst = Instance::new();
             for field in &self.task_inputs {
-                let from = self.config.judge_to_generator_fields_mapping.get(field).unwrap_or(field);
+                let from = self.task.judge_to_generator_fields_mapping.get(field).unwrap_or(field);
                 let mut v = td.get(from.as_str()).cloned().filter(|v| !v.is_null());
                 if v.is_none() {
                     if let Value::Object(p) = input.prediction {
@@ -406,7 +434,7 @@ impl TemplateJudge {
                     inst.insert(field.as_str().into(), v);
                 }
             }
-            if let Some(f) = &self.config.prediction_field {
+            if let Some(f) = &self.task.prediction_field {
                 let p = input.prediction;
                 if !p.is_null() {
                     let v = match p {
@@ -533,7 +561,7 @@ impl Metric for TemplateJudge {
             Family::TaskBased => self.task_instances(inputs)?,
         };
         let produced = self.recipe.produce(instances).ctx(format!("{}: verbalizing the judge's prompts", self.name()))?;
-        let opts = InferOptions { log_probs: self.config.infer_log_probs, meta_data: self.include_meta_data };
+        let opts = InferOptions { log_probs: self.task.infer_log_probs, meta_data: self.include_meta_data };
         let inferred = crate::inference::infer_with(&*self.engine, client, &produced, opts).ctx(self.name())?;
         if !inferred.failed.is_empty() {
             return Err(request_failed(&self.name(), &*self.engine, "judge", &inferred.failed, produced.len(), |i| i));
@@ -542,7 +570,7 @@ impl Metric for TemplateJudge {
         let mut records = Vec::with_capacity(produced.len());
         for (i, (inst, raw)) in produced.iter().zip(inferred.predictions).enumerate() {
             let raw = raw.unwrap_or(Value::Null);
-            let raw = if self.config.infer_log_probs {
+            let raw = if self.task.infer_log_probs {
                 Value::from(crate::py::json::dumps(&raw, crate::py::json::DumpOptions { ensure_ascii: true, sort_keys: false, indent: None }))
             } else {
                 raw
