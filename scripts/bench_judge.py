@@ -15,8 +15,11 @@ Rows (each run by both libraries, on the same data, server and judge):
 - `openai256`: the judge's engine replaced by an `open_ai_inference_engine` with
   `num_parallel_requests` 256 (no rate limit).
 
-No answer cache on either side (`use_cache` off; Unitxt runs in a scratch directory). Prints one JSON line per row: requests each side sent, wall
-times, and Unitxt's time over unitxt-rs's.
+No answer cache on either side (`use_cache` off; Unitxt runs in a scratch directory). The server
+is crates/unitxt-inference/examples/slow_server.rs (built here in release; it answers every
+request with the same short text and is never the bottleneck); `--python-server` uses a Python
+`http.server` in this process instead. Prints one JSON line per row: requests each side sent,
+wall times, and Unitxt's time over unitxt-rs's.
 """
 
 import argparse
@@ -27,7 +30,10 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -76,14 +82,32 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--delay", type=float, default=0.2)
     ap.add_argument("--rows", default="defaults,rate256,openai256")
+    ap.add_argument("--python-server", action="store_true", help="answer from a Python http.server instead of slow_server")
     args = ap.parse_args(argv)
 
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.daemon_threads = True
-    srv.request_queue_size = 1024
-    srv.delay, srv.count, srv.lock = args.delay, 0, threading.Lock()
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    if args.python_server:
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        srv.daemon_threads = True
+        srv.request_queue_size = 1024
+        srv.delay, srv.count, srv.lock = args.delay, 0, threading.Lock()
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
+
+        def answered():
+            return srv.count
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "unitxt-inference", "--example", "slow_server"], cwd=ROOT, check=True)
+        target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+        proc = subprocess.Popen([os.path.join(target, "release", "examples", "slow_server"), "--latency-ms", str(int(args.delay * 1000)),
+                                 "--answer", "Yes, the response is relevant."], stdout=subprocess.PIPE, text=True)
+        url = proc.stdout.readline().split()[-1] + "/v1"
+        import atexit
+
+        atexit.register(proc.kill)
+
+        def answered():
+            with urllib.request.urlopen(url[: -len("/v1")] + "/stats") as r:
+                return json.load(r)["requests"]
 
     for row in args.rows.split(","):
         tmp = tempfile.mkdtemp(prefix="bench-judge-")
@@ -107,20 +131,20 @@ def main(argv=None):
         env.pop("OPENAI_API_KEY", None)
         env.pop("OPENAI_BASE_URL", None)
 
-        srv.count = 0
+        before = answered()
         t = time.time()
         subprocess.run([args.bin, "evaluate", recipe, "--split", "test", "--predictions", preds_path, "--catalog", cat,
                         "-o", os.path.join(tmp, "rs.json")], check=True, stdout=subprocess.DEVNULL, env=env)
-        rs_time, rs_count = time.time() - t, srv.count
+        rs_time, rs_count = time.time() - t, answered() - before
 
         code = ("import json\nfrom unitxt import load_dataset, evaluate\n"
                 f"ds = load_dataset({recipe!r}, split='test')\n"
                 f"preds = json.load(open({preds_path!r}))\n"
                 "evaluate(predictions=preds, data=ds)\n")
-        srv.count = 0
+        before = answered()
         t = time.time()
         subprocess.run([args.python, "-c", code], check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        py_time, py_count = time.time() - t, srv.count
+        py_time, py_count = time.time() - t, answered() - before
         print(json.dumps({"row": row, "instances": args.n, "delay_s": args.delay,
                           "unitxt": {"requests": py_count, "wall_s": round(py_time, 1)},
                           "unitxt_rs": {"requests": rs_count, "wall_s": round(rs_time, 1)},

@@ -8,13 +8,12 @@ The environment (HF_HUB_CACHE, HF_HUB_OFFLINE, UNITXT_CATALOGS) comes from scrip
 
 import hashlib
 import json
-import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import scripted_server
 import unitxt_rs
+from scripted_server import same, take
 
 
 def _answer(body):
@@ -33,62 +32,11 @@ def _answer(body):
     return f"Assessment {h % 997}."
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802 (http.server's name)
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        with self.server.lock:
-            self.server.bodies.append(body)
-        answer = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"message": {"role": "assistant", "content": _answer(body)}, "finish_reason": "stop", "index": 0}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture()
 def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.bodies = []
-    srv.lock = threading.Lock()
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
+    srv = scripted_server.start(_answer, usage=(1, 1))
     yield srv
-    srv.shutdown()
-    srv.server_close()
-
-
-def _take(srv):
-    with srv.lock:
-        out = sorted(json.dumps(b, sort_keys=True) for b in srv.bodies)
-        srv.bodies.clear()
-    return out
-
-
-def _same(a, b, where):
-    if isinstance(a, float) or isinstance(b, float):
-        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12), where
-    elif isinstance(a, dict):
-        assert list(a) == list(b), where
-        for k in a:
-            _same(a[k], b[k], f"{where}/{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, where
+    scripted_server.stop(srv)
 
 
 def _engine(port):
@@ -175,14 +123,14 @@ def test_judge_scores_and_requests_equal_unitxt(case, server, tmp_path):
     data = unitxt.load_dataset(f"card=cards.judge_qa_{case},template_card_index=0", split="test")
 
     theirs = unitxt.evaluate(predictions=predictions, data=data)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = unitxt_rs.evaluate(predictions=predictions, data=data)
-    our_bodies = _take(server)
+    our_bodies = take(server)
 
     assert their_bodies and our_bodies == their_bodies
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
-    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+        same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    same(dict(ours.global_scores), dict(theirs.global_scores), "global")
 
 
 def test_criteria_classes_serialize_as_unitxt():
@@ -266,11 +214,11 @@ def test_judge_with_criteria_from_operators_equals_unitxt(case, server, tmp_path
 
     predictions = ["4", "Paris, France, a city that is the capital of France.", "Blue."]
     theirs = unitxt.evaluate(predictions=predictions, data=data)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = unitxt_rs.evaluate(predictions=predictions, data=ours_data)
-    our_bodies = _take(server)
+    our_bodies = take(server)
 
     assert their_bodies and our_bodies == their_bodies
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
-    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+        same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    same(dict(ours.global_scores), dict(theirs.global_scores), "global")

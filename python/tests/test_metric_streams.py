@@ -10,13 +10,12 @@ The environment (HF_HUB_CACHE, HF_HUB_OFFLINE, UNITXT_CATALOGS) comes from scrip
 
 import hashlib
 import json
-import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import scripted_server
 import unitxt_rs
+from scripted_server import same, take
 from unitxt_rs.errors import InvalidInputError, UnsupportedError
 
 FAITHFULNESS = "metrics.rag.external_rag.faithfulness.llama_3_3_70b_instruct_watsonx_judge"
@@ -70,40 +69,11 @@ def _answer(body):
     return [f"{h % 11}", f"{h % 10}.5 out of 10", "no rating"][h % 3]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802 (http.server's name)
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        with self.server.lock:
-            self.server.bodies.append(body)
-        answer = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"message": {"role": "assistant", "content": _answer(body)}, "finish_reason": "stop", "index": 0}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.bodies = []
-    srv.lock = threading.Lock()
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
+    srv = scripted_server.start(_answer, usage=(7, 3))
     yield srv
-    srv.shutdown()
-    srv.server_close()
+    scripted_server.stop(srv)
 
 
 @pytest.fixture(scope="module")
@@ -135,28 +105,6 @@ def engine(server, tmp_path_factory):
     return name
 
 
-def _take(srv):
-    with srv.lock:
-        out = sorted(json.dumps(b, sort_keys=True) for b in srv.bodies)
-        srv.bodies.clear()
-    return out
-
-
-def _same(a, b, where):
-    if isinstance(a, float) or isinstance(b, float):
-        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12), f"{where}: {a!r} != {b!r}"
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and list(a) == list(b), f"{where}: keys {list(a)} != {list(b) if isinstance(b, dict) else b!r}"
-        for k in a:
-            _same(a[k], b[k], f"{where}/{k}")
-    elif isinstance(a, (list, tuple)):
-        assert isinstance(b, (list, tuple)) and len(a) == len(b), f"{where}: {a!r} != {b!r}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
-
-
 def _run_example(operator_module, stream_module, steps, examples):
     """Unitxt's script: a multi-stream of copies of ``examples``, the steps applied, the
     ``test`` stream read."""
@@ -175,9 +123,9 @@ def test_external_rag_judge_on_dicts_equals_unitxt(metric, server, engine):
 
     steps = [f"{metric}[inference_model={engine}]"]
     theirs = _run_example(unitxt.operator, unitxt.stream, steps, EXAMPLES)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = _run_example(unitxt_rs.operator, unitxt_rs.stream, steps, EXAMPLES)
-    our_bodies = _take(server)
+    our_bodies = take(server)
 
     assert len(their_bodies) == len(EXAMPLES)
     assert our_bodies == their_bodies
@@ -186,12 +134,12 @@ def test_external_rag_judge_on_dicts_equals_unitxt(metric, server, engine):
     score_name = theirs[0]["score"]["instance"]["score_name"]
     assert ours[0]["score"]["instance"]["score_name"] == score_name
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a["score"]["instance"][score_name], b["score"]["instance"][score_name], f"instance {i} score")
+        same(a["score"]["instance"][score_name], b["score"]["instance"][score_name], f"instance {i} score")
         assert a["score"]["instance"][f"{score_name}_judge_raw_input"] == b["score"]["instance"][f"{score_name}_judge_raw_input"]
         # The whole instance: the fields given, task_data (the instance itself), prediction
         # None, references [""], and every instance and global score.
-        _same(a, b, f"instance {i}")
-    _same(ours[0]["score"]["global"], theirs[0]["score"]["global"], "global")
+        same(a, b, f"instance {i}")
+    same(ours[0]["score"]["global"], theirs[0]["score"]["global"], "global")
     # The dicts given are left as they were (copying=True).
     assert all("score" not in e and "task_data" not in e for e in EXAMPLES)
 
@@ -206,13 +154,13 @@ def test_both_judges_in_one_sequence_equal_unitxt(server, engine):
 
     steps = [f"{FAITHFULNESS}[inference_model={engine}]", f"{CORRECTNESS}[inference_model={engine}]"]
     theirs = _run_example(unitxt.operator, unitxt.stream, steps, EXAMPLES[:3])
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = _run_example(unitxt_rs.operator, unitxt_rs.stream, steps, EXAMPLES[:3])
-    our_bodies = _take(server)
+    our_bodies = take(server)
     assert len(their_bodies) == 6
     assert our_bodies == their_bodies
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a, b, f"instance {i}")
+        same(a, b, f"instance {i}")
     assert ours[0]["score"]["global"]["score_name"].endswith("answer_correctness_judge")
 
 
@@ -240,10 +188,10 @@ def test_the_example_script_loop(server, engine):
         return results, global_scores
 
     theirs = script(unitxt.operator, unitxt.stream)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = script(unitxt_rs.operator, unitxt_rs.stream)
-    assert _take(server) == their_bodies
-    _same(ours, theirs, "results")
+    assert take(server) == their_bodies
+    same(ours, theirs, "results")
 
 
 ACCURACY_ROWS = [
@@ -263,7 +211,7 @@ def test_accuracy_on_dicts_equals_unitxt():
 
     theirs = _run_example(unitxt.operator, unitxt.stream, ["metrics.accuracy"], ACCURACY_ROWS)
     ours = _run_example(unitxt_rs.operator, unitxt_rs.stream, ["metrics.accuracy"], ACCURACY_ROWS)
-    _same(ours, theirs, "accuracy")
+    same(ours, theirs, "accuracy")
     assert ours[1]["score"]["instance"]["accuracy"] == 1.0
     assert ours[0]["score"]["global"]["accuracy"] == 0.5
 
@@ -282,7 +230,7 @@ def test_metric_object_called_on_a_multistream_with_two_splits():
     assert isinstance(ours, unitxt_rs.stream.MultiStream)
     assert list(ours) == list(theirs) == ["train", "test"]
     for split in ours:
-        _same(list(ours[split]), list(theirs[split]), split)
+        same(list(ours[split]), list(theirs[split]), split)
     assert list(ours["train"])[0]["score"]["global"]["accuracy"] == 1.0
 
 
@@ -304,7 +252,7 @@ def test_operators_on_a_multistream_equal_unitxt():
 
     theirs = run(unitxt.operator, unitxt.operators, unitxt.stream)
     ours = run(unitxt_rs.operator, unitxt_rs.operators, unitxt_rs.stream)
-    _same(ours, theirs, "rename, set, accuracy")
+    same(ours, theirs, "rename, set, accuracy")
     assert ours[1]["tag"] == "x" and ours[1]["score"]["instance"]["accuracy"] == 0.0
 
 
@@ -365,5 +313,5 @@ def test_users_python_operator_and_metric_on_a_multistream_equal_unitxt():
 
     theirs = run(unitxt.operator, unitxt.stream, list(classes(unitxt.operators, unitxt.metrics)))
     ours = run(unitxt_rs.operator, unitxt_rs.stream, list(classes(unitxt_rs.operators, unitxt_rs.metrics)))
-    _same(ours, theirs, "user's operator and metric")
+    same(ours, theirs, "user's operator and metric")
     assert ours[1]["score"]["instance"]["length"] == 11.0

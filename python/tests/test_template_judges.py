@@ -9,13 +9,12 @@ The environment (HF_HUB_CACHE, HF_HUB_OFFLINE, UNITXT_CATALOGS) comes from scrip
 
 import hashlib
 import json
-import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import scripted_server
 import unitxt_rs
+from scripted_server import same, take
 
 
 def _answer(body):
@@ -30,62 +29,11 @@ def _answer(body):
     return [f"Rating: [[{h % 10 + 1}]]", "No rating here.", f"[[{h % 9}.5]]"][h % 3]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802 (http.server's name)
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        with self.server.lock:
-            self.server.bodies.append(body)
-        answer = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"message": {"role": "assistant", "content": _answer(body)}, "finish_reason": "stop", "index": 0}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture()
 def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.bodies = []
-    srv.lock = threading.Lock()
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
+    srv = scripted_server.start(_answer, usage=(7, 3))
     yield srv
-    srv.shutdown()
-    srv.server_close()
-
-
-def _take(srv):
-    with srv.lock:
-        out = sorted(json.dumps(b, sort_keys=True) for b in srv.bodies)
-        srv.bodies.clear()
-    return out
-
-
-def _same(a, b, where):
-    if isinstance(a, float) or isinstance(b, float):
-        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12), where
-    elif isinstance(a, dict):
-        assert list(a) == list(b), where
-        for k in a:
-            _same(a[k], b[k], f"{where}/{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, where
+    scripted_server.stop(srv)
 
 
 def _judges(module, port):
@@ -167,15 +115,15 @@ def test_template_judge_built_in_code_equals_unitxt(case, server):
     assert list(our_data["metrics"]) == list(theirs_data["metrics"]), "the judge serializes as Unitxt's"
 
     theirs = unitxt.evaluate(predictions=PREDICTIONS, data=theirs_data)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = unitxt_rs.evaluate(predictions=PREDICTIONS, data=our_data)
-    our_bodies = _take(server)
+    our_bodies = take(server)
 
     assert len(their_bodies) == len(ROWS)
     assert our_bodies == their_bodies
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
-    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+        same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    same(dict(ours.global_scores), dict(theirs.global_scores), "global")
 
 
 def test_direct_judge_built_in_code_equals_unitxt(server):
@@ -227,11 +175,11 @@ def test_direct_judge_built_in_code_equals_unitxt(server):
     )
     assert list(our_data["metrics"]) == list(theirs_data["metrics"]), "the judge serializes as Unitxt's"
     theirs = unitxt.evaluate(predictions=PREDICTIONS, data=theirs_data)
-    their_bodies = _take(server)
+    their_bodies = take(server)
     ours = unitxt_rs.evaluate(predictions=PREDICTIONS, data=our_data)
-    our_bodies = _take(server)
+    our_bodies = take(server)
     assert len(their_bodies) == 4 * len(ROWS)
     assert our_bodies == their_bodies
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        _same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
-    _same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+        same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
+    same(dict(ours.global_scores), dict(theirs.global_scores), "global")

@@ -5,11 +5,11 @@
 //! answered so far.
 //!
 //! ```text
-//! cargo run --release -p unitxt-inference --example slow_server -- [--latency-ms 200] [--port 0]
+//! cargo run --release -p unitxt-inference --example slow_server -- [--latency-ms 200] [--port 0] [--answer TEXT]
 //! ```
 //! It prints `listening on http://127.0.0.1:PORT` once bound, then serves until killed.
-//! Each answer is `"echo: " + <last user message>` with `usage` counts (words of the message,
-//! and 3 completion tokens).
+//! Each answer is `"echo: " + <last user message>` (or TEXT, with `--answer`) with `usage`
+//! counts (words of the message, and 3 completion tokens).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -24,9 +24,16 @@ fn arg(name: &str, default: u64) -> u64 {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// The text after `--answer`, when given.
+fn answer_arg() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == "--answer").and_then(|i| args.get(i + 1)).cloned()
+}
+
 #[tokio::main]
 async fn main() {
     let latency = Duration::from_millis(arg("--latency-ms", 200));
+    let fixed: Arc<Option<String>> = Arc::new(answer_arg());
     let port = arg("--port", 0) as u16;
     let count = Arc::new(AtomicU64::new(0));
     let answered = count.clone();
@@ -35,6 +42,7 @@ async fn main() {
             "/v1/chat/completions",
             post(move |Json(body): Json<Value>| {
                 let answered = answered.clone();
+                let fixed = fixed.clone();
                 async move {
                     tokio::time::sleep(latency).await;
                     let last = body["messages"]
@@ -50,7 +58,7 @@ async fn main() {
                         "object": "chat.completion",
                         "created": 0,
                         "model": body["model"],
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("echo: {last}")}, "finish_reason": "stop"}],
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": fixed.as_deref().map(str::to_string).unwrap_or_else(|| format!("echo: {last}"))}, "finish_reason": "stop"}],
                         "usage": {"prompt_tokens": words, "completion_tokens": 3, "total_tokens": words + 3},
                     }))
                 }
