@@ -183,3 +183,41 @@ def test_direct_judge_built_in_code_equals_unitxt(server):
     for i, (a, b) in enumerate(zip(ours, theirs)):
         same(a["score"]["instance"], b["score"]["instance"], f"instance {i}")
     same(dict(ours.global_scores), dict(theirs.global_scores), "global")
+
+
+def test_produce_and_infer_with_a_task_alone_equal_unitxt(server):
+    """``produce`` and ``infer`` with a recipe of a task alone (``task=``, ``template=``,
+    ``format=``, no card), as a template judge verbalizes its prompts: the same instances (a
+    list or one dict), the same requests, and the same post-processed predictions."""
+    import copy
+
+    import unitxt.api
+    import unitxt.inference
+
+    import unitxt_rs.api
+    import unitxt_rs.inference
+
+    instances = [
+        {"question": "What is 2+2? « é »", "answer": "four"},
+        {"question": "What is the capital of France?", "answer": "Paris"},
+    ]
+    recipe = {
+        "task": "tasks.response_assessment.rating.single_turn",
+        "template": "templates.response_assessment.rating.generic_single_turn",
+        "format": "formats.chat_api",
+    }
+    theirs = unitxt.api.produce(copy.deepcopy(instances), **recipe)
+    ours = unitxt_rs.api.produce(copy.deepcopy(instances), **recipe)
+    assert ours.column_names == theirs.column_names
+    assert [dict(r) for r in ours] == [dict(r) for r in theirs]
+    one = dict(recipe, format="formats.llama3_instruct", system_prompt="system_prompts.models.llama2")
+    assert unitxt_rs.api.produce(copy.deepcopy(instances[0]), **one) == unitxt.api.produce(copy.deepcopy(instances[0]), **one)
+
+    port = server.server_address[1]
+    kw = dict(model_name="judge-model", base_url=f"http://127.0.0.1:{port}/v1", credentials={"api_key": "k"}, use_cache=False)
+    their_data = unitxt.api.infer(copy.deepcopy(instances), unitxt.inference.OpenAiInferenceEngine(**kw), return_data=True, **recipe)
+    their_bodies = take(server)
+    our_data = unitxt_rs.api.infer(copy.deepcopy(instances), unitxt_rs.inference.OpenAiInferenceEngine(**kw), return_data=True, **recipe)
+    assert take(server) == their_bodies and len(their_bodies) == 2
+    assert list(our_data["prediction"]) == list(their_data["prediction"])
+    assert list(our_data["raw_prediction"]) == list(their_data["raw_prediction"])

@@ -264,7 +264,29 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
         args.pop("__type__", None)
     card = args.get("card")
     if card is None:
-        raise InvalidInputError("produce needs a recipe with a card (card=...)")
+        # A recipe of a task alone (Unitxt's `produce(instances, task=..., template=...)`):
+        # the engine verbalizes the instances as Unitxt's inference stream does.
+        from . import _args_json
+
+        try:
+            instances_json = json.dumps(instances)
+        except (TypeError, ValueError) as e:
+            raise InvalidInputError(f"the instances are not JSON-like data: {e}") from None
+        rows = json.loads(_native.produce(None, _args_json(args), instances_json, _catalogs()))
+        # Unitxt's produce gives each instance its fields in this order, a chat source as the
+        # JSON text its finalization writes (read back as messages by the dataset's transform).
+        order = ("metrics", "data_classification_policy", "media", "postprocessors", "source", "task_data", "groups", "subset")
+        for i, row in enumerate(rows):
+            if isinstance(row.get("source"), list):
+                row["source"] = json.dumps(row["source"])
+            rows[i] = {**{k: row[k] for k in order if k in row}, **{k: v for k, v in row.items() if k not in order}}
+        if not is_list:
+            return rows[0]
+        import datasets
+
+        from . import _decode_batch
+
+        return datasets.Dataset.from_list(rows).with_transform(_decode_batch)
     card = fetch_artifact(card)[0].to_dict()
     task = fetch_artifact(card["task"])[0].to_dict()
     refs = task.get("reference_fields", task.get("outputs")) or {}

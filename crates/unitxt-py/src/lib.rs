@@ -233,6 +233,34 @@ fn prepare(
     }
 }
 
+/// Verbalizes task instances given in code (`instances_json`: a JSON array of dicts of the
+/// task's input fields) with the recipe of `recipe` and `args_json` (as [`prepare`] takes
+/// them; a `task` without a `card` is a recipe of that task alone), as Unitxt's `produce`:
+/// returns the produced instances as a JSON array (no `target` or `references`; `task_data`
+/// as Unitxt's JSON text; a chat `source` as its list of messages).
+#[pyfunction]
+#[pyo3(signature = (recipe, args_json, instances_json, catalog_dirs))]
+fn produce(py: Python<'_>, recipe: Option<String>, args_json: Option<String>, instances_json: String, catalog_dirs: Vec<String>) -> PyResult<String> {
+    let res = detach_guarded(py, || -> unitxt::error::Result<String> {
+        let opts = unitxt::api::PrepareOptions { catalogs: catalogs(catalog_dirs) };
+        let instances = match serde_json::from_str::<Value>(&instances_json) {
+            Ok(Value::Array(a)) => a
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::Object(o) => Ok(o),
+                    _ => Err(Error::invalid(format!("instance {i} is not a dict"))),
+                })
+                .collect::<unitxt::error::Result<Vec<_>>>()?,
+            Ok(_) => return Err(Error::invalid("the instances must be a list of dicts")),
+            Err(e) => return Err(Error::invalid(format!("the instances are not JSON-like data: {e}"))),
+        };
+        let out = unitxt::api::produce(recipe.as_deref(), parse_args(args_json.as_deref())?, instances, &opts)?;
+        Ok(Value::Array(out.into_iter().map(Value::Object).collect()).to_string())
+    });
+    res.map_err(|e| py_err(py, e))
+}
+
 /// Reads instances from Arrow IPC bytes (a stream with Unitxt's dataset columns) or from a
 /// JSON array of instance objects.
 fn read_data(data_ipc: Option<&[u8]>, data_json: Option<&str>) -> unitxt::error::Result<Vec<Instance>> {
@@ -505,6 +533,7 @@ fn unitxt_version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SplitStream>()?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(produce, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(run_steps, m)?)?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;

@@ -89,6 +89,19 @@ pub fn build_with(query: Option<&str>, overrides: IndexMap<String, Value>, opts:
 }
 
 
+/// Verbalizes task instances given in code (Unitxt's `produce`): the recipe of `query` and
+/// `overrides` (as [`prepare_with`] takes them; a `task` without a `card` is a recipe of that
+/// task alone) runs each of `instances` (a dict of the task's input fields) through its task,
+/// template, system prompt, format and finalization, as Unitxt's inference stream: no target or
+/// references. The card's loader and preprocess steps are not run. Errors: a benchmark or
+/// fusion, a recipe with demos, and those of the recipe's parts (naming the instance).
+pub fn produce(query: Option<&str>, overrides: IndexMap<String, Value>, instances: Vec<crate::value::Instance>, opts: &PrepareOptions) -> Result<Vec<crate::value::Instance>> {
+    match build_with(query, overrides, opts)? {
+        Source::Recipe(r) => r.produce_instances(instances),
+        Source::Benchmark(_) => Err(Error::unsupported("produce takes a recipe, not a benchmark or fusion")),
+    }
+}
+
 /// Builds the inference engine `engine` names, as `--engine` takes it: a catalog name (with
 /// optional `[key=value]` overwrites, `engines.ibm_gen_ai.llama_3_70b_instruct[max_new_tokens=10]`)
 /// or an inline artifact (JSON text starting with `{`), in the standard catalog plus

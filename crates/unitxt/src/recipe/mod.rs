@@ -272,8 +272,18 @@ impl Recipe {
     pub fn build(args: &RecipeArgs, cx: &BuildContext<'_>) -> Result<Recipe> {
         let catalog = cx.catalog().clone();
         let f = RecipeFields::of(args)?;
-        let card_v = f.card.as_ref().ok_or_else(|| Error::invalid("the recipe needs a `card`"))?;
-        let card: Art<Card> = cx.build::<Card>(card_v).ctx("recipe argument `card`")?;
+        // A recipe of a task alone (Unitxt's `DatasetRecipe(task=...)`, for producing instances
+        // given in code): a card with that task and no loader.
+        let task_card;
+        let card_v = match (f.card.as_ref(), f.task.as_ref()) {
+            (Some(c), _) => c,
+            (None, Some(t)) => {
+                task_card = crate::json!({"__type__": "task_card", "loader": null, "task": t.clone()});
+                &task_card
+            }
+            (None, None) => return Err(Error::invalid("the recipe needs a `card` (or a `task`, to produce instances given in code)")),
+        };
+        let card: Art<Card> = cx.build::<Card>(card_v).ctx(if f.card.is_some() { "recipe argument `card`" } else { "recipe argument `task`" })?;
         let task: &Art<Task> = &card.task;
 
         let num_demos = match f.num_demos.as_ref() {
@@ -354,8 +364,8 @@ impl Recipe {
         };
         // Arguments of Unitxt's `DatasetRecipe` this engine does not implement are refused
         // rather than ignored.
-        if f.task.is_some() {
-            return Err(Error::unsupported("recipe argument `task` (a task replacing the card's) is not supported; give the task in the card"));
+        if f.task.is_some() && f.card.is_some() {
+            return Err(Error::unsupported("recipe argument `task` beside a `card` (a task replacing the card's) is not supported; give the task in the card"));
         }
         for (arg, default, given) in [("demos_field", "demos", &f.demos_field), ("demos_pool_field_name", "_demos_pool_", &f.demos_pool_field_name)] {
             match given {

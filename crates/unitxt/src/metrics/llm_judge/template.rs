@@ -15,7 +15,7 @@
 //!   in the scores.
 //!
 //! The judge's recipe is built with the metric, through the [`BuildContext`], as a
-//! `dataset_recipe` whose card holds only the judge task: the recipe layer, above the metrics,
+//! `dataset_recipe` of the judge task (no card): the recipe layer, above the metrics,
 //! gives it as a [`Produce`] (Unitxt's `produce`). Requests go out in one call of the
 //! [`ModelClient`] evaluation gives ([`crate::evaluate::EvaluateOptions::model_client`]).
 
@@ -226,11 +226,7 @@ impl TemplateJudge {
                 (Value::from(config.task.as_str()), format)
             }
         };
-        let mut recipe_json = crate::json!({
-            "__type__": "dataset_recipe",
-            "card": {"__type__": "task_card", "loader": null, "task": task},
-            "template": config.template.clone(),
-        });
+        let mut recipe_json = crate::json!({"__type__": "dataset_recipe", "task": task, "template": config.template.clone()});
         if let Some(m) = recipe_json.as_object_mut() {
             if !format.is_null() {
                 m.insert("format".into(), format.clone());
