@@ -221,3 +221,40 @@ def test_produce_and_infer_with_a_task_alone_equal_unitxt(server):
     assert take(server) == their_bodies and len(their_bodies) == 2
     assert list(our_data["prediction"]) == list(their_data["prediction"])
     assert list(our_data["raw_prediction"]) == list(their_data["raw_prediction"])
+
+
+def test_judge_answers_are_cached_when_the_engine_uses_a_cache(server, tmp_path):
+    """``evaluate`` keeps a judge's answers in ``settings.inference_engine_cache_path`` when its
+    engine has ``use_cache`` (the default, as in Unitxt): evaluating again sends no request and
+    gives the same scores. An engine with ``use_cache=False`` sends its requests every time."""
+    import unitxt_rs.inference
+    import unitxt_rs.llm_as_judge_from_template
+    from unitxt_rs.settings_utils import get_settings
+
+    port = server.server_address[1]
+    card = {
+        "__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": ROWS}, "data_classification_policy": ["public"]},
+        "task": {"__type__": "task", "input_fields": {"question": "str", "contexts": "List[str]"},
+                 "reference_fields": {"answer": "str"}, "prediction_type": "str", "metrics": ["metrics.accuracy"]},
+        "templates": [{"__type__": "input_output_template", "input_format": "{question}", "output_format": "{answer}"}],
+    }
+
+    def judge(use_cache):
+        engine = unitxt_rs.inference.OpenAiInferenceEngine(
+            model_name="judge-model", base_url=f"http://127.0.0.1:{port}/v1", credentials={"api_key": "k"}, use_cache=use_cache
+        )
+        return unitxt_rs.llm_as_judge_from_template.LLMAsJudge(
+            inference_model=engine, template="templates.response_assessment.rating.generic_single_turn",
+            task="rating.single_turn", format="formats.chat_api", main_score="rating_judge",
+        )
+
+    with get_settings().context(inference_engine_cache_path=str(tmp_path / "answers")):
+        for use_cache, second_time in [(True, 0), (False, len(ROWS))]:
+            data = unitxt_rs.load_dataset(card=card, template_card_index=0, split="test", metrics=[judge(use_cache)])
+            first = unitxt_rs.evaluate(predictions=PREDICTIONS, data=data)
+            assert len(take(server)) == len(ROWS)
+            again = unitxt_rs.evaluate(predictions=PREDICTIONS, data=data)
+            assert len(take(server)) == second_time
+            same(dict(again.global_scores), dict(first.global_scores), "global")
+    assert (tmp_path / "answers" / "unitxt_rs_answers.sqlite").is_file()

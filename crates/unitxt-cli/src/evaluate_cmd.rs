@@ -87,7 +87,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         (None, Some(engine)) => {
             let engine = unitxt::api::build_engine(engine, &args.catalogs)?;
-            let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
+            let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()), respect_use_cache: false };
             let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
             if !inferred.failed.is_empty() {
                 return Err(crate::infer_cmd::failed_error(&inferred.failed, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));
@@ -98,7 +98,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     };
     // LLM judges among the metrics send their requests to their own engines' endpoints
     // through this client (with the same answer cache).
-    let judge_client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) };
+    let judge_client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()), respect_use_cache: false };
     let judge_engine = match args.judge_engine.as_deref() {
         None => None,
         Some(e) if e.trim_start().starts_with('{') => {

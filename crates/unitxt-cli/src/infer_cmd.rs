@@ -68,7 +68,7 @@ pub fn run(args: InferArgs) -> Result<()> {
         }
     };
     let mut out = Sink::open(args.output.as_deref())?;
-    let client = RunClient { cache: args.cache.clone(), progress: args.progress };
+    let client = RunClient { cache: args.cache.clone(), progress: args.progress, respect_use_cache: false };
     // Lines that arrived before an earlier one, until it is written (a window about the size
     // of the requests in flight).
     let mut waiting: BTreeMap<usize, Option<String>> = BTreeMap::new();

@@ -67,8 +67,13 @@ pub(crate) struct Cache {
 }
 
 impl Cache {
-    /// Opens (or creates) the cache file at `path`, in WAL mode, with its table.
+    /// Opens (or creates, with its directory) the cache file at `path`, in WAL mode, with its
+    /// table.
     pub(crate) fn open(path: &Path) -> rusqlite::Result<Cache> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // A directory that cannot be made shows as the open's own error below.
+            let _ = std::fs::create_dir_all(dir);
+        }
         let conn = Connection::open(path)?;
         // WAL: readers do not block the writer, and each commit is one append to the log.
         // synchronous NORMAL: a commit is in the log (the OS's buffers) when `put` returns, so

@@ -18,6 +18,10 @@ pub struct RunClient {
     pub cache: Option<PathBuf>,
     /// Whether to draw a progress bar on stderr.
     pub progress: bool,
+    /// Whether each engine decides if its answers are cached (its `use_cache`, as Unitxt's
+    /// engines do: Python's `evaluate` for LLM judges); false: `cache` keeps every answer (the
+    /// CLI's `--cache`, asked for explicitly).
+    pub respect_use_cache: bool,
 }
 
 impl RunClient {
@@ -32,7 +36,7 @@ impl RunClient {
         if let Some(r) = endpoint.max_retries {
             config.max_retries = r;
         }
-        config.cache_path = self.cache.clone();
+        config.cache_path = if self.respect_use_cache && !endpoint.use_cache { None } else { self.cache.clone() };
         config.show_progress = self.progress;
         config
     }

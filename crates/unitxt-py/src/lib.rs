@@ -317,7 +317,7 @@ fn evaluate(
     let res = detach_guarded(py, || -> unitxt::error::Result<String> {
         let data = read_data(data_ipc.as_deref(), data_json.as_deref())?;
         let predictions = predictions_list(&predictions_json)?;
-        let client = unitxt_inference::RunClient { cache: judge_cache.map(std::path::PathBuf::from), progress: false };
+        let client = unitxt_inference::RunClient { cache: judge_cache.map(std::path::PathBuf::from), progress: false, respect_use_cache: true };
         let opts = unitxt::evaluate::EvaluateOptions {
             confidence_intervals,
             catalogs: catalogs(catalog_dirs),
@@ -379,7 +379,7 @@ fn run_steps(
             Ok(_) => return Err(Error::invalid("the streams must be a dict of split name to instances")),
             Err(e) => return Err(Error::invalid(format!("the streams are not JSON-like: {e}"))),
         };
-        let client = unitxt_inference::RunClient { cache: None, progress: false };
+        let client = unitxt_inference::RunClient { cache: None, progress: false, respect_use_cache: false };
         let opts = unitxt::evaluate::EvaluateOptions {
             confidence_intervals,
             catalogs: catalogs(catalog_dirs),
@@ -447,7 +447,7 @@ fn infer(
             unitxt::registry::Artifact::Engine(e) => e,
             other => return Err(Error::invalid(format!("the engine is a {}, not an inference engine", other.kind()))),
         };
-        let client = unitxt_inference::RunClient { cache: cache_path.map(PathBuf::from), progress };
+        let client = unitxt_inference::RunClient { cache: cache_path.map(PathBuf::from), progress, respect_use_cache: false };
         let opts = unitxt::inference::InferOptions { log_probs, meta_data };
         let inferred = unitxt::inference::infer_with(&*engine.inner, &client, &data, opts)?;
         if !inferred.failed.is_empty() {

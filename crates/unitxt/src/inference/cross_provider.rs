@@ -261,7 +261,7 @@ impl CrossProviderInferenceEngine {
                     num_parallel_requests: get("num_parallel_requests").and_then(|v| v.as_i64()).unwrap_or(20).max(1) as usize,
                     parameters: None,
                     cache_batch_size: 100,
-                    use_cache: true,
+                    use_cache: self.params.use_cache.unwrap_or(true),
                     data_classification_policy: None,
                 };
                 // RITS's engine has OpenAI's defaults (logprobs, top_logprobs 20) for what is unset.
@@ -382,6 +382,7 @@ impl LiteLlmInferenceEngine {
             num_parallel_requests: (self.max_requests_per_second.round() as usize).max(1),
             max_requests_per_second: Some(self.max_requests_per_second),
             max_retries: Some(self.max_retries),
+            use_cache: self.params.use_cache.unwrap_or(true),
         };
         let bodies = instances.iter().map(|i| litellm_body(name, params, i)).collect::<Result<Vec<_>>>()?;
         Ok((endpoint, bodies))

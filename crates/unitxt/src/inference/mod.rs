@@ -47,6 +47,10 @@ pub struct Endpoint {
     pub max_requests_per_second: Option<f64>,
     /// Retries of a failed request (LiteLLM's `max_retries`); `None`: the client's default.
     pub max_retries: Option<u32>,
+    /// Whether the engine lets its answers be cached (Unitxt's `use_cache`, default true): a
+    /// client with an answer cache keeps this endpoint's answers there only when it is set,
+    /// unless told to cache every answer (the CLI's `--cache`).
+    pub use_cache: bool,
 }
 
 impl fmt::Debug for Endpoint {
@@ -59,6 +63,7 @@ impl fmt::Debug for Endpoint {
             .field("num_parallel_requests", &self.num_parallel_requests)
             .field("max_requests_per_second", &self.max_requests_per_second)
             .field("max_retries", &self.max_retries)
+            .field("use_cache", &self.use_cache)
             .finish()
     }
 }

@@ -201,6 +201,7 @@ impl OpenAiInferenceEngine {
             num_parallel_requests: self.config.num_parallel_requests.max(1),
             max_requests_per_second: None,
             max_retries: None,
+            use_cache: self.config.use_cache,
         })
     }
 
@@ -313,6 +314,7 @@ impl AzureOpenAiInferenceEngine {
             num_parallel_requests: self.inner.config.num_parallel_requests.max(1),
             max_requests_per_second: None,
             max_retries: None,
+            use_cache: self.inner.config.use_cache,
         })
     }
 }
