@@ -228,6 +228,11 @@ fn compare(metric: &str, tag: &str) -> (Value, usize) {
 
 /// [`compare`] on the card `card` of the test catalog with `predictions`.
 fn compare_on(card: &str, predictions: &[Value], metric: &str, tag: &str) -> (Value, usize) {
+    compare_recipe(&format!("card={card},template_card_index=0"), predictions, metric, tag)
+}
+
+/// [`compare`] on `recipe` (over the test catalog) with `predictions`.
+fn compare_recipe(recipe: &str, predictions: &[Value], metric: &str, tag: &str) -> (Value, usize) {
     let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-oracle-{}-{tag}", std::process::id()));
     let catalog = dir.join("catalog");
     std::fs::create_dir_all(&catalog).unwrap();
@@ -235,8 +240,6 @@ fn compare_on(card: &str, predictions: &[Value], metric: &str, tag: &str) -> (Va
     write_catalog(&catalog, server.port, metric);
     let preds = dir.join("predictions.json");
     std::fs::write(&preds, serde_json::to_string(predictions).unwrap()).unwrap();
-    let recipe = format!("card={card},template_card_index=0");
-    let recipe = recipe.as_str();
 
     let script = dir.join("judge_oracle_script.py");
     std::fs::write(&script, PYTHON_EVALUATE).unwrap();
@@ -400,6 +403,29 @@ fn template_judge_on_the_model_input_matches_unitxt() {
     assert_eq!(requests, PREDICTIONS.len());
     let input = theirs["instances"][0]["source_judge_judge_raw_input"].as_str().unwrap();
     assert!(input.contains("Answer from the passages."), "{input}");
+}
+
+/// `llm_as_judge` on the model input of a chat-format recipe: each instance's `source` is a
+/// list of messages, which Unitxt's judge turns into question texts its own way (a one-message
+/// chat gives two texts, shifting the questions of the later instances).
+#[test]
+fn template_judge_on_chat_model_inputs_matches_unitxt() {
+    let (theirs, requests) = compare_recipe(
+        "card=cards.judge_rag,template_card_index=0,format=formats.chat_api",
+        &rag_predictions(),
+        "judge_test.source_judge",
+        "source-chat",
+    );
+    assert_eq!(requests, PREDICTIONS.len());
+    // A system and a user message: their contents on two lines.
+    let input = theirs["instances"][1]["source_judge_judge_raw_input"].as_str().unwrap();
+    assert!(input.contains("[User input]\nAnswer from the passages.\nPassage 1"), "{input}");
+    // One user message each (no instruction): the second instance is judged on the first's
+    // question as `user: ...`, as Unitxt does.
+    let predictions: Vec<Value> = PREDICTIONS.iter().map(|p| json!(p)).collect();
+    let (theirs, _) = compare_recipe("card=cards.judge_qa,template_card_index=0,format=formats.chat_api", &predictions, "judge_test.source_judge", "source-chat-1");
+    let input = theirs["instances"][1]["source_judge_judge_raw_input"].as_str().unwrap();
+    assert!(input.contains("[User input]\nuser: What is 2+2?"), "{input}");
 }
 
 /// `llm_as_judge` comparing each prediction with the reference (arena-hard verdicts, as text
