@@ -986,27 +986,16 @@ fn bulk_instance_scores(records: &[Value], resamples: Option<usize>, prefix: &st
             g.insert("score_name".into(), ScoreValue::Text(main.clone()));
         }
     }
-    // Unitxt's `weighted_win_rate` reduction: a positive score counts as that many battles
-    // won, a negative one as that many lost, zero as a tie (one of two won).
+    // Unitxt's `weighted_win_rate` reduction (a `None` score is an error there, a NaN a tie).
     for field in &win_rates {
-        let (mut wins, mut battles) = (0.0, 0.0);
-        for (i, x) in column(field)?.into_iter().enumerate() {
-            if x.is_nan() && !rows[i].get(field.as_str()).is_some_and(|v| v.as_f64().is_some()) {
-                return Err(Error::invalid(format!("instance {i}: the score `{field}` is not a number; its weighted win rate cannot be computed")));
-            }
-            if x > 0.0 {
-                battles += x;
-                wins += x;
-            } else if x < 0.0 {
-                battles += x.abs();
-            } else {
-                battles += 2.0;
-                wins += 1.0;
-            }
+        let xs = column(field)?;
+        if let Some(i) = (0..xs.len()).find(|&i| xs[i].is_nan() && !rows[i].get(field.as_str()).is_some_and(|v| v.as_f64().is_some())) {
+            return Err(Error::invalid(format!("instance {i}: the score `{field}` is not a number; its weighted win rate cannot be computed")));
         }
-        g.insert(field.clone(), ScoreValue::Float(wins / battles));
+        let rate = crate::metrics::weighted_win_rate(xs);
+        g.insert(field.clone(), ScoreValue::Float(rate));
         if *field == main {
-            g.insert("score".into(), ScoreValue::Float(wins / battles));
+            g.insert("score".into(), ScoreValue::Float(rate));
             g.insert("score_name".into(), ScoreValue::Text(main.clone()));
         }
     }

@@ -249,6 +249,25 @@ pub fn nan_mean(xs: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
+/// Unitxt's `weighted_win_rate` reduction (`BulkInstanceMetric`) of preference scores: a
+/// positive score counts as that many battles won, a negative one as that many lost, zero (and
+/// NaN, as Python's comparisons treat it) as a tie, one won of two.
+pub fn weighted_win_rate(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut wins, mut battles) = (0.0, 0.0);
+    for x in xs {
+        if x > 0.0 {
+            wins += x;
+            battles += x;
+        } else if x < 0.0 {
+            battles += -x;
+        } else {
+            wins += 1.0;
+            battles += 2.0;
+        }
+    }
+    wins / battles
+}
+
 /// Max of the non-NaN values (numpy's `nanmax`); NaN when there are none.
 pub fn nan_max(xs: impl IntoIterator<Item = f64>) -> f64 {
     xs.into_iter()

@@ -612,7 +612,14 @@ impl Metric for TemplateJudge {
         crate::metrics::llm_judge::JudgeBase::record_scores(record)
     }
     fn reduce(&self, records: &[&Value]) -> Result<Scores> {
-        crate::metrics::llm_judge::JudgeBase::reduce_records(self.main(), records)
+        match &self.reduction {
+            Reduction::Mean(_) => crate::metrics::llm_judge::JudgeBase::reduce_records(self.main(), records),
+            Reduction::WeightedWinRate(_) => {
+                let main = self.main();
+                let xs = records.iter().map(|r| r.get("scores").and_then(|s| s.get(main)).and_then(Value::as_f64).unwrap_or(f64::NAN));
+                Ok([(main.to_string(), crate::metrics::weighted_win_rate(xs))].into_iter().collect())
+            }
+        }
     }
     fn kind(&self) -> MetricKind {
         MetricKind::BulkInstance
