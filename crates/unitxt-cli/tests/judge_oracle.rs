@@ -136,6 +136,11 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("engines/judge_test.json", &json!({"__type__": "open_ai_inference_engine", "model_name": "judge-model",
         "base_url": format!("http://127.0.0.1:{port}/v1"), "credentials": {"api_key": "sk-judge-secret"},
         "temperature": 0, "max_tokens": 1024, "seed": 42, "use_cache": false}));
+    // The catalog GPT-4o judges' own engine (LiteLLM through the cross-provider engine, at most
+    // 6 requests a second), its credentials pointed at the test server.
+    put("engines/judge_litellm.json", &json!({"__type__": "cross_provider_inference_engine", "max_tokens": 1024, "seed": 42,
+        "temperature": 0, "provider": "open-ai", "model": "gpt-4o-2024-08-06", "use_cache": false,
+        "credentials": {"api_key": "sk-judge-secret", "api_base": format!("http://127.0.0.1:{port}/v1")}}));
     put("judge_test/custom_criteria.json", &custom_criteria());
     put("judge_test/custom_judge.json", &json!({"__type__": "llm_judge_direct", "inference_engine": "engines.judge_test",
         "evaluator_name": "Custom-Judge 1.5", "criteria": "judge_test.custom_criteria", "generate_summaries": true,
@@ -251,6 +256,9 @@ fn compare_recipe(recipe: &str, predictions: &[Value], metric: &str, tag: &str) 
         .arg(&py_out)
         .env("UNITXT_CATALOGS", &catalog)
         .env("HF_HUB_OFFLINE", "1")
+        // Unitxt's LiteLLM engine keeps a cache whatever the cross-provider engine says: in
+        // this run's own directory, removed with it.
+        .env("UNITXT_INFERENCE_ENGINE_CACHE_PATH", dir.join("unitxt-cache"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .output()
@@ -292,6 +300,27 @@ fn catalog_judge_with_catalog_criteria_matches_unitxt() {
     assert!(theirs["instances"][0]["answer_relevance_positional_bias"].is_boolean());
     assert!(theirs["instances"][0]["answer_relevance_prompts"]["posional_bias_option_selection"].is_array());
     assert!(theirs["global"]["answer_relevance_ci_low"].is_number(), "{}", theirs["global"]);
+}
+
+/// The catalog GPT-4o judge with the engine it comes with (cross-provider, `open-ai`, which
+/// Unitxt runs through LiteLLM), only its credentials pointed at the test server; the same
+/// with a template judge.
+#[test]
+fn catalog_judges_with_their_own_cross_provider_engine_match_unitxt() {
+    let (theirs, requests) = compare(
+        "metrics.llm_as_judge.direct.openai.gpt_4o[inference_engine=engines.judge_litellm,criteria=metrics.llm_as_judge.direct.criteria.answer_relevance,context_fields=[question]]",
+        "litellm",
+    );
+    assert_eq!(requests, 4 * PREDICTIONS.len());
+    assert!(theirs["instances"][0]["answer_relevance_using_gpt4o_cross_provider"].is_number(), "{}", theirs["instances"][0]);
+    let (theirs, requests) = compare_on(
+        "cards.judge_rag",
+        &rag_predictions(),
+        "metrics.rag.response_generation.faithfulness.gpt_4o_azure_judge[inference_model=engines.judge_litellm]",
+        "litellm-task-based",
+    );
+    assert_eq!(requests, PREDICTIONS.len());
+    assert_eq!(theirs["global"]["score_name"], json!("gpt_4o_2024_08_06_open-ai_faithfulness_judge"), "{}", theirs["global"]);
 }
 
 /// A custom criteria with an option map (and an option without a description), summaries,
