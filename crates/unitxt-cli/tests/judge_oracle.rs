@@ -171,6 +171,12 @@ fn write_catalog(dir: &Path, port: u16, metric: &str) {
     put("judge_test/faithfulness_logprobs.json", &json!({"__type__": "task_based_ll_mas_judge", "inference_model": "engines.judge_test",
         "template": "templates.rag_eval.faithfulness.judge_with_question_simplified_logprobs", "task": "tasks.rag_eval.faithfulness.binary",
         "format": null, "main_score": "faithfulness_logprobs", "prediction_field": "answer", "infer_log_probs": true}));
+    let multi_rows: Vec<Value> = ROWS.iter().map(|(q, a, _)| json!({"question": q, "answers": [a, format!("{a}!")]})).collect();
+    put("cards/judge_multi_ref.json", &json!({"__type__": "task_card",
+        "loader": {"__type__": "load_from_dictionary", "data": {"test": multi_rows}, "data_classification_policy": ["public"]},
+        "task": {"__type__": "task", "input_fields": {"question": "str"}, "reference_fields": {"answers": "List[str]"},
+            "prediction_type": "str", "metrics": [metric]},
+        "templates": [{"__type__": "multi_reference_template", "input_format": "{question}", "references_field": "answers"}]}));
     let rag_rows: Vec<Value> = ROWS
         .iter()
         .enumerate()
@@ -570,6 +576,31 @@ fn judge_engine_replaces_each_judges_engine() {
     assert_eq!(a, sorted_canonical(&server.take()));
     assert!(replaced.contains("answer_relevance_using_gpt4o_openai"), "{replaced}");
     assert_eq!(replaced, expected);
+}
+
+/// A template judge wants one reference per prediction, as Unitxt's does: two are an error
+/// naming the instance, before any request.
+#[test]
+fn a_template_judge_refuses_several_references() {
+    let server = Server::start(answer_text);
+    let dir = std::env::temp_dir().join(format!("unitxt-rs-judge-multi-{}", std::process::id()));
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    write_catalog(&catalog, server.port, "judge_test.rating_judge");
+    let preds = dir.join("predictions.json");
+    std::fs::write(&preds, serde_json::to_string(PREDICTIONS).unwrap()).unwrap();
+    let o = cli()
+        .args(["evaluate", "card=cards.judge_multi_ref,template_card_index=0", "--split", "test", "--predictions"])
+        .arg(&preds)
+        .arg("--catalog")
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("instance 0: expected exactly one reference per prediction, got 2"), "{stderr}");
+    assert!(server.take().is_empty());
 }
 
 /// With `--cache`, judge answers are kept: evaluating again sends no request and gives the

@@ -176,6 +176,8 @@ pub struct TemplateJudge {
     include_meta_data: bool,
     /// The metric's JSON with the score prefix the type sets (`task_based_ll_mas_judge`).
     settings: Option<Value>,
+    /// `prediction_type` when the JSON sets one: predictions and references must be of it.
+    prediction_type: Option<crate::task::Type>,
     catalog: std::sync::Arc<Catalog>,
     build_fn: BuildFn,
 }
@@ -308,7 +310,12 @@ impl TemplateJudge {
             }
             Family::LlmAsJudge => None,
         };
+        let prediction_type = match raw.get("prediction_type") {
+            Some(Value::String(t)) => Some(crate::task::Type::parse(t).map_err(|e| e.in_field("prediction_type"))?),
+            _ => None,
+        };
         Ok(TemplateJudge {
+            prediction_type,
             family,
             config,
             llm,
@@ -333,6 +340,30 @@ impl TemplateJudge {
 
     fn main(&self) -> &str {
         self.config.main_score.as_deref().unwrap_or("llm_as_judge")
+    }
+
+    /// Unitxt's `_validate_references_and_prediction` of these metrics: one reference per
+    /// prediction (`single_reference_per_prediction`, true unless set false), and predictions
+    /// and references of the `prediction_type` the JSON sets. Errors name the instance.
+    fn check_inputs(&self, inputs: &[MetricInput<'_>]) -> Result<()> {
+        let single = !matches!(self.config.single_reference_per_prediction, Some(Value::Bool(false)));
+        for (i, input) in inputs.iter().enumerate() {
+            if single && input.references.len() != 1 {
+                return Err(Error::invalid(format!(
+                    "{}: instance {i}: expected exactly one reference per prediction, got {}: {}",
+                    self.name(),
+                    input.references.len(),
+                    crate::py::repr::repr(&Value::Array(input.references.to_vec()))
+                )));
+            }
+            if let Some(t) = &self.prediction_type {
+                let bad = std::iter::once(("prediction", input.prediction)).chain(input.references.iter().map(|r| ("reference", r))).find(|(_, v)| !t.check(v));
+                if let Some((what, v)) = bad {
+                    return Err(Error::invalid(format!("{}: instance {i}: the {what} {} is not of the metric's prediction_type {t}", self.name(), crate::artifact::short(v))));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `llm_as_judge`: the judge task instances (Unitxt's `LLMAsJudge.prepare_instances`).
@@ -552,6 +583,7 @@ impl Metric for TemplateJudge {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
+        self.check_inputs(inputs)?;
         let instances = match self.family {
             Family::LlmAsJudge => self.rating_instances(inputs)?,
             Family::TaskBased => self.task_instances(inputs)?,
