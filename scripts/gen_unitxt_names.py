@@ -21,7 +21,7 @@ from unitxt.register import register_all_artifacts
 # The modules unitxt_rs mirrors (the Unitxt modules that define or re-export artifact classes).
 MODULES = [
     "api", "augmentors", "benchmark", "blocks", "card", "collections_operators", "formats", "fusion", "inference", "llm_as_judge", "llm_as_judge_constants",
-    "llm_as_judge_from_template", "loaders", "metrics", "operator", "operators", "processors", "serializers",
+    "llm_as_judge_from_template", "llm_as_judge_operators", "loaders", "metrics", "operator", "operators", "processors", "serializers",
     "span_lableing_operators", "splitters", "standard", "stream_operators", "string_operators",
     "struct_data_operators", "system_prompts", "task", "templates",
 ]
