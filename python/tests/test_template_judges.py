@@ -258,3 +258,19 @@ def test_judge_answers_are_cached_when_the_engine_uses_a_cache(server, tmp_path)
             assert len(take(server)) == second_time
             same(dict(again.global_scores), dict(first.global_scores), "global")
     assert (tmp_path / "answers" / "unitxt_rs_answers.sqlite").is_file()
+
+
+def test_judge_modules_are_unitxts():
+    """``unitxt_rs.llm_as_judge_operators`` and ``unitxt_rs.llm_as_judge_from_template`` have the
+    classes Unitxt's modules have (the same objects as in ``unitxt_rs.llm_as_judge``)."""
+    import unitxt.llm_as_judge_from_template as theirs_t
+    import unitxt.llm_as_judge_operators as theirs_o
+
+    import unitxt_rs.llm_as_judge as ours
+    import unitxt_rs.llm_as_judge_from_template as ours_t
+    import unitxt_rs.llm_as_judge_operators as ours_o
+
+    for name in ["LoadCriteriaWithOptions", "CreateYesNoCriteriaFromString", "CreateCriteriaFromDict", "LoadCriteria"]:
+        assert hasattr(theirs_o, name) and getattr(ours_o, name) is getattr(ours, name)
+    for name in ["LLMAsJudge", "TaskBasedLLMasJudge"]:
+        assert hasattr(theirs_t, name) and getattr(ours_t, name) is getattr(ours, name)
