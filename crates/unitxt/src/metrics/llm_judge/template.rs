@@ -107,7 +107,7 @@ impl Default for LlmAsJudgeFields {
 }
 
 /// The fields only `task_based_ll_mas_judge` (Unitxt's `TaskBasedLLMasJudge`) has.
-#[derive(Deserialize, Debug, Clone, Default)]
+#[derive(Deserialize, Debug, Clone)]
 pub struct TaskBasedFields {
     /// Read the answer's log probabilities instead of its text (the template's postprocessors
     /// turn them into a score).
@@ -122,12 +122,14 @@ pub struct TaskBasedFields {
     pub prediction_field: Option<String>,
     /// Whether the engine's meta data (tokens, model name, ...) is kept in the instance scores,
     /// as `<main>_<key>` (default true).
-    #[serde(default = "yes_some")]
-    pub include_meta_data: Option<bool>,
+    #[serde(default = "yes")]
+    pub include_meta_data: bool,
 }
 
-fn yes_some() -> Option<bool> {
-    Some(true)
+impl Default for TaskBasedFields {
+    fn default() -> Self {
+        TaskBasedFields { infer_log_probs: false, judge_to_generator_fields_mapping: IndexMap::new(), prediction_field: None, include_meta_data: true }
+    }
 }
 
 /// Which of Unitxt's template judges.
@@ -299,7 +301,7 @@ impl TemplateJudge {
             }
         };
         // Unitxt's engines without `get_return_object` give no meta data.
-        let include_meta_data = family == Family::TaskBased && task_fields.include_meta_data.unwrap_or(true) && engine.type_name() != "generic_inference_engine";
+        let include_meta_data = family == Family::TaskBased && task_fields.include_meta_data && engine.type_name() != "generic_inference_engine";
         let settings = match family {
             Family::TaskBased => {
                 let mut s = raw.clone();
