@@ -9,6 +9,7 @@ pub mod artifact;
 pub mod augmentors;
 pub mod card;
 pub mod catalog;
+pub mod criteria;
 pub mod error;
 pub mod evaluate;
 pub mod expr;

@@ -214,7 +214,6 @@ impl MetricKind {
 }
 
 pub mod classification;
-pub mod criteria;
 pub mod fuzzy_ner;
 pub mod generation;
 pub mod groups;

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use super::{FieldOperator, Operator};
 use crate::artifact::{from_value, short, BuildContext};
 use crate::error::{Error, Result};
-use crate::metrics::criteria::Criteria;
+use crate::criteria::Criteria;
 use crate::py::ops::{py_iter, type_name};
 use crate::value::{Instance, Map, Value};
 

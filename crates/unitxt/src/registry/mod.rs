@@ -190,7 +190,7 @@ pub enum Artifact {
     /// benchmarks and fusions, every subset built.
     Benchmark(Art<crate::recipe::benchmark::Benchmark>),
     /// The criteria of LLM-judge metrics (`criteria`, `criteria_with_options`): data only.
-    Criteria(Art<crate::metrics::criteria::Criteria>),
+    Criteria(Art<crate::criteria::Criteria>),
     /// An inference engine (`open_ai_inference_engine`, `cross_provider_inference_engine`, ...).
     Engine(Art<dyn crate::inference::InferenceEngine>),
 }
@@ -951,17 +951,17 @@ artifact_types! {
         "load_criteria_with_options" | "load_criteria" => custom([StreamScope, FieldSpec, op::criteria::LoadCriteria], |t, v, cx| {
             op::criteria::LoadCriteria::build(t, v, cx).map(operator_art(v))
         });
-        "criteria" => custom([mt::criteria::PlainCriteria], |t, v, cx| {
-            Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
+        "criteria" => custom([crate::criteria::PlainCriteria], |t, v, cx| {
+            Ok(Artifact::Criteria(Art::new(Arc::new(crate::criteria::Criteria::build(t, v)?), v.clone())))
         });
-        "criteria_with_options" => custom([mt::criteria::Criteria], |t, v, cx| {
-            Ok(Artifact::Criteria(Art::new(Arc::new(mt::criteria::Criteria::build(t, v)?), v.clone())))
+        "criteria_with_options" => custom([crate::criteria::Criteria], |t, v, cx| {
+            Ok(Artifact::Criteria(Art::new(Arc::new(crate::criteria::Criteria::build(t, v)?), v.clone())))
         });
         // An option of a `criteria_with_options`, which reads its options itself; built alone
         // (Unitxt's `CriteriaOption` made in code), it is a criteria of that name and description.
-        "criteria_option" => custom([mt::criteria::CriteriaOption], |t, v, cx| {
-            let o: mt::criteria::CriteriaOption = from_value(t, v)?;
-            let c = mt::criteria::Criteria { name: o.name, description: o.description, prediction_field: None, context_fields: None, options: None, option_map: None };
+        "criteria_option" => custom([crate::criteria::CriteriaOption], |t, v, cx| {
+            let o: crate::criteria::CriteriaOption = from_value(t, v)?;
+            let c = crate::criteria::Criteria { name: o.name, description: o.description, prediction_field: None, context_fields: None, options: None, option_map: None };
             Ok(Artifact::Criteria(Art::new(Arc::new(c), v.clone())))
         });
         // Robustness group metrics (`group_mean` reductions).

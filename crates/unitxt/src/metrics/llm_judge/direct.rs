@@ -9,7 +9,7 @@ use super::{artifact_json, message, put, shown, text_or_null, JudgeBase, JudgeCo
 use crate::artifact::{Art, BuildContext};
 use crate::error::{Error, Result};
 use crate::inference::ModelClient;
-use crate::metrics::criteria::{Criteria, CriteriaOption};
+use crate::criteria::{Criteria, CriteriaOption};
 use crate::metrics::{Metric, MetricInput, MetricKind, Scores};
 use crate::value::{Instance, Map, Value};
 

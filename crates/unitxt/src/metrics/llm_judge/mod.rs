@@ -23,7 +23,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::Deserialize;
 
-use super::criteria::Criteria;
+use crate::criteria::Criteria;
 use crate::artifact::{Art, BuildContext, BuildFn};
 use crate::catalog::Catalog;
 use crate::error::{Error, Need, Result};

@@ -10,7 +10,7 @@ use super::{artifact_json, message, put, shown, text_or_null, JudgeBase, JudgeCo
 use crate::artifact::BuildContext;
 use crate::error::{Error, Result};
 use crate::inference::ModelClient;
-use crate::metrics::criteria::Criteria;
+use crate::criteria::Criteria;
 use crate::metrics::{Metric, MetricInput, MetricKind, Scores};
 use crate::value::{Instance, Map, Value};
 
