@@ -201,10 +201,10 @@ def _jsonable(value: Any, name: str) -> Any:
     return value
 
 
-def _judge_cache() -> str:
-    """Where LLM judges keep their engines' answers during ``evaluate``, as the engines'
-    ``infer`` keeps them: ``unitxt_rs_answers.sqlite`` in ``settings.inference_engine_cache_path``
-    (made when a judge's engine has ``use_cache``, its default, as in Unitxt)."""
+def _answer_cache_file() -> str:
+    """The answer cache of inference engines with ``use_cache`` (Unitxt's default), for their
+    ``infer`` and for LLM judges during ``evaluate``: ``unitxt_rs_answers.sqlite`` in
+    ``settings.inference_engine_cache_path`` (the directory is made when first written)."""
     from .settings_utils import get_settings
 
     return os.path.join(get_settings().inference_engine_cache_path, "unitxt_rs_answers.sqlite")
@@ -696,7 +696,7 @@ def evaluate(
     except (TypeError, ValueError) as e:
         raise InvalidInputError(f"predictions are not JSON-like data: {e}") from None
     out = json.loads(
-        _native.evaluate(preds_json, ipc, rows_json, list(_local_catalogs), bool(calc_confidence_intervals), _judge_cache())
+        _native.evaluate(preds_json, ipc, rows_json, list(_local_catalogs), bool(calc_confidence_intervals), _answer_cache_file())
     )
     # NaN scores come as float('nan'), Python's None as None (Python's JSON).
     g = GlobalScores(out["global"])

@@ -414,7 +414,6 @@ def _answer_cache(engine: Any) -> Optional[str]:
     the endpoint and the request body, never the API key."""
     from .artifact import fetch_artifact
     from .errors import UnitxtRsError
-    from .settings_utils import get_settings
 
     try:
         use_cache = fetch_artifact(engine)[0].to_dict().get("use_cache", True)
@@ -422,9 +421,9 @@ def _answer_cache(engine: Any) -> Optional[str]:
         use_cache = True
     if not use_cache:
         return None
-    directory = get_settings().inference_engine_cache_path
-    os.makedirs(directory, exist_ok=True)
-    return os.path.join(directory, "unitxt_rs_answers.sqlite")
+    from . import _answer_cache_file
+
+    return _answer_cache_file()
 
 
 def _infer_raw(engine: Any, data: Any, log_probs: bool = False, return_meta_data: bool = False) -> List[Any]:

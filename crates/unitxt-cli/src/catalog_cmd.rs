@@ -287,7 +287,7 @@ fn probe_endpoint(url: &str, model: &str, catalogs: &[PathBuf]) -> Vec<Probe> {
     use unitxt::value::Value;
     let engine = serde_json::json!({"__type__": "open_ai_inference_engine", "model_name": model, "base_url": url, "use_cache": false});
     let one_line = |e: &Error| e.to_string().replace("\n  ", "; ");
-    let client = || Arc::new(ProbeClient { inner: unitxt_inference::RunClient { cache: None, progress: false, respect_use_cache: false }, requests: Default::default() });
+    let client = || Arc::new(ProbeClient { inner: unitxt_inference::RunClient::default(), requests: Default::default() });
     let mut out = Vec::new();
 
     // One inference request.

@@ -80,6 +80,13 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     if instances.is_empty() {
         return Err(Error::invalid("the data has no instances (empty split?)"));
     }
+    // The client of `--engine` and of the LLM judges among the metrics (each judge sends to its
+    // own engine's endpoint), with the one answer cache.
+    let client = std::sync::Arc::new(unitxt_inference::RunClient {
+        cache: args.cache.clone(),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        respect_use_cache: false,
+    });
     let predictions = match (&args.predictions, &args.engine) {
         (Some(path), None) => {
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(format!("reading {}: {e}", path.display())))?;
@@ -87,8 +94,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         (None, Some(engine)) => {
             let engine = unitxt::api::build_engine(engine, &args.catalogs)?;
-            let client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()), respect_use_cache: false };
-            let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances)?;
+            let inferred = unitxt::inference::infer(&*engine.inner, &*client, &instances)?;
             if !inferred.failed.is_empty() {
                 return Err(crate::infer_cmd::failed_error(&inferred.failed, instances.len(), " (nothing is scored; with --cache a rerun sends only these)"));
             }
@@ -96,9 +102,6 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         _ => return Err(Error::invalid("give either --predictions or --engine")),
     };
-    // LLM judges among the metrics send their requests to their own engines' endpoints
-    // through this client (with the same answer cache).
-    let judge_client = unitxt_inference::RunClient { cache: args.cache.clone(), progress: std::io::IsTerminal::is_terminal(&std::io::stderr()), respect_use_cache: false };
     let judge_engine = match args.judge_engine.as_deref() {
         None => None,
         Some(e) if e.trim_start().starts_with('{') => {
@@ -106,7 +109,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         }
         Some(e) => Some(Value::from(e)),
     };
-    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), model_client: Some(std::sync::Arc::new(judge_client)), judge_engine, ..Default::default() };
+    let opts = EvaluateOptions { catalogs: args.catalogs.clone(), model_client: Some(client), judge_engine, ..Default::default() };
     let res = evaluate(&instances, &predictions, &opts)?;
     let json = serde_json::to_string_pretty(&res.to_json()).map_err(|e| Error::io(e.to_string()))?;
     match args.output.as_deref() {

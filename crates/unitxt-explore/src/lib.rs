@@ -723,7 +723,7 @@ fn evaluate_json(st: &AppState, recipe: &str, split: &str, offset: usize, limit:
     }
     // LLM judges among the metrics send their requests to their own engines' endpoints through
     // the run core, as `unitxt-rs evaluate` does (no answer cache, no progress bar).
-    let client = unitxt_inference::RunClient { cache: None, progress: false, respect_use_cache: false };
+    let client = unitxt_inference::RunClient::default();
     let eopts = unitxt::evaluate::EvaluateOptions { catalogs: st.config.catalogs.clone(), model_client: Some(Arc::new(client)), ..Default::default() };
     let res = unitxt::evaluate::evaluate(&instances, predictions, &eopts).map_err(bad_gateway_on_io)?;
     let mut out: Json_ = serde_json::to_value(res.to_json()).map_err(|e| Error::invalid(e.to_string()))?;
@@ -778,7 +778,7 @@ async fn api_infer(State(st): State<Arc<AppState>>, body: Result<Json<InferReq>,
                 _ => Err(Error::invalid("a prepared instance is not a JSON object")),
             })
             .collect::<unitxt::Result<Vec<_>>>()?;
-        let client = unitxt_inference::RunClient { cache: None, progress: false, respect_use_cache: false };
+        let client = unitxt_inference::RunClient::default();
         let inferred = unitxt::inference::infer(&*engine.inner, &client, &instances).map_err(bad_gateway_on_io)?;
         if let Some(f) = inferred.failed.first() {
             return Err(ApiError::new(

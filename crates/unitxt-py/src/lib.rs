@@ -379,7 +379,7 @@ fn run_steps(
             Ok(_) => return Err(Error::invalid("the streams must be a dict of split name to instances")),
             Err(e) => return Err(Error::invalid(format!("the streams are not JSON-like: {e}"))),
         };
-        let client = unitxt_inference::RunClient { cache: None, progress: false, respect_use_cache: false };
+        let client = unitxt_inference::RunClient::default();
         let opts = unitxt::evaluate::EvaluateOptions {
             confidence_intervals,
             catalogs: catalogs(catalog_dirs),

@@ -37,11 +37,6 @@ const PART_TYPES: &[&str] = &["criteria_option", "dialog_fields_data", "sequenti
 /// (a template's postprocessors, a task's metrics): a dotted name there must exist.
 const NAME_LISTS: &[&str] = &["postprocessors", "metrics"];
 
-/// Metric types that compute by calling the model of their `inference_engine` (Unitxt's
-/// `LLMJudgeDirect` and `LLMJudgePairwise`): what they need is what their engine needs. Other
-/// metrics that report a need are stand-ins that cannot compute here whatever the endpoint.
-const JUDGE_TYPES: &[&str] = &["llm_judge_direct", "llm_judge_pairwise", "llm_as_judge", "task_based_ll_mas_judge"];
-
 /// The outcome of every artifact of `catalog` whose name starts with `prefix`, in the order
 /// of [`Catalog::all_names`] (see [`super::check`]).
 pub(super) fn check_all(catalog: &Arc<Catalog>, prefix: &str) -> Vec<(String, Outcome)> {
@@ -67,7 +62,8 @@ struct Checker<'c> {
 
 /// The outcome of one build, `json` being the artifact's JSON (overwrites applied): a metric
 /// that builds only as a stand-in that cannot compute and an error that says what it needs
-/// are [`Outcome::Needs`]; a panic is a failure. An LLM judge ([`JUDGE_TYPES`]) needs what its
+/// are [`Outcome::Needs`]; a panic is a failure. An LLM judge (a type with an engine field,
+/// [`crate::metrics::llm_judge::engine_field`]) needs what its
 /// engine needs; an engine needs what [`engine_outcome`] says; a metric's need of a model
 /// names the model of its `model_name`. The flag: the outcome is the need of a metric inside
 /// (a `metrics_list`'s items, the `metric` of a pipeline or `metric_based_ner`), which that
@@ -77,7 +73,7 @@ fn outcome_of(built: std::thread::Result<Result<Artifact>>, json: Option<&Value>
     match built {
         Ok(Ok(Artifact::Metric(m))) => match m.unavailable() {
             None => (Outcome::Works, false),
-            Some(_) if JUDGE_TYPES.contains(&ty) => (judge_outcome(ty, json, catalog), false),
+            Some(_) if crate::metrics::llm_judge::engine_field(ty).is_some() => (judge_outcome(ty, json, catalog), false),
             Some(mut u) => {
                 let model = json.and_then(|j| j.get("model_name")).and_then(Value::as_str);
                 if let (Need::Model, Some(model)) = (u.need, model) {
@@ -121,10 +117,9 @@ pub(super) fn engine_outcome(e: &dyn InferenceEngine) -> Outcome {
 /// What LLM judge `ty` (its JSON `json`) needs: what its `inference_engine` needs, said of
 /// the judge, its engine built in `catalog`. An engine that does not build fails the judge.
 fn judge_outcome(ty: &str, json: Option<&Value>, catalog: &Arc<Catalog>) -> Outcome {
-    // Unitxt's `llm_as_judge.py` judges name it `inference_engine`, the template judges
-    // `inference_model`.
-    let Some(engine) = json.and_then(|j| j.get("inference_engine").or_else(|| j.get("inference_model"))) else {
-        return Outcome::Fails(format!("LLM judge `{ty}` has no `inference_engine`"));
+    let field = crate::metrics::llm_judge::engine_field(ty).unwrap_or("inference_engine");
+    let Some(engine) = json.and_then(|j| j.get(field)) else {
+        return Outcome::Fails(format!("LLM judge `{ty}` has no `{field}`"));
     };
     let built: Result<Art<dyn InferenceEngine>> = super::build_as(engine, catalog);
     match built {
