@@ -263,9 +263,9 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
         args = {**fetch_artifact(dataset_query)[0].to_dict(), **args}
         args.pop("__type__", None)
     card = args.get("card")
-    if card is None:
-        # A recipe of a task alone (Unitxt's `produce(instances, task=..., template=...)`):
-        # the engine verbalizes the instances as Unitxt's inference stream does.
+    if card is None or not args.get("num_demos"):
+        # Without demos (a card's or a task's recipe), the engine verbalizes the instances as
+        # Unitxt's inference stream does (the card's loader and preprocess steps do not run).
         from . import _args_json
 
         try:
@@ -287,6 +287,8 @@ def produce(instance_or_instances: Any, dataset_query: Optional[str] = None, **k
         from . import _decode_batch
 
         return datasets.Dataset.from_list(rows).with_transform(_decode_batch)
+    # With demos, the pool comes from the card's data: the instances go through the recipe
+    # beside it (see below).
     card = fetch_artifact(card)[0].to_dict()
     task = fetch_artifact(card["task"])[0].to_dict()
     refs = task.get("reference_fields", task.get("outputs")) or {}
